@@ -1,0 +1,138 @@
+// Package store defines the small interface every storage backend implements
+// (an S3 bucket, a local directory) and the optional capabilities the engine
+// looks for: server-side copy, multipart upload and copy, random-access temp
+// files. It imports no SDK.
+package store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Sentinel errors. Implementations wrap them (fmt.Errorf("...: %w", ErrNotFound))
+// so callers test with errors.Is and never match message strings.
+var (
+	ErrNotFound           = errors.New("not found")
+	ErrBucketNotFound     = errors.New("no such bucket")
+	ErrAccessDenied       = errors.New("access denied")
+	ErrPreconditionFailed = errors.New("precondition failed: source changed")
+	ErrNoSuchUpload       = errors.New("no such upload")
+	ErrInvalidCredentials = errors.New("invalid credentials")
+	ErrExists             = errors.New("already exists")
+	ErrUnsafeKey          = errors.New("key would be written outside the destination")
+	ErrChecksumMismatch   = errors.New("checksum mismatch")
+)
+
+// Object is one listed or inspected object. Keys are relative to the store's
+// root (bucket, or local directory) and always use '/' as separator.
+type Object struct {
+	Key          string
+	Size         int64
+	ModTime      time.Time
+	ETag         string // without quotes; empty when unknown
+	StorageClass string
+	// IsPrefix marks a common prefix returned by a delimited listing
+	// ("directory"); only Key is set then.
+	IsPrefix bool
+}
+
+// Metadata is what travels with an object's bytes.
+type Metadata struct {
+	ContentType        string
+	ContentEncoding    string
+	ContentLanguage    string
+	CacheControl       string
+	ContentDisposition string
+	StorageClass       string
+	User               map[string]string
+}
+
+// Lister streams a listing.
+type Lister interface {
+	// List calls fn for every object whose key starts with prefix, in ascending
+	// byte order of keys where the backend guarantees it. With a non-empty
+	// delimiter, keys containing the delimiter after the prefix are rolled up
+	// into one Object{IsPrefix: true}. List never holds the whole listing in
+	// memory. Returning an error from fn stops the listing with that error.
+	List(ctx context.Context, prefix, delimiter string, fn func(Object) error) error
+}
+
+// Store is the portable interface.
+type Store interface {
+	Lister
+	// Head returns the object's attributes and metadata. ErrNotFound when absent.
+	Head(ctx context.Context, key string) (Object, Metadata, error)
+	// Get opens the object for reading from offset off; length < 0 means to the
+	// end. ifMatch, when not empty, makes the read conditional on the ETag
+	// (ErrPreconditionFailed otherwise).
+	Get(ctx context.Context, key string, off, length int64, ifMatch string) (io.ReadCloser, error)
+	// Put writes a whole object of the given size. A destination never shows a
+	// partial object under key: S3 is atomic, local stores write a temp file and
+	// rename it.
+	Put(ctx context.Context, key string, body io.Reader, size int64, meta Metadata) error
+	// Delete removes one object. Deleting a missing object is not an error.
+	Delete(ctx context.Context, key string) error
+	// URL formats key for messages: "s3://bucket/key" or a local path.
+	URL(key string) string
+}
+
+// CopySource names an object that a server-side copy reads from.
+type CopySource struct {
+	Bucket string
+	Key    string
+	// IfMatch, when not empty, makes the copy fail with ErrPreconditionFailed
+	// if the source's ETag changed.
+	IfMatch string
+}
+
+// Copier is implemented by stores that copy server-side.
+type Copier interface {
+	// Bucket names the bucket; Copy only works when CanCopyFrom(src) is true.
+	CanCopyFrom(src Store) (bucket string, ok bool)
+	// Copy copies src to key with CopyObject. When meta is nil the source's
+	// metadata is kept (COPY directive), otherwise it is replaced.
+	Copy(ctx context.Context, src CopySource, key string, meta *Metadata) error
+}
+
+// Part is one finished part of a multipart upload.
+type Part struct {
+	Number int32
+	ETag   string
+	Size   int64
+}
+
+// Upload is one in-progress multipart upload.
+type Upload struct {
+	Key       string
+	UploadID  string
+	Initiated time.Time
+}
+
+// Multipart is implemented by stores with S3's multipart API.
+type Multipart interface {
+	CreateMultipart(ctx context.Context, key string, meta Metadata) (uploadID string, err error)
+	UploadPart(ctx context.Context, key, uploadID string, number int32, body io.ReadSeeker, size int64) (Part, error)
+	UploadPartCopy(ctx context.Context, key, uploadID string, number int32, src CopySource, first, last int64) (Part, error)
+	CompleteMultipart(ctx context.Context, key, uploadID string, parts []Part) error
+	AbortMultipart(ctx context.Context, key, uploadID string) error
+	ListMultipartUploads(ctx context.Context, prefix string, fn func(Upload) error) error
+	ListParts(ctx context.Context, key, uploadID string) ([]Part, error)
+}
+
+// TempFile is a destination file being written at random offsets. Nothing is
+// visible under its final name until Commit.
+type TempFile interface {
+	io.WriterAt
+	// Commit flushes, closes and renames the file to its final name.
+	Commit() error
+	// Abort closes and removes the temp file. Safe after Commit (no-op).
+	Abort() error
+}
+
+// RandomWriter is implemented by local stores: parallel ranged downloads
+// write parts into a preallocated temp file.
+type RandomWriter interface {
+	CreateTemp(ctx context.Context, key string, size int64) (TempFile, error)
+}
