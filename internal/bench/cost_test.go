@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func approx(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestCostModelReproducesTheReport(t *testing.T) {
+	p := DefaultPrices()["ap-northeast-1"]
+	tests := []struct {
+		name      string
+		got, want float64
+		reported  float64 // the report's rounded figure
+	}{
+		{"5,000 copies by request cost about $0.024", p.CopyCost(5000), 0.0235, 0.024},
+		{"100,000 copies by request cost about $0.47", p.CopyCost(100_000), 0.47, 0.47},
+		{"Batch Operations for 5,000 objects cost about $0.28", p.BatchOpsCost(5000), 0.2785, 0.28},
+		{"Batch Operations for 100,000 objects cost about $0.82", p.BatchOpsCost(100_000), 0.82, 0.82},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !approx(tt.got, tt.want) {
+				t.Errorf("got $%.6f, want $%.6f", tt.got, tt.want)
+			}
+			if math.Abs(tt.got-tt.reported) > 0.0051 {
+				t.Errorf("got $%.4f, the report says ~$%.2f", tt.got, tt.reported)
+			}
+		})
+	}
+}
+
+func TestRequestCostBillsEachTier(t *testing.T) {
+	p := DefaultPrices()["us-east-1"]
+	tests := []struct {
+		name     string
+		requests map[string]int64
+		want     float64
+	}{
+		{"copies and listings are tier 1", map[string]int64{"CopyObject": 1000, "ListObjectsV2": 1000}, 0.010},
+		{"gets and heads are tier 2", map[string]int64{"GetObject": 1000, "HeadObject": 1000}, 0.0008},
+		{"deletes are free", map[string]int64{"DeleteObjects": 50, "AbortMultipartUpload": 3}, 0},
+		{"multipart copy parts are tier 1", map[string]int64{"CreateMultipartUpload": 1, "UploadPartCopy": 998, "CompleteMultipartUpload": 1}, 0.005},
+		{"nothing costs nothing", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.RequestCost(tt.requests); !approx(got, tt.want) {
+				t.Errorf("RequestCost = %.6f, want %.6f", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadPrices(t *testing.T) {
+	tests := []struct {
+		name string
+		file string
+		want map[string]Prices
+	}{
+		{
+			name: "one region object changes only the fields it names",
+			file: `{"region": "us-east-1", "get_per_1000": 0.001}`,
+			want: map[string]Prices{
+				"ap-northeast-1": DefaultPrices()["ap-northeast-1"],
+				"us-east-1":      {Region: "us-east-1", Tier1Per1000: 0.005, Tier2Per1000: 0.001, BatchJob: 0.25, BatchPerMillion: 1},
+			},
+		},
+		{
+			name: "a map of regions adds new regions",
+			file: `{"eu-west-1": {"put_copy_post_list_per_1000": 0.0054, "batch_operations_per_job": 0.25}}`,
+			want: map[string]Prices{
+				"ap-northeast-1": DefaultPrices()["ap-northeast-1"],
+				"us-east-1":      DefaultPrices()["us-east-1"],
+				"eu-west-1":      {Region: "eu-west-1", Tier1Per1000: 0.0054, BatchJob: 0.25},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LoadPrices(strings.NewReader(tt.file), DefaultPrices())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("prices (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadPricesRejectsGarbage(t *testing.T) {
+	_, err := LoadPrices(strings.NewReader(`[1,2]`), DefaultPrices())
+	if err == nil || !strings.HasPrefix(err.Error(), "load prices") {
+		t.Errorf("LoadPrices([1,2]) = %v, want a load prices error", err)
+	}
+}
+
+func TestPricesForFallsBackToTheReportsRegion(t *testing.T) {
+	p, ok := PricesFor(DefaultPrices(), "sa-east-1")
+	if ok || p.Region != "ap-northeast-1" {
+		t.Errorf("PricesFor(sa-east-1) = %q, %v; want the report's region, false", p.Region, ok)
+	}
+}

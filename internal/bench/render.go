@@ -1,0 +1,253 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteJSON writes the report as one indented JSON document.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("write json report: %w", err)
+	}
+	return nil
+}
+
+// WriteTable writes the terminal table: one line per method, then the
+// reasons of the methods that did not finish, then the huge-object table.
+func WriteTable(w io.Writer, r *Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tstatus\tobjects\tMiB\tseconds\tobjects/s\tMiB/s\tCPU s\trequests\tcost $\tspeed-up\t")
+	for _, m := range r.Methods {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			m.Method, m.Status, count(m), mib(m), num(m, m.Seconds, 1), num(m, m.ObjectsPerSecond, 2),
+			num(m, m.MiBPerSecond, 2), num(m, m.ClientCPUSeconds, 1), requests(m), cost(m), speedup(m))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	var notes []string
+	for _, m := range r.Methods {
+		if m.Reason != "" {
+			notes = append(notes, fmt.Sprintf("  %s: %s", m.Method, m.Reason))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "\nNotes:\n%s\n", strings.Join(notes, "\n"))
+	}
+	if r.Baseline != "" {
+		fmt.Fprintf(w, "\nSpeed-up is objects/s against %s. Requests marked ~ are estimated from objects and listing pages.\n", r.Baseline)
+	}
+	if h := r.Huge; h != nil {
+		fmt.Fprintf(w, "\nOne %s object copied server-side in parts, %d parts at a time:\n", FormatSize(h.Size), h.Concurrency)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "part size\tstatus\tparts\tseconds\tMiB/s\t")
+		for _, row := range h.Rows {
+			secs, rate := "-", "-"
+			if row.Status == StatusOK {
+				secs, rate = fmt.Sprintf("%.2f", row.Seconds), fmt.Sprintf("%.1f", row.MiBPerSecond)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t\n", row.Label, row.Status, row.Parts, secs, rate)
+		}
+		if err := tw.Flush(); err != nil {
+			return fmt.Errorf("write table: %w", err)
+		}
+		for _, row := range h.Rows {
+			if row.Reason != "" {
+				fmt.Fprintf(w, "  %s: %s\n", row.Label, row.Reason)
+			}
+		}
+		if h.AutoVsBest != nil {
+			fmt.Fprintf(w, "Automatic part size: %.0f%% of the best fixed part size's time (%s).\n", *h.AutoVsBest*100, FormatSize(h.BestPartSize))
+		}
+	}
+	return nil
+}
+
+func finished(m Result) bool { return m.Status == StatusOK }
+
+func count(m Result) string {
+	if !finished(m) && m.Objects == 0 {
+		return "-"
+	}
+	return fmt.Sprint(m.Objects)
+}
+
+func mib(m Result) string {
+	if !finished(m) && m.Bytes == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", float64(m.Bytes)/(1<<20))
+}
+
+func num(m Result, v float64, prec int) string {
+	if !finished(m) && v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
+
+func requests(m Result) string {
+	if len(m.Requests) == 0 {
+		return "-"
+	}
+	if m.RequestsEstimated {
+		return fmt.Sprintf("~%d", m.TotalRequests())
+	}
+	return fmt.Sprint(m.TotalRequests())
+}
+
+func cost(m Result) string {
+	if m.EstimatedCostUSD == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", m.EstimatedCostUSD)
+}
+
+func speedup(m Result) string {
+	if m.SpeedupVsBaseline == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fx", *m.SpeedupVsBaseline)
+}
+
+// reportFigures is report 1's own table, printed next to ours so readers can
+// compare environments.
+var reportFigures = []struct {
+	method, desc    string
+	seconds, rate   float64
+	mibPerSec, cost float64
+}{
+	{MethodPut, "PutObject upload (baseline)", 441.0, 11.34, 1.11, 0.0235},
+	{MethodCopyPerCompany, "CopyObject, SDK, per company", 166.7, 29.99, 2.93, 0.0235},
+	{MethodAWS, "`aws s3 cp --recursive`, per company", 19.9, 251.43, 24.55, 0.0235},
+	{MethodBatchOps, "S3 Batch Operations (active time)", 15, 333.33, 32.55, 0.2785},
+	{MethodBatchOps, "S3 Batch Operations (wall clock)", 63.3, 79.02, 7.72, 0.2785},
+}
+
+// WriteMarkdown writes a self-contained Markdown report. chart, when not
+// empty, is the chart file's name relative to the report.
+func WriteMarkdown(w io.Writer, r *Report, chart string) error {
+	var b strings.Builder
+	e := r.Environment
+	endpoint := e.Endpoint
+	if endpoint == "" {
+		endpoint = "AWS"
+	}
+	fmt.Fprintf(&b, "# s3bulk bench: %d objects, %s\n\n", e.Objects, FormatSize(e.Bytes))
+	fmt.Fprintf(&b, "Copied from `%s` to `%s` on %s (region %s", e.Source, e.Dest, endpoint, e.Region)
+	if e.Latency != "" {
+		fmt.Fprintf(&b, ", %s added to every request", e.Latency)
+	}
+	fmt.Fprintf(&b, "), %s, Go %s on %s/%s with %d CPUs. Per-company methods ran %d companies at a time, one object at a time inside each.\n\n",
+		e.Started.UTC().Format(time.DateTime+" MST"), e.GoVersion, e.OS, e.Arch, e.CPUs, e.CompanyConcurrency)
+	if chart != "" {
+		fmt.Fprintf(&b, "![objects per second and projected time](%s)\n\n", chart)
+	}
+	b.WriteString("| method | status | objects | MiB | seconds | objects/s | MiB/s | client CPU s | requests | est. cost $ | speed-up |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|\n")
+	for _, m := range r.Methods {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			m.Method, m.Status, count(m), mib(m), num(m, m.Seconds, 1), num(m, m.ObjectsPerSecond, 2),
+			num(m, m.MiBPerSecond, 2), num(m, m.ClientCPUSeconds, 1), requestDetail(m), cost(m), speedup(m))
+	}
+	b.WriteString("\n")
+	if r.Baseline != "" {
+		fmt.Fprintf(&b, "Speed-up is objects/s against `%s`. Requests marked ~ are estimated from objects and listing pages, not counted. Costs use %s prices.\n\n", r.Baseline, e.PriceRegion)
+	}
+	b.WriteString("## Methods\n\n")
+	for _, m := range r.Methods {
+		fmt.Fprintf(&b, "- **%s**: %s", m.Method, m.Description)
+		if m.Reason != "" {
+			fmt.Fprintf(&b, " _%s: %s_", m.Status, m.Reason)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n## Projection\n\n")
+	fmt.Fprintf(&b, "%s, as the report projected.\n\n", capitalize(r.Extrapolation.Model))
+	b.WriteString("| method |")
+	for _, n := range r.Extrapolation.ObjectCounts {
+		fmt.Fprintf(&b, " %d objects |", n)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("--:|", len(r.Extrapolation.ObjectCounts)) + "\n")
+	for _, p := range r.Extrapolation.Methods {
+		fmt.Fprintf(&b, "| %s |", p.Method)
+		for i := range r.Extrapolation.ObjectCounts {
+			t := "not run"
+			if i < len(p.Seconds) {
+				t = formatDuration(p.Seconds[i])
+			}
+			fmt.Fprintf(&b, " %s, $%.2f |", t, p.EstimatedCostUSD[i])
+		}
+		b.WriteString("\n")
+	}
+	if h := r.Huge; h != nil {
+		fmt.Fprintf(&b, "\n## One %s object, server-side copy in parts\n\n", FormatSize(h.Size))
+		fmt.Fprintf(&b, "UploadPartCopy, %d parts at a time, as report 3 varied its part size.\n\n", h.Concurrency)
+		b.WriteString("| part size | status | parts | seconds | MiB/s |\n|---|---|--:|--:|--:|\n")
+		for _, row := range h.Rows {
+			secs, rate := "-", "-"
+			if row.Status == StatusOK {
+				secs, rate = fmt.Sprintf("%.2f", row.Seconds), fmt.Sprintf("%.1f", row.MiBPerSecond)
+			}
+			status := string(row.Status)
+			if row.Reason != "" {
+				status += ": " + row.Reason
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", row.Label, status, row.Parts, secs, rate)
+		}
+		if h.AutoVsBest != nil {
+			fmt.Fprintf(&b, "\nThe automatic part size took %.0f%% of the best fixed size's time (%s).\n", *h.AutoVsBest*100, FormatSize(h.BestPartSize))
+		}
+	}
+	b.WriteString("\n## The field report, for comparison\n\n")
+	b.WriteString("5,000 objects of 100 KiB in ap-northeast-1 from a 4-core client (about 130 ms per CopyObject).\n\n")
+	b.WriteString("| method | seconds | objects/s | MiB/s | est. cost $ |\n|---|--:|--:|--:|--:|\n")
+	for _, f := range reportFigures {
+		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %.2f | %.4f |\n", f.desc, f.seconds, f.rate, f.mibPerSec, f.cost)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write markdown report: %w", err)
+	}
+	return nil
+}
+
+func requestDetail(m Result) string {
+	if len(m.Requests) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, op := range slices.Sorted(maps.Keys(m.Requests)) {
+		parts = append(parts, fmt.Sprintf("%s %d", op, m.Requests[op]))
+	}
+	s := strings.Join(parts, ", ")
+	if m.RequestsEstimated {
+		s = "~ " + s
+	}
+	return s
+}
+
+func formatDuration(seconds float64) string {
+	if seconds < 120 {
+		return fmt.Sprintf("%.1f s", seconds)
+	}
+	if seconds < 7200 {
+		return fmt.Sprintf("%.1f min", seconds/60)
+	}
+	return fmt.Sprintf("%.1f h", seconds/3600)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
