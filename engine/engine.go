@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/s3bulk/s3bulk/internal/limiter"
+	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// DefaultConcurrency is the default budget of requests in flight for a run.
+// docs/design/0001-concurrency.md gives the measurements behind it.
+const DefaultConcurrency = 128
+
+// Endpoint is one side of a job: a store and a location in it. For a local
+// store the location's key is relative to the store's root directory.
+type Endpoint struct {
+	Store store.Store
+	Loc   s3url.Location
+}
+
+// Job says what to move.
+type Job struct {
+	Src Endpoint
+	Dst Endpoint
+	// Recursive treats a non-wildcard source as a prefix ("directory").
+	Recursive bool
+	// Move deletes each source object after it was transferred.
+	Move bool
+}
+
+// Options say how. The zero value is usable.
+type Options struct {
+	// Concurrency is the ceiling of requests in flight for the whole run,
+	// parts included. 0 means DefaultConcurrency.
+	Concurrency int
+	// Limiter, when set, is the run's budget of requests in flight (shared
+	// with the stores' throttling callbacks, or with other runs); when nil
+	// one is made from Concurrency.
+	Limiter *limiter.Limiter
+	// PartSize fixes the part size of multipart transfers; 0 chooses it per
+	// object (parts.Auto).
+	PartSize int64
+	// MultipartThreshold is the size from which objects move in parts; 0
+	// chooses it per kind of transfer (parts.Threshold).
+	MultipartThreshold int64
+	// DryRun plans and reports without touching any store.
+	DryRun bool
+	// NoClobber skips objects whose destination already exists.
+	NoClobber bool
+	// Filter, when set, is asked about every listed source object; a false
+	// answer skips it silently (it is not part of the plan).
+	Filter func(store.Object) bool
+	// Observer is called once per task when it ends, from worker
+	// goroutines, concurrently; it must not block for long.
+	Observer func(Result)
+	// Progress, when set, receives the run's counters.
+	Progress *Progress
+	// TaskTimeout bounds one whole small-object task; 0 means none. Request
+	// level stalls are the store's business.
+	TaskTimeout time.Duration
+}
+
+// FatalError is a failure that stops the whole run: nothing else can
+// succeed (bad credentials, missing bucket, a listing that fails).
+type FatalError struct {
+	Op  string
+	URL string
+	Err error
+}
+
+func (e *FatalError) Error() string { return fmt.Sprintf("%s %s: %v", e.Op, e.URL, e.Err) }
+func (e *FatalError) Unwrap() error { return e.Err }
+
+// Run plans and executes job, returning when every task has ended. The error
+// is nil when the run went through, even if some objects failed (see
+// Summary.Failed); it is a *FatalError, or ctx's error, when the run stopped.
+func Run(ctx context.Context, job Job, opts Options) (Summary, error) {
+	ex := newExecutor(job, opts)
+	return ex.run(ctx)
+}
+
+type executor struct {
+	job      Job
+	opts     Options
+	lim      *limiter.Limiter
+	progress *Progress
+
+	mu      sync.Mutex
+	summary Summary
+	fatal   error
+}
+
+func newExecutor(job Job, opts Options) *executor {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultConcurrency
+	}
+	lim := opts.Limiter
+	if lim == nil {
+		lim = limiter.New(opts.Concurrency, max(1, opts.Concurrency/16))
+	}
+	p := opts.Progress
+	if p == nil {
+		p = &Progress{}
+	}
+	p.concurrency = func() (int, int) { return lim.Limit(), lim.InFlight() }
+	return &executor{job: job, opts: opts, lim: lim, progress: p}
+}
+
+func (e *executor) run(ctx context.Context) (Summary, error) {
+	start := time.Now()
+	e.progress.start.Store(start.UnixNano())
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	// The queue between the planner and the workers is bounded: the listing
+	// runs ahead of the copies by at most this many tasks, so memory stays
+	// flat whatever the number of keys.
+	tasks := make(chan Task, 2*e.opts.Concurrency+1000)
+	var g errgroup.Group
+	g.Go(func() error {
+		defer close(tasks)
+		err := e.plan(ctx, tasks)
+		e.progress.planDone.Store(true)
+		if err != nil {
+			e.setFatal(err)
+			cancel(err)
+		}
+		return nil
+	})
+
+	// Object-level workers. Each request any of them makes (parts included)
+	// takes a slot of the one limiter, so objects x parts never multiply
+	// requests in flight.
+	var workers errgroup.Group
+	workers.SetLimit(e.opts.Concurrency)
+	for t := range tasks {
+		if ctx.Err() != nil {
+			// Drain so the planner can finish; nothing more is started.
+			continue
+		}
+		workers.Go(func() error {
+			r := e.execute(ctx, t)
+			e.finish(r)
+			if r.Status == StatusFailed && isFatal(r.Err) {
+				e.setFatal(r.Err)
+				cancel(r.Err)
+			}
+			return nil
+		})
+	}
+	_ = workers.Wait()
+	_ = g.Wait()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.summary
+	s.Planned = e.progress.planned.Load()
+	s.Elapsed = time.Since(start)
+	s.Seconds = s.Elapsed.Seconds()
+	if e.fatal != nil {
+		return s, e.fatal
+	}
+	if err := context.Cause(ctx); err != nil && ctx.Err() != nil {
+		return s, ctx.Err()
+	}
+	return s, nil
+}
+
+func (e *executor) setFatal(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal == nil && !errors.Is(err, context.Canceled) {
+		e.fatal = err
+	}
+}
+
+func (e *executor) finish(r Result) {
+	switch r.Status {
+	case StatusDone, StatusDryRun:
+		e.progress.done.Add(1)
+		e.progress.bytes.Add(r.Task.Size)
+	case StatusFailed:
+		e.progress.failed.Add(1)
+	case StatusSkipped:
+		e.progress.skipped.Add(1)
+	}
+	e.mu.Lock()
+	e.summary.add(r)
+	e.mu.Unlock()
+	if e.opts.Observer != nil {
+		e.opts.Observer(r)
+	}
+}
+
+// isFatal reports errors after which no other object can succeed.
+func isFatal(err error) bool {
+	return errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound)
+}
+
+// do runs one request under the run's budget of requests in flight.
+func (e *executor) do(ctx context.Context, req func(context.Context) error) error {
+	if err := e.lim.Acquire(ctx); err != nil {
+		return err
+	}
+	err := req(ctx)
+	e.lim.Release()
+	if err == nil {
+		e.lim.Succeeded()
+	}
+	return err
+}

@@ -1,0 +1,314 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"path"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// abortTimeout bounds the clean-up of a failed multipart upload, which runs
+// even when the run's context is already cancelled.
+const abortTimeout = 30 * time.Second
+
+// execute carries out one task and returns its one result.
+func (e *executor) execute(ctx context.Context, t Task) Result {
+	start := time.Now()
+	r := Result{Task: t}
+	switch {
+	case t.Op == OpSkip:
+		r.Status = StatusSkipped
+		return r
+	case e.opts.DryRun:
+		r.Status = StatusDryRun
+		return r
+	}
+	if e.opts.TaskTimeout > 0 && t.PartSize == 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.opts.TaskTimeout)
+		defer cancel()
+	}
+	if e.opts.NoClobber {
+		exists, err := e.exists(ctx, t.DstKey)
+		if err != nil {
+			return e.failed(r, err, start)
+		}
+		if exists {
+			r.Status, r.Task.Reason = StatusSkipped, "destination exists (--no-clobber)"
+			return r
+		}
+	}
+	var err error
+	if t.PartSize > 0 {
+		r.Parts, err = e.multipart(ctx, t)
+	} else {
+		err = e.single(ctx, t)
+	}
+	if err == nil && t.DeleteSource {
+		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
+		if err != nil {
+			err = fmt.Errorf("delete source after copy: %w", err)
+		}
+	}
+	if err != nil {
+		return e.failed(r, err, start)
+	}
+	r.Status = StatusDone
+	r.Duration = time.Since(start)
+	return r
+}
+
+func (e *executor) failed(r Result, err error, start time.Time) Result {
+	r.Status = StatusFailed
+	r.Err = &TaskError{Op: string(r.Task.Op), Src: r.Task.Src, Dst: r.Task.Dst, Err: err}
+	r.Duration = time.Since(start)
+	return r
+}
+
+func (e *executor) exists(ctx context.Context, key string) (bool, error) {
+	err := e.do(ctx, func(ctx context.Context) error {
+		_, _, err := e.job.Dst.Store.Head(ctx, key)
+		return err
+	})
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	}
+	return false, err
+}
+
+// TaskError is the failure of one task; it names the object and the cause.
+type TaskError struct {
+	Op, Src, Dst string
+	Err          error
+}
+
+func (e *TaskError) Error() string {
+	if e.Dst == "" {
+		return fmt.Sprintf("%s %s: %v", e.Op, e.Src, e.Err)
+	}
+	return fmt.Sprintf("%s %s to %s: %v", e.Op, e.Src, e.Dst, e.Err)
+}
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// single moves an object with one request (two for a stream).
+func (e *executor) single(ctx context.Context, t Task) error {
+	src, dst := e.job.Src.Store, e.job.Dst.Store
+	if t.Op == OpCopy {
+		c := dst.(store.Copier)
+		bucket, _ := c.CanCopyFrom(src)
+		return e.do(ctx, func(ctx context.Context) error {
+			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag}, t.DstKey, nil)
+		})
+	}
+	meta := store.Metadata{}
+	if t.Op == OpUpload {
+		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
+	}
+	if t.Op == OpStream && !e.job.Src.Loc.Local {
+		m, err := e.headMeta(ctx, t.SrcKey)
+		if err != nil {
+			return err
+		}
+		meta = m
+	}
+	// Reading and writing are one request pair under one slot: the body
+	// streams from one to the other.
+	return e.do(ctx, func(ctx context.Context) error {
+		body, err := src.Get(ctx, t.SrcKey, 0, -1, t.ETag)
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		defer body.Close()
+		cr := &countingReader{r: body}
+		if err := dst.Put(ctx, t.DstKey, cr, t.Size, meta); err != nil {
+			return err
+		}
+		if cr.n != t.Size {
+			return fmt.Errorf("size changed: read %d bytes, listed %d", cr.n, t.Size)
+		}
+		return nil
+	})
+}
+
+func (e *executor) headMeta(ctx context.Context, key string) (store.Metadata, error) {
+	var meta store.Metadata
+	err := e.do(ctx, func(ctx context.Context) error {
+		var err error
+		_, meta, err = e.job.Src.Store.Head(ctx, key)
+		return err
+	})
+	return meta, err
+}
+
+// multipart moves an object in parts, each part one request on the run's
+// budget. It returns the number of parts.
+func (e *executor) multipart(ctx context.Context, t Task) (int, error) {
+	layout, err := parts.NewLayout(t.Size, t.PartSize)
+	if err != nil {
+		return 0, err
+	}
+	dst := e.job.Dst.Store
+	if rw, ok := dst.(store.RandomWriter); ok {
+		return int(layout.Count), e.rangedDownload(ctx, t, layout, rw)
+	}
+	mp, ok := dst.(store.Multipart)
+	if !ok {
+		return 0, e.single(ctx, t)
+	}
+	return int(layout.Count), e.multipartUpload(ctx, t, layout, mp)
+}
+
+// rangedDownload writes parallel ranged reads into a preallocated temp file
+// that is renamed only when every part arrived.
+func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layout, rw store.RandomWriter) error {
+	tmp, err := rw.CreateTemp(ctx, t.DstKey, t.Size)
+	if err != nil {
+		return err
+	}
+	defer tmp.Abort() // no-op after Commit
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.Concurrency)
+	for p := range layout.All() {
+		g.Go(func() error {
+			return e.do(gctx, func(ctx context.Context) error {
+				body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
+				if err != nil {
+					return fmt.Errorf("read part %d: %w", p.Number, err)
+				}
+				defer body.Close()
+				n, err := io.Copy(io.NewOffsetWriter(tmp, p.Offset), body)
+				if err != nil {
+					return fmt.Errorf("write part %d: %w", p.Number, err)
+				}
+				if n != p.Size {
+					return fmt.Errorf("part %d: got %d bytes, want %d", p.Number, n, p.Size)
+				}
+				e.progress.bytesInFlight.Add(n)
+				return nil
+			})
+		})
+	}
+	err = g.Wait()
+	e.progress.bytesInFlight.Add(-doneBytes(layout, err))
+	if err != nil {
+		return err
+	}
+	return tmp.Commit()
+}
+
+// doneBytes is what a finished multipart transfer had added to the in-flight
+// byte counter; the object's size moves to the done counter instead.
+func doneBytes(l parts.Layout, _ error) int64 { return 0 }
+
+// multipartUpload covers upload, stream and server-side copy in parts. On
+// any failure the upload is aborted so no billed parts are left behind.
+func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (err error) {
+	src := e.job.Src.Store
+	var meta store.Metadata
+	switch {
+	case e.job.Src.Loc.Local:
+		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
+	default:
+		// UploadPartCopy carries no metadata: read it from the source so a
+		// big copy looks exactly like a small one.
+		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
+			return err
+		}
+	}
+	var uploadID string
+	err = e.do(ctx, func(ctx context.Context) error {
+		var err error
+		uploadID, err = mp.CreateMultipart(ctx, t.DstKey, meta)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+		defer cancel()
+		if aerr := mp.AbortMultipart(actx, t.DstKey, uploadID); aerr != nil {
+			err = fmt.Errorf("%w (and abort upload %s: %v)", err, uploadID, aerr)
+		}
+	}()
+
+	done := make([]store.Part, layout.Count)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opts.Concurrency)
+	var copySrc store.CopySource
+	if t.Op == OpCopy {
+		bucket, _ := mp.(store.Copier).CanCopyFrom(src)
+		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag}
+	}
+	for p := range layout.All() {
+		g.Go(func() error {
+			return e.do(gctx, func(ctx context.Context) error {
+				var part store.Part
+				var err error
+				if t.Op == OpCopy {
+					part, err = mp.UploadPartCopy(ctx, t.DstKey, uploadID, p.Number, copySrc, p.Offset, p.Last())
+				} else {
+					part, err = e.uploadPart(ctx, t, uploadID, mp, p)
+				}
+				if err != nil {
+					return fmt.Errorf("part %d: %w", p.Number, err)
+				}
+				part.Number, part.Size = p.Number, p.Size
+				done[p.Number-1] = part
+				return nil
+			})
+		})
+	}
+	if err = g.Wait(); err != nil {
+		return err
+	}
+	return e.do(ctx, func(ctx context.Context) error {
+		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
+	})
+}
+
+// uploadPart sends one part read from the source. A seekable source body is
+// sent as it is; otherwise the part is read into memory first, because
+// signing needs to rewind the body.
+func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp store.Multipart, p parts.Part) (store.Part, error) {
+	body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
+	if err != nil {
+		return store.Part{}, fmt.Errorf("read: %w", err)
+	}
+	defer body.Close()
+	rs, ok := body.(io.ReadSeeker)
+	if !ok {
+		buf := make([]byte, p.Size)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return store.Part{}, fmt.Errorf("read: %w", err)
+		}
+		rs = bytes.NewReader(buf)
+	}
+	return mp.UploadPart(ctx, t.DstKey, uploadID, p.Number, rs, p.Size)
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,188 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// errStop ends a listing early without an error of its own.
+var errStop = errors.New("stop listing")
+
+// Plan streams the tasks of job into fn without executing anything. It is
+// what --dry-run and `plan` print, and what Run executes.
+func Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error {
+	e := newExecutor(job, opts)
+	tasks := make(chan Task, 1000)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(tasks)
+		errc <- e.plan(ctx, tasks)
+	}()
+	var fnErr error
+	for t := range tasks {
+		if fnErr == nil {
+			fnErr = fn(t)
+		}
+	}
+	if err := <-errc; err != nil {
+		return err
+	}
+	return fnErr
+}
+
+// plan lists the source and sends one task per object. It mutates nothing.
+func (e *executor) plan(ctx context.Context, out chan<- Task) error {
+	src, dst := e.job.Src, e.job.Dst
+	send := func(t Task) error {
+		e.progress.planned.Add(1)
+		e.progress.plannedBytes.Add(t.Size)
+		select {
+		case out <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+
+	if !src.Loc.HasWildcard() && !e.job.Recursive {
+		if src.Loc.IsDirLike() {
+			return fmt.Errorf("copy %s: is a prefix or directory: use --recursive or a wildcard", src.Loc)
+		}
+		var obj store.Object
+		err := e.do(ctx, func(ctx context.Context) error {
+			var err error
+			obj, _, err = src.Store.Head(ctx, src.Loc.Key)
+			return err
+		})
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return &FatalError{Op: "copy", URL: src.Loc.String(), Err: fmt.Errorf("no such object (for a prefix use --recursive)")}
+			}
+			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
+		}
+		obj.Key = src.Loc.Key
+		key := singleDestKey(obj.Key, dst.Loc)
+		return send(e.task(obj, key))
+	}
+
+	loc := src.Loc
+	if loc.Local {
+		// Local keys are relative to the store root: "." is the root.
+		if loc.Key == "." {
+			loc.Key = ""
+		}
+		loc.Key = strings.TrimPrefix(loc.Key, "./")
+	}
+	if !loc.HasWildcard() {
+		loc = loc.AsDir()
+		if loc.Key == "/" {
+			loc.Key = ""
+		}
+	}
+	base := loc.Base()
+	dstPrefix := dst.Loc.AsDir().Key
+	if dst.Loc.Local {
+		dstPrefix = strings.TrimPrefix(dstPrefix, "./")
+	}
+	if dstPrefix == "/" {
+		dstPrefix = ""
+	}
+	wild := loc.HasWildcard()
+	pageDone := func(o store.Object) error {
+		if o.IsPrefix {
+			return nil
+		}
+		if wild && !loc.Match(o.Key) {
+			return nil
+		}
+		if !strings.HasPrefix(o.Key, base) {
+			return nil
+		}
+		if e.opts.Filter != nil && !e.opts.Filter(o) {
+			return nil
+		}
+		rel := o.Key[len(base):]
+		if dstIsLocal(dst) && (rel == "" || strings.HasSuffix(rel, "/")) {
+			// A "directory marker" object has no file to become.
+			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "directory marker"})
+		}
+		if rel == "" {
+			return nil
+		}
+		return send(e.task(o, dstPrefix+rel))
+	}
+	err := e.do(ctx, func(ctx context.Context) error { return nil }) // fail fast on a cancelled run
+	if err != nil {
+		return err
+	}
+	err = src.Store.List(ctx, loc.Prefix(), "", pageDone)
+	if err != nil && !errors.Is(err, errStop) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
+	}
+	return nil
+}
+
+// singleDestKey names the destination of one object: an exact key, or the
+// object's base name inside a dir-like destination.
+func singleDestKey(srcKey string, dst s3url.Location) string {
+	if dst.Key == "" || dst.IsDirLike() {
+		d := dst.Key
+		if d == "." || d == "./" || d == "/" {
+			d = ""
+		}
+		if d != "" && !strings.HasSuffix(d, "/") {
+			d += "/"
+		}
+		return d + path.Base(srcKey)
+	}
+	return dst.Key
+}
+
+func dstIsLocal(d Endpoint) bool { return d.Loc.Local }
+
+// task decides how one object moves.
+func (e *executor) task(o store.Object, dstKey string) Task {
+	src, dst := e.job.Src, e.job.Dst
+	t := Task{
+		Src: src.Store.URL(o.Key), Dst: dst.Store.URL(dstKey),
+		SrcKey: o.Key, DstKey: dstKey,
+		Size: o.Size, ETag: o.ETag, ModTime: o.ModTime,
+		DeleteSource: e.job.Move,
+	}
+	var kind parts.Kind
+	switch {
+	case src.Loc.Local && !dst.Loc.Local:
+		t.Op, kind = OpUpload, parts.Upload
+	case !src.Loc.Local && dst.Loc.Local:
+		t.Op, kind = OpDownload, parts.Download
+	case src.Loc.Local && dst.Loc.Local:
+		t.Op, kind = OpStream, parts.Upload
+	default:
+		t.Op, kind = OpStream, parts.Upload
+		if c, ok := dst.Store.(store.Copier); ok {
+			if _, ok := c.CanCopyFrom(src.Store); ok {
+				t.Op, kind = OpCopy, parts.Copy
+			}
+		}
+	}
+	if parts.Split(kind, o.Size, e.opts.MultipartThreshold) {
+		ps := e.opts.PartSize
+		if ps == 0 {
+			ps = parts.Auto(o.Size, kind)
+		}
+		if l, err := parts.NewLayout(o.Size, ps); err == nil {
+			t.PartSize = l.PartSize
+		}
+	}
+	return t
+}

@@ -1,0 +1,43 @@
+package engine
+
+import "time"
+
+// Summary is the fold of a run's results.
+type Summary struct {
+	Objects  int64            `json:"objects"` // done
+	Bytes    int64            `json:"bytes"`   // bytes of done objects
+	Failed   int64            `json:"failed"`
+	Skipped  int64            `json:"skipped"`
+	Planned  int64            `json:"planned"`
+	Elapsed  time.Duration    `json:"-"`
+	Seconds  float64          `json:"seconds"`
+	Requests map[string]int64 `json:"requests,omitempty"`
+}
+
+// ObjectsPerSecond is done objects over wall time.
+func (s Summary) ObjectsPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Objects) / s.Elapsed.Seconds()
+}
+
+// MiBPerSecond is done bytes over wall time, in MiB/s.
+func (s Summary) MiBPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Bytes) / (1 << 20) / s.Elapsed.Seconds()
+}
+
+func (s *Summary) add(r Result) {
+	switch r.Status {
+	case StatusDone, StatusDryRun:
+		s.Objects++
+		s.Bytes += r.Task.Size
+	case StatusFailed:
+		s.Failed++
+	case StatusSkipped:
+		s.Skipped++
+	}
+}

@@ -1,0 +1,66 @@
+// Package units parses and formats byte sizes as users type them on a
+// command line: 100KiB, 64MiB, 5GiB, 1.5GB, 1024.
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+var multipliers = []struct {
+	suffix string
+	mult   float64
+}{
+	// Longest suffixes first so "KiB" is not read as "B".
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"pib", 1 << 50},
+	{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"pb", 1e15},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40}, {"p", 1 << 50},
+	{"b", 1},
+}
+
+// ParseSize reads a byte size. Binary suffixes (KiB, MiB, GiB, TiB, and the
+// single letters K, M, G, T) are powers of 1024; decimal ones (KB, MB, GB,
+// TB) powers of 1000; a bare number is bytes. Case does not matter.
+func ParseSize(s string) (int64, error) {
+	in := strings.TrimSpace(s)
+	lower := strings.ToLower(in)
+	mult := 1.0
+	for _, m := range multipliers {
+		if strings.HasSuffix(lower, m.suffix) {
+			lower = strings.TrimSpace(strings.TrimSuffix(lower, m.suffix))
+			mult = m.mult
+			break
+		}
+	}
+	if lower == "" {
+		return 0, fmt.Errorf("size %q: no number", s)
+	}
+	v, err := strconv.ParseFloat(lower, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("size %q: not a number followed by a unit like KiB, MiB, GiB", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("size %q: negative", s)
+	}
+	b := v * mult
+	if b >= math.MaxInt64 {
+		return 0, fmt.Errorf("size %q: too large", s)
+	}
+	return int64(math.Round(b)), nil
+}
+
+// FormatSize writes n with the largest binary unit that keeps it whole, so
+// that ParseSize(FormatSize(n)) == n: 100KiB, 5GiB, 1000.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		s string
+		m int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.m == 0 {
+			return strconv.FormatInt(n/u.m, 10) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
