@@ -1,0 +1,205 @@
+package s3test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+)
+
+// bucketSeq numbers buckets within this process; runID tells processes
+// sharing an external endpoint apart.
+var (
+	bucketSeq atomic.Int64
+	runID     = newRunID()
+)
+
+func newRunID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// cleanupTimeout bounds emptying and removing a bucket after a test; the
+// test's own context is already cancelled by then.
+const cleanupTimeout = 2 * time.Minute
+
+// NewBucket creates a bucket named after the test and removes it, with
+// every object and unfinished multipart upload in it, when the test ends.
+func (s *Server) NewBucket(t testing.TB) string {
+	t.Helper()
+	name := BucketName(t.Name(), bucketSeq.Add(1))
+	client := s.Client(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+		t.Fatalf("s3test: create bucket %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if s.stopped() {
+			return // a private server's data goes with its temp dir
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		if err := removeBucket(ctx, client, name); err != nil {
+			t.Errorf("s3test: %v", err)
+		}
+	})
+	return name
+}
+
+// BucketName makes a valid, unique bucket name from a test name: lowercase
+// letters, digits and hyphens, at most 63 characters.
+func BucketName(testName string, seq int64) string {
+	var b strings.Builder
+	dash := true // no leading dash
+	for _, r := range strings.ToLower(testName) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	suffix := fmt.Sprintf("-%s-%d", runID, seq)
+	base := strings.TrimRight(b.String(), "-")
+	if max := 63 - len(suffix); len(base) > max {
+		base = strings.TrimRight(base[:max], "-")
+	}
+	if base == "" {
+		base = "t"
+	}
+	return base + suffix
+}
+
+func removeBucket(ctx context.Context, client *s3.Client, bucket string) error {
+	uploads := s3.NewListMultipartUploadsPaginator(client, &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
+	for uploads.HasMorePages() {
+		page, err := uploads.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("empty bucket %s: list uploads: %w", bucket, err)
+		}
+		for _, u := range page.Uploads {
+			_, err := client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+				Bucket: aws.String(bucket), Key: u.Key, UploadId: u.UploadId,
+			})
+			if err != nil {
+				return fmt.Errorf("empty bucket %s: abort upload of %s: %w", bucket, aws.ToString(u.Key), err)
+			}
+		}
+	}
+	// Listing restarts from the top after each batch of deletes, which is
+	// safe whatever the server does with a continuation token after deletes.
+	for {
+		page, err := client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+		if err != nil {
+			return fmt.Errorf("empty bucket %s: list: %w", bucket, err)
+		}
+		if len(page.Contents) == 0 {
+			break
+		}
+		ids := make([]types.ObjectIdentifier, len(page.Contents))
+		for i, o := range page.Contents {
+			ids[i] = types.ObjectIdentifier{Key: o.Key}
+		}
+		out, err := client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
+			Bucket: aws.String(bucket),
+			Delete: &types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+		})
+		if err != nil {
+			return fmt.Errorf("empty bucket %s: delete: %w", bucket, err)
+		}
+		if len(out.Errors) > 0 {
+			e := out.Errors[0]
+			return fmt.Errorf("empty bucket %s: delete %s: %s", bucket, aws.ToString(e.Key), aws.ToString(e.Message))
+		}
+	}
+	if _, err := client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		return fmt.Errorf("remove bucket %s: %w", bucket, err)
+	}
+	return nil
+}
+
+// PutObject writes body under key or fails the test.
+func PutObject(t testing.TB, client *s3.Client, bucket, key string, body []byte) {
+	t.Helper()
+	_, err := client.PutObject(context.Background(), &s3.PutObjectInput{
+		Bucket:        aws.String(bucket),
+		Key:           aws.String(key),
+		Body:          bytes.NewReader(body),
+		ContentLength: aws.Int64(int64(len(body))),
+	})
+	if err != nil {
+		t.Fatalf("put s3://%s/%s: %v", bucket, key, err)
+	}
+}
+
+// GetObject reads the object under key or fails the test.
+func GetObject(t testing.TB, client *s3.Client, bucket, key string) []byte {
+	t.Helper()
+	out, err := client.GetObject(context.Background(), &s3.GetObjectInput{
+		Bucket: aws.String(bucket),
+		Key:    aws.String(key),
+	})
+	if err != nil {
+		t.Fatalf("get s3://%s/%s: %v", bucket, key, err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatalf("get s3://%s/%s: %v", bucket, key, err)
+	}
+	return b
+}
+
+// ListKeys returns every key under prefix, in the server's order.
+func ListKeys(t testing.TB, client *s3.Client, bucket, prefix string) []string {
+	t.Helper()
+	keys := []string{}
+	p := s3.NewListObjectsV2Paginator(client, &s3.ListObjectsV2Input{
+		Bucket: aws.String(bucket),
+		Prefix: aws.String(prefix),
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("list s3://%s/%s: %v", bucket, prefix, err)
+		}
+		for _, o := range page.Contents {
+			keys = append(keys, aws.ToString(o.Key))
+		}
+	}
+	return keys
+}
+
+// ListUploads returns the keys of the unfinished multipart uploads in
+// bucket, sorted, one entry per upload.
+func ListUploads(t testing.TB, client *s3.Client, bucket string) []string {
+	t.Helper()
+	keys := []string{}
+	p := s3.NewListMultipartUploadsPaginator(client, &s3.ListMultipartUploadsInput{Bucket: aws.String(bucket)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("list uploads in s3://%s: %v", bucket, err)
+		}
+		for _, u := range page.Uploads {
+			keys = append(keys, aws.ToString(u.Key))
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
