@@ -1,0 +1,17 @@
+// Package limiter owns a run's two budgets: the number of requests in flight,
+// which adapts to throttling (additive increase, multiplicative decrease), and
+// the bytes buffered in memory.
+//
+// One [Limiter] and one [ByteBudget] serve the whole run, shared by whole
+// objects and parts alike, so that objects times parts never multiply into
+// more requests or memory than asked for.
+//
+// The request limit starts at the ceiling the user asked for. A throttled
+// request (503 SlowDown) halves it, down to a floor; a burst of throttled
+// answers halves it once, because requests already in flight when the limit
+// dropped still report the old load: further throttles within a window (one
+// second by default, [WithWindow]) of the last decrease are ignored. Each
+// round trip of successes (as many successes as the current limit) adds one
+// slot back, up to the ceiling. This is the scheme TCP uses for congestion,
+// and the shape of what S3 asks of clients: back off quickly, grow slowly.
+package limiter
