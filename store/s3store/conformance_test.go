@@ -1,0 +1,38 @@
+package s3store
+
+import (
+	"testing"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/storetest"
+)
+
+// newTestClient returns a client of srv configured like a run would be,
+// changed by mod.
+func newTestClient(t testing.TB, srv *s3test.Server, mod func(*Config)) *Client {
+	t.Helper()
+	cfg := Config{
+		Region:      srv.Region,
+		EndpointURL: srv.Endpoint,
+		AccessKey:   srv.AccessKey,
+		SecretKey:   srv.SecretKey,
+		Concurrency: 16,
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := NewClient(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	return c
+}
+
+func TestConformance(t *testing.T) {
+	srv := s3test.Start(t)
+	c := newTestClient(t, srv, nil)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		return c.Bucket(srv.NewBucket(t))
+	}, storetest.Caps{ETags: true, Metadata: true})
+}

@@ -1,0 +1,45 @@
+package s3store
+
+import "strings"
+
+// copySource formats the x-amz-copy-source header: "bucket/key" with the key
+// percent-encoded. Every byte but unreserved characters and '/' is encoded,
+// '+' included: servers decode the header with query-string rules (Go's
+// url.QueryUnescape in versitygw, for one), where a raw '+' becomes a space.
+func copySource(bucket, key string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(bucket) + 1 + len(key)*3)
+	b.WriteString(bucket)
+	b.WriteByte('/')
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if unreserved(c) || c == '/' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '_' || c == '.' || c == '~'
+}
+
+// quoteETag returns etag in the quoted form HTTP conditional headers use.
+func quoteETag(etag string) string {
+	if etag == "" || strings.HasPrefix(etag, `"`) || strings.HasPrefix(etag, `W/"`) {
+		return etag
+	}
+	return `"` + etag + `"`
+}
+
+// trimETag removes the quotes S3 puts around ETags; store.Object holds them
+// bare.
+func trimETag(etag string) string {
+	return strings.Trim(etag, `"`)
+}

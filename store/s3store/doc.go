@@ -1,0 +1,40 @@
+// Package s3store owns everything s3bulk says to S3: it is the only importer
+// of the AWS SDK's S3 client, and it turns an S3 bucket into a store.Store
+// with server-side copy (store.Copier) and multipart upload and copy
+// (store.Multipart).
+//
+// A Client holds one SDK client, one HTTP transport and one retry policy for
+// a whole run; Client.Bucket returns a cheap Store view of one bucket.
+//
+// What the client adds to the SDK's defaults, and why:
+//
+//   - Retries: the standard retryer without its client-side retry quota
+//     (ratelimit.None). The quota is one token bucket shared by every
+//     goroutine; with hundreds of requests in flight a burst of 503s drains
+//     it and healthy requests then fail with "retry quota exceeded" instead
+//     of being retried (aws-sdk-go-v2 issues 1665 and 3413). Concurrency is
+//     throttled by the run's AIMD limiter instead, fed by Config.OnThrottle.
+//     Which errors are retried is decided by internal/retry.Classify, with
+//     full-jitter backoff from internal/retry.Backoff.
+//   - Connection pool: the idle pool holds Config.Concurrency connections per
+//     host. Go's default keeps 2 idle connections per host, so a run with
+//     hundreds of requests in flight would close and reopen connections (and
+//     TLS sessions) constantly.
+//   - Stall detection: an exchange that makes no progress (no response
+//     headers, or no body bytes moving either way) for Config.StallTimeout is
+//     cancelled and retried on a new connection. A TCP connection to an
+//     overloaded front end can hang for minutes; S3's guidance is to retry
+//     such requests early rather than wait.
+//   - Get resumes a body that breaks mid-stream with a ranged, If-Match
+//     request from the first missing byte, so a reset at 90% of a 5 GiB part
+//     does not cost the first 90% again.
+//   - Errors wrap both the store sentinel (store.ErrNotFound, ...) and the
+//     SDK error, so callers use errors.Is for the first and
+//     internal/retry.Classify still sees the typed SDK error.
+//
+// The SDK version in go.mod already turns an S3 "200 OK with an <Error>
+// body" (CopyObject, UploadPartCopy, CompleteMultipartUpload) into a 500
+// error that is retried, and already reads AWS_ENDPOINT_URL and
+// AWS_ENDPOINT_URL_S3; this package relies on both rather than reimplementing
+// them.
+package s3store

@@ -1,0 +1,118 @@
+package s3store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/s3bulk/s3bulk/internal/retry"
+)
+
+// resumingReader is the body of a Get. When the connection breaks
+// mid-stream (reset, truncation, stall), it asks again for the bytes it has
+// not delivered yet, with If-Match on the ETag of the first response so the
+// rest cannot come from a newer version of the object. The SDK's retryer
+// cannot do this: it has already returned by the time the body is read.
+//
+// It keeps the Get's context because the body it reopens belongs to that
+// call, just as an HTTP response body stays tied to its request's context.
+type resumingReader struct {
+	ctx  context.Context
+	s    *Store
+	key  string
+	off  int64  // the next byte to deliver
+	end  int64  // one past the last byte to deliver; < 0 until known
+	etag string // quoted; from the caller's ifMatch, else the first response
+
+	body     io.ReadCloser
+	failures int // consecutive breaks without a byte delivered in between
+	closed   bool
+}
+
+func (r *resumingReader) open() error {
+	out, err := r.s.getObject(r.ctx, r.key, r.off, r.end, r.etag)
+	if err != nil {
+		return err
+	}
+	if r.etag == "" {
+		r.etag = aws.ToString(out.ETag)
+	}
+	// The response says how many bytes this range really has (a range
+	// reaching past the end is cut at the end).
+	if out.ContentLength != nil {
+		r.end = r.off + *out.ContentLength
+	}
+	r.body = out.Body
+	return nil
+}
+
+func (r *resumingReader) Read(p []byte) (int, error) {
+	if r.closed {
+		return 0, errReadAfterClose
+	}
+	for {
+		if r.body == nil {
+			if err := r.resume(); err != nil {
+				return 0, err
+			}
+		}
+		if r.end >= 0 {
+			if r.off >= r.end {
+				return 0, io.EOF
+			}
+			if int64(len(p)) > r.end-r.off {
+				p = p[:r.end-r.off]
+			}
+		}
+		n, err := r.body.Read(p)
+		r.off += int64(n)
+		if n > 0 {
+			r.failures = 0
+		}
+		if err == nil {
+			return n, nil
+		}
+		if err == io.EOF {
+			if r.end < 0 || r.off >= r.end {
+				return n, io.EOF
+			}
+			err = io.ErrUnexpectedEOF
+		}
+		if !retry.Classify(err).Retry() || r.ctx.Err() != nil || r.failures+1 >= r.s.c.maxAttempts {
+			return n, wrap(err, "read", r.s.URL(r.key))
+		}
+		r.failures++
+		r.body.Close()
+		r.body = nil
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+// resume waits out the backoff, then reopens the object at r.off.
+func (r *resumingReader) resume() error {
+	t := time.NewTimer(r.s.c.backoff.Delay(r.failures, retry.Retryable))
+	defer t.Stop()
+	select {
+	case <-r.ctx.Done():
+		return wrap(r.ctx.Err(), "get", r.s.URL(r.key))
+	case <-t.C:
+	}
+	return r.open()
+}
+
+var errReadAfterClose = errors.New("read after close")
+
+func (r *resumingReader) Close() error {
+	r.closed = true
+	if r.body == nil {
+		return nil
+	}
+	err := r.body.Close()
+	r.body = nil
+	return err
+}

@@ -1,0 +1,295 @@
+package s3store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// Store is one bucket. It implements store.Store, store.Copier and
+// store.Multipart, and is safe for concurrent use.
+type Store struct {
+	c      *Client
+	bucket string
+}
+
+var (
+	_ store.Store     = (*Store)(nil)
+	_ store.Copier    = (*Store)(nil)
+	_ store.Multipart = (*Store)(nil)
+)
+
+// Bucket is the bucket's name.
+func (s *Store) Bucket() string { return s.bucket }
+
+// Client is the client the store was made from.
+func (s *Store) Client() *Client { return s.c }
+
+// URL formats key as s3://bucket/key.
+func (s *Store) URL(key string) string { return "s3://" + s.bucket + "/" + key }
+
+// pageSize is S3's maximum, asked for explicitly because some S3-compatible
+// servers default to less.
+const pageSize = 1000
+
+// List streams the objects under prefix, one ListObjectsV2 page at a time,
+// in the byte order S3 guarantees. Common prefixes of a delimited listing
+// are merged into that order.
+func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
+	in := &s3.ListObjectsV2Input{
+		Bucket:  aws.String(s.bucket),
+		MaxKeys: aws.Int32(pageSize),
+	}
+	if prefix != "" {
+		in.Prefix = aws.String(prefix)
+	}
+	if delimiter != "" {
+		in.Delimiter = aws.String(delimiter)
+	}
+	p := s3.NewListObjectsV2Paginator(s.c.s3, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return wrap(err, "list", s.URL(prefix))
+		}
+		objs, prefixes := page.Contents, page.CommonPrefixes
+		for len(objs) > 0 || len(prefixes) > 0 {
+			// fn may run for a long time per object (it may block on a full
+			// queue), so a cancelled run stops here rather than at the
+			// next page.
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("list %s: %w", s.URL(prefix), err)
+			}
+			var o store.Object
+			if len(prefixes) > 0 && (len(objs) == 0 || aws.ToString(prefixes[0].Prefix) < aws.ToString(objs[0].Key)) {
+				o = store.Object{Key: aws.ToString(prefixes[0].Prefix), IsPrefix: true}
+				prefixes = prefixes[1:]
+			} else {
+				v := objs[0]
+				objs = objs[1:]
+				o = store.Object{
+					Key:          aws.ToString(v.Key),
+					Size:         aws.ToInt64(v.Size),
+					ModTime:      aws.ToTime(v.LastModified),
+					ETag:         trimETag(aws.ToString(v.ETag)),
+					StorageClass: string(v.StorageClass),
+				}
+			}
+			if err := fn(o); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Head returns the object's attributes and metadata; store.ErrNotFound when
+// it is absent.
+func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metadata, error) {
+	out, err := s.c.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err != nil {
+		return store.Object{}, store.Metadata{}, wrap(err, "head", s.URL(key))
+	}
+	o := store.Object{
+		Key:          key,
+		Size:         aws.ToInt64(out.ContentLength),
+		ModTime:      aws.ToTime(out.LastModified),
+		ETag:         trimETag(aws.ToString(out.ETag)),
+		StorageClass: string(out.StorageClass),
+	}
+	m := store.Metadata{
+		ContentType:        aws.ToString(out.ContentType),
+		ContentEncoding:    aws.ToString(out.ContentEncoding),
+		ContentLanguage:    aws.ToString(out.ContentLanguage),
+		CacheControl:       aws.ToString(out.CacheControl),
+		ContentDisposition: aws.ToString(out.ContentDisposition),
+		StorageClass:       string(out.StorageClass),
+		User:               out.Metadata,
+	}
+	return o, m, nil
+}
+
+// Get opens the object from off for length bytes (to the end when length <
+// 0). With ifMatch, a changed object fails with store.ErrPreconditionFailed.
+// A body that breaks mid-stream is resumed from the first missing byte (see
+// resumingReader).
+func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch string) (io.ReadCloser, error) {
+	if length == 0 {
+		// A zero-length range cannot be written as an HTTP Range; a HEAD
+		// still reports a missing or changed object.
+		in := &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
+		if ifMatch != "" {
+			in.IfMatch = aws.String(quoteETag(ifMatch))
+		}
+		if _, err := s.c.s3.HeadObject(ctx, in); err != nil {
+			return nil, wrap(err, "get", s.URL(key))
+		}
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	r := &resumingReader{ctx: ctx, s: s, key: key, off: off, end: -1, etag: quoteETag(ifMatch)}
+	if length > 0 {
+		r.end = off + length
+	}
+	if err := r.open(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// getObject sends one GetObject for [off, end) (end < 0: to the end).
+func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMatch string) (*s3.GetObjectOutput, error) {
+	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
+	switch {
+	case end >= 0:
+		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", off, end-1))
+	case off > 0:
+		in.Range = aws.String(fmt.Sprintf("bytes=%d-", off))
+	}
+	if ifMatch != "" {
+		in.IfMatch = aws.String(ifMatch)
+	}
+	out, err := s.c.s3.GetObject(ctx, in)
+	return out, wrap(err, "get", s.URL(key))
+}
+
+// maxBuffered is the largest body Put copies into memory to make it
+// seekable. A retried request must resend its body from the start; a body
+// that cannot seek could only be sent once.
+const maxBuffered = 16 << 20
+
+// Put writes a whole object with one PutObject.
+func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64, meta store.Metadata) error {
+	if body == nil {
+		body = strings.NewReader("")
+	}
+	rs, err := seekable(body, size)
+	if err != nil {
+		return fmt.Errorf("put %s: %w", s.URL(key), err)
+	}
+	in := &s3.PutObjectInput{
+		Bucket:        aws.String(s.bucket),
+		Key:           aws.String(key),
+		Body:          rs,
+		ContentLength: aws.Int64(size),
+	}
+	applyPutMetadata(in, meta)
+	_, err = s.c.s3.PutObject(ctx, in)
+	return wrap(err, "put", s.URL(key))
+}
+
+// seekable returns body as an io.ReadSeeker holding exactly size bytes from
+// its current position, so a short body fails here and not after ten
+// retries of a request the transport refuses to send.
+func seekable(body io.Reader, size int64) (io.ReadSeeker, error) {
+	if rs, ok := body.(io.ReadSeeker); ok {
+		cur, err := rs.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return nil, err
+		}
+		end, err := rs.Seek(0, io.SeekEnd)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := rs.Seek(cur, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if end-cur != size {
+			return nil, fmt.Errorf("body has %d bytes, want %d", end-cur, size)
+		}
+		return rs, nil
+	}
+	if size > maxBuffered {
+		return nil, fmt.Errorf("body of %d bytes is not seekable (at most %d bytes are buffered)", size, maxBuffered)
+	}
+	buf := make([]byte, size)
+	if _, err := io.ReadFull(body, buf); err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	if n, _ := body.Read(make([]byte, 1)); n > 0 {
+		return nil, fmt.Errorf("body is longer than %d bytes", size)
+	}
+	return bytes.NewReader(buf), nil
+}
+
+func applyPutMetadata(in *s3.PutObjectInput, m store.Metadata) {
+	in.ContentType = optional(m.ContentType)
+	in.ContentEncoding = optional(m.ContentEncoding)
+	in.ContentLanguage = optional(m.ContentLanguage)
+	in.CacheControl = optional(m.CacheControl)
+	in.ContentDisposition = optional(m.ContentDisposition)
+	in.StorageClass = s3types.StorageClass(m.StorageClass)
+	in.Metadata = m.User
+}
+
+func optional(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return aws.String(v)
+}
+
+// Delete removes one object; a missing object is not an error.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	_, err := s.c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	if err := wrap(err, "delete", s.URL(key)); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// DeleteObjects removes keys with DeleteObjects requests of up to 1,000 keys
+// each; see Client.DeleteObjects.
+func (s *Store) DeleteObjects(ctx context.Context, keys []string) ([]DeleteError, error) {
+	return s.c.DeleteObjects(ctx, s.bucket, keys)
+}
+
+// CanCopyFrom reports whether Copy can read from src server-side: src must
+// be a bucket reached through the same endpoint with the same credentials.
+func (s *Store) CanCopyFrom(src store.Store) (string, bool) {
+	o, ok := src.(*Store)
+	if !ok || o.c.identity != s.c.identity {
+		return "", false
+	}
+	return o.bucket, true
+}
+
+// Copy copies src to key with one CopyObject (objects up to 5 GiB). With
+// meta nil the source's metadata is kept; otherwise it is replaced.
+func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta *store.Metadata) error {
+	in := &s3.CopyObjectInput{
+		Bucket:     aws.String(s.bucket),
+		Key:        aws.String(key),
+		CopySource: aws.String(copySource(src.Bucket, src.Key)),
+	}
+	if src.IfMatch != "" {
+		in.CopySourceIfMatch = aws.String(quoteETag(src.IfMatch))
+	}
+	if meta == nil {
+		in.MetadataDirective = s3types.MetadataDirectiveCopy
+	} else {
+		in.MetadataDirective = s3types.MetadataDirectiveReplace
+		in.ContentType = optional(meta.ContentType)
+		in.ContentEncoding = optional(meta.ContentEncoding)
+		in.ContentLanguage = optional(meta.ContentLanguage)
+		in.CacheControl = optional(meta.CacheControl)
+		in.ContentDisposition = optional(meta.ContentDisposition)
+		in.StorageClass = s3types.StorageClass(meta.StorageClass)
+		in.Metadata = meta.User
+	}
+	_, err := s.c.s3.CopyObject(ctx, in)
+	if err != nil {
+		e := wrap(err, "copy", s.URL(key)).(*Error)
+		e.Src = "s3://" + src.Bucket + "/" + src.Key
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package s3store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aws/smithy-go/middleware"
+)
+
+// stallTransport cancels an HTTP exchange that stops making progress, so the
+// SDK retries it on a new connection instead of waiting on a dead one.
+// Progress is: the transport reading the request body, response headers
+// arriving, and response body bytes arriving while someone is reading. Time
+// the caller spends not reading (a slow disk, a full buffer budget) is not a
+// stall.
+type stallTransport struct {
+	base http.RoundTripper
+	// stall is how long any phase may go without progress.
+	stall time.Duration
+	// slowHeaders is the header wait of operations whose server-side work
+	// grows with object size and happens before the response starts: a
+	// server may copy gigabytes before it answers.
+	slowHeaders time.Duration
+}
+
+// slowOps are the operations that get stallTransport.slowHeaders.
+var slowOps = map[string]bool{
+	"CopyObject":              true,
+	"UploadPartCopy":          true,
+	"CompleteMultipartUpload": true,
+	"DeleteObjects":           true,
+}
+
+// bytesPerSecondOfHeaderWait grows the header wait of an upload with its
+// size: after the last byte a server may still hash and persist the body
+// before it answers.
+const bytesPerSecondOfHeaderWait = 8 << 20
+
+var errStalled = errors.New("stalled")
+
+// stallError is what a stalled exchange fails with. It says it is a
+// retryable timeout, which is how the SDK's retryer and internal/retry
+// recognise it.
+type stallError struct {
+	op    string
+	phase string
+	after time.Duration
+}
+
+func (e *stallError) Error() string {
+	return fmt.Sprintf("%s: no progress %s for %v; connection dropped", e.op, e.phase, e.after)
+}
+func (e *stallError) Timeout() bool        { return true }
+func (e *stallError) Temporary() bool      { return true }
+func (e *stallError) RetryableError() bool { return true }
+
+func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.stall <= 0 {
+		return t.base.RoundTrip(req)
+	}
+	parent := req.Context()
+	op := middleware.GetOperationName(parent)
+	headerWait := t.stall
+	if slowOps[op] {
+		headerWait = max(t.slowHeaders, t.stall)
+	} else if req.ContentLength > 0 {
+		headerWait += time.Duration(req.ContentLength/bytesPerSecondOfHeaderWait) * time.Second
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	send := newWatchdog(func() { cancel(errStalled) })
+	out := req.WithContext(ctx)
+	phase := "waiting for response headers"
+	if req.Body != nil && req.Body != http.NoBody {
+		out.Body = &sendBody{ReadCloser: req.Body, w: send, stall: t.stall, headerWait: headerWait}
+		send.arm(t.stall)
+	} else {
+		send.arm(headerWait)
+	}
+	resp, err := t.base.RoundTrip(out)
+	send.finish()
+	if err != nil {
+		stalled := errors.Is(context.Cause(ctx), errStalled) && parent.Err() == nil
+		cancel(nil)
+		if stalled {
+			if b, ok := out.Body.(*sendBody); ok && !b.sent() {
+				phase = "sending the request body"
+			}
+			return nil, &stallError{op: op, phase: phase, after: t.stall}
+		}
+		return nil, err
+	}
+	resp.Body = &recvBody{
+		ReadCloser: resp.Body,
+		w:          newWatchdog(func() { cancel(errStalled) }),
+		stall:      t.stall,
+		ctx:        ctx,
+		parent:     parent,
+		cancel:     cancel,
+		op:         op,
+	}
+	return resp, nil
+}
+
+// watchdog runs fire when armed and not re-armed or disarmed in time.
+type watchdog struct {
+	mu    sync.Mutex
+	timer *time.Timer
+	done  bool
+}
+
+func newWatchdog(fire func()) *watchdog {
+	w := &watchdog{timer: time.AfterFunc(time.Hour, fire)}
+	w.timer.Stop()
+	return w
+}
+
+func (w *watchdog) arm(d time.Duration) {
+	w.mu.Lock()
+	if !w.done {
+		w.timer.Reset(d)
+	}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) disarm() {
+	w.mu.Lock()
+	w.timer.Stop()
+	w.mu.Unlock()
+}
+
+// finish disarms for good: the transport may still read the request body
+// after the response arrived, and that must not arm the timer again.
+func (w *watchdog) finish() {
+	w.mu.Lock()
+	w.done = true
+	w.timer.Stop()
+	w.mu.Unlock()
+}
+
+// sendBody arms the watchdog between the transport's reads of the request
+// body: a transport that stops reading is blocked on a connection that
+// stopped accepting bytes.
+type sendBody struct {
+	io.ReadCloser
+	w                 *watchdog
+	stall, headerWait time.Duration
+	mu                sync.Mutex
+	eof               bool
+}
+
+func (b *sendBody) Read(p []byte) (int, error) {
+	b.w.disarm() // time spent producing the bytes is not the network's
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.mu.Lock()
+		b.eof = true
+		b.mu.Unlock()
+		b.w.arm(b.headerWait)
+	} else {
+		b.w.arm(b.stall)
+	}
+	return n, err
+}
+
+func (b *sendBody) sent() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.eof
+}
+
+// recvBody arms the watchdog while a read of the response body is pending.
+type recvBody struct {
+	io.ReadCloser
+	w           *watchdog
+	stall       time.Duration
+	ctx, parent context.Context
+	cancel      context.CancelCauseFunc
+	op          string
+}
+
+func (b *recvBody) Read(p []byte) (int, error) {
+	b.w.arm(b.stall)
+	n, err := b.ReadCloser.Read(p)
+	b.w.disarm()
+	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), errStalled) && b.parent.Err() == nil {
+		err = &stallError{op: b.op, phase: "receiving the response body", after: b.stall}
+	}
+	return n, err
+}
+
+func (b *recvBody) Close() error {
+	b.w.finish()
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
+}
