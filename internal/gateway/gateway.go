@@ -58,6 +58,9 @@ const (
 	// default costs 256 MiB of garbage for 256 ranged GETs in flight; 256 KiB
 	// keeps syscalls per GiB in the low thousands at a quarter of that.
 	ioBufferSize = 256 << 10
+	// shutdownGrace bounds how long Main waits for the gateway to finish
+	// in-flight requests once its context is done.
+	shutdownGrace = 2 * time.Second
 	// bindAttempts bounds retries when the free port we picked is taken
 	// by someone else before the gateway binds it.
 	bindAttempts = 10
@@ -99,7 +102,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Main serves opts.Dir until ctx is done. Once the server answers on
+// Main serves opts.Dir until ctx is done, then gives requests in flight a
+// short grace period and returns. Once the server answers on
 // HealthPath it writes exactly one line, "endpoint: http://HOST:PORT", to
 // stdout.
 //
@@ -233,8 +237,23 @@ func serve(ctx context.Context, opts Options, dir, addr string, stdout io.Writer
 		<-stopped
 		return err
 	}
-	<-stopped
-	return runErr
+	select {
+	case <-stopped:
+		return runErr
+	case <-ctx.Done():
+	}
+	// versitygw's graceful shutdown waits up to 10s for connections the
+	// server has not yet counted as idle, which is every connection a
+	// client opened in the last 5s; clients keep many of them. Requests
+	// still running after the grace period end with the process.
+	grace := time.NewTimer(shutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-stopped:
+		return runErr
+	case <-grace.C:
+		return nil
+	}
 }
 
 // newBackend picks extended attributes for object metadata, as versitygw's
