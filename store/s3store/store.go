@@ -112,7 +112,7 @@ func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metad
 		ContentLanguage:    aws.ToString(out.ContentLanguage),
 		CacheControl:       aws.ToString(out.CacheControl),
 		ContentDisposition: aws.ToString(out.ContentDisposition),
-		StorageClass:       string(out.StorageClass),
+		StorageClass:       metadataClass(out.StorageClass),
 		User:               out.Metadata,
 	}
 	return o, m, nil
@@ -143,6 +143,17 @@ func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch 
 		return nil, err
 	}
 	return r, nil
+}
+
+// metadataClass maps STANDARD to "": Metadata is what a write would send,
+// and an empty class asks for the default, so an object written without a
+// class reads back with the same Metadata whether or not the server names
+// the default class in its answer.
+func metadataClass(c s3types.StorageClass) string {
+	if c == s3types.StorageClassStandard {
+		return ""
+	}
+	return string(c)
 }
 
 // getObject sends one GetObject for [off, end) (end < 0: to the end).

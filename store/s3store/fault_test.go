@@ -1,0 +1,124 @@
+package s3store
+
+import (
+	"errors"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+// faultServer stands between a client and the real server and lets a test
+// answer some requests itself: a 503, a 200 carrying an error, a response
+// that stops half-way. Everything else reaches the real server. It tests
+// what the client does about faults, so only the faults are made up.
+type faultServer struct {
+	URL   string
+	count atomic.Int64
+	mu    sync.Mutex
+	seen  []*http.Request // clones of every request, for assertions
+}
+
+// faultFunc handles request n (1-based). It calls next to let the request
+// through.
+type faultFunc func(n int64, w http.ResponseWriter, r *http.Request, next http.Handler)
+
+func newFaultServer(t *testing.T, srv *s3test.Server, fault faultFunc) *faultServer {
+	t.Helper()
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	// The proxy logs every connection a test cuts on purpose.
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	fs := &faultServer{}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fs.mu.Lock()
+		fs.seen = append(fs.seen, r.Clone(r.Context()))
+		fs.mu.Unlock()
+		fault(fs.count.Add(1), w, r, proxy)
+	}))
+	t.Cleanup(hs.Close)
+	fs.URL = hs.URL
+	return fs
+}
+
+// requests returns clones of the requests seen so far.
+func (fs *faultServer) requests() []*http.Request {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return append([]*http.Request(nil), fs.seen...)
+}
+
+// opOf names the S3 operation of a request as the SDK sends it: it tags
+// most requests with an x-id query parameter.
+func opOf(r *http.Request) string {
+	q := r.URL.Query()
+	switch {
+	case q.Get("x-id") != "":
+		return q.Get("x-id")
+	case r.Method == http.MethodHead:
+		return "HeadObject"
+	case q.Has("list-type"):
+		return "ListObjectsV2"
+	case q.Has("delete"):
+		return "DeleteObjects"
+	case r.Method == http.MethodPost && q.Has("uploads"):
+		return "CreateMultipartUpload"
+	case r.Method == http.MethodPost && q.Has("uploadId"):
+		return "CompleteMultipartUpload"
+	}
+	return r.Method
+}
+
+func slowDown(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
+}
+
+// hang answers nothing until the client gives up on the request. It reads
+// the request body first: the server only notices a closed connection once
+// the body is consumed.
+func hang(w http.ResponseWriter, r *http.Request) {
+	io.Copy(io.Discard, r.Body)
+	<-r.Context().Done()
+}
+
+var errCut = errors.New("faultServer: response cut")
+
+// cutWriter passes the response through up to limit body bytes, then calls
+// cut (which may block) and fails the write, making the proxy abort the
+// connection.
+type cutWriter struct {
+	http.ResponseWriter
+	limit int
+	cut   func()
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	if len(p) > c.limit {
+		p = p[:c.limit]
+	}
+	n, err := c.ResponseWriter.Write(p)
+	c.limit -= n
+	if err != nil {
+		return n, err
+	}
+	if c.limit == 0 {
+		c.ResponseWriter.(http.Flusher).Flush()
+		c.cut()
+		return n, errCut
+	}
+	return n, nil
+}
+
+func (c *cutWriter) Flush() { c.ResponseWriter.(http.Flusher).Flush() }
