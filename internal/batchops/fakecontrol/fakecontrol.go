@@ -1,0 +1,925 @@
+// Package fakecontrol is a FAKE of the AWS S3 Control plane's Batch
+// Operations API, for tests only. No emulator runs Batch Operations jobs
+// (moto has no jobs API, LocalStack only in its paid tier), so s3bulk's tests
+// run against this one.
+//
+// It is faithful where s3bulk depends on it and simple elsewhere. It speaks
+// the real REST-XML wire format of CreateJob, DescribeJob, UpdateJobStatus
+// and ListJobs (paths under /v20180820/jobs, the x-amz-account-id header,
+// the 2018-08-20 XML namespace, wrapped <ErrorResponse> errors), so the
+// unmodified SDK client talks to it; it also answers STS GetCallerIdentity.
+// A job reads its manifest from a real S3 server, checks its ETag, copies
+// each object there with CopyObject, moves through the real statuses (New,
+// Preparing, Ready, Active, then Completing/Complete, Failing/Failed or
+// Cancelling/Cancelled) and writes a Report_CSV_20180820 completion report
+// with its manifest.json. It does not check signatures beyond their form,
+// runs one task at a time, and supports only S3PutObjectCopy with CSV
+// manifests.
+package fakecontrol
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/md5"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+)
+
+// Options configures the fake.
+type Options struct {
+	// AccountID is the only account the fake knows; requests for another get
+	// 403 AccessDenied, like a wrong x-amz-account-id. Default 123456789012.
+	AccountID string
+	// Region appears in job ARNs. Default us-east-1.
+	Region string
+	// BeforeTask, when set, runs in the job's goroutine before each task
+	// (task counts from 0). Tests block in it to cancel a job mid-way, or
+	// change the source between listing and copying.
+	BeforeTask func(jobID string, task int)
+	// ListPageSize is how many jobs one ListJobs page holds. Default 1000.
+	ListPageSize int
+	// FailureThreshold is the task count after which a job whose tasks
+	// mostly fail is failed, as AWS does after 1,000 tasks. Default 1000.
+	FailureThreshold int
+}
+
+// Server is a running fake.
+type Server struct {
+	// URL is the endpoint: ClientOptions.ControlEndpoint and STSEndpoint.
+	URL string
+
+	s3   *s3.Client
+	opts Options
+	http *httptest.Server
+
+	ctx    context.Context // ends when the test ends; stops running jobs
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	jobs   map[string]*job
+	order  []string // job ids by creation
+	tokens map[string]tokenUse
+	seq    int
+}
+
+type tokenUse struct {
+	jobID string
+	body  string
+}
+
+type job struct {
+	id       string
+	token    string
+	created  time.Time
+	req      createJobRequest
+	status   string
+	history  []string
+	reason   string
+	failures []failure
+
+	total, succeeded, failed int64
+	activeSince              time.Time
+	active                   time.Duration
+	terminated               time.Time
+
+	cancelRequested bool
+	readyRequested  chan struct{} // closed when a Suspended job is confirmed
+	done            chan struct{} // closed at the final status
+}
+
+type failure struct{ code, reason string }
+
+// New starts a fake whose jobs work against the S3 server behind s3c. It
+// stops, and waits for its jobs, when the test ends.
+func New(t testing.TB, s3c *s3.Client, opts Options) *Server {
+	t.Helper()
+	if opts.AccountID == "" {
+		opts.AccountID = "123456789012"
+	}
+	if opts.Region == "" {
+		opts.Region = "us-east-1"
+	}
+	if opts.ListPageSize <= 0 {
+		opts.ListPageSize = 1000
+	}
+	if opts.FailureThreshold <= 0 {
+		opts.FailureThreshold = 1000
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{s3: s3c, opts: opts, ctx: ctx, cancel: cancel, jobs: map[string]*job{}, tokens: map[string]tokenUse{}}
+	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.http.URL
+	t.Cleanup(func() {
+		s.cancel()
+		s.http.Close()
+		s.wg.Wait()
+	})
+	return s
+}
+
+// AccountID is the fake's account.
+func (s *Server) AccountID() string { return s.opts.AccountID }
+
+// History returns the statuses job id went through, in order.
+func (s *Server) History(id string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j, ok := s.jobs[id]; ok {
+		return slices.Clone(j.history)
+	}
+	return nil
+}
+
+// Wait blocks until job id reaches a final status, and returns it. It is
+// for tests that drive the fake without polling through the SDK.
+func (s *Server) Wait(ctx context.Context, id string) (string, error) {
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	s.mu.Unlock()
+	if !ok {
+		return "", fmt.Errorf("fake control: no job %s", id)
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return j.status, nil
+}
+
+func final(status string) bool {
+	return status == "Complete" || status == "Failed" || status == "Cancelled"
+}
+
+const ns = "http://awss3control.amazonaws.com/doc/2018-08-20/"
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/" && r.Method == http.MethodPost {
+		s.sts(w, r)
+		return
+	}
+	if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 ") ||
+		!strings.Contains(r.Header.Get("Authorization"), "/s3/aws4_request") {
+		// S3 Control requests are SigV4-signed for the "s3" service.
+		writeError(w, http.StatusForbidden, "SignatureDoesNotMatch", "request is not SigV4-signed for service s3")
+		return
+	}
+	if acct := r.Header.Get("X-Amz-Account-Id"); acct != s.opts.AccountID {
+		writeError(w, http.StatusForbidden, "AccessDenied", fmt.Sprintf("account %q is not %q", acct, s.opts.AccountID))
+		return
+	}
+	const root = "/v20180820/jobs"
+	rest, ok := strings.CutPrefix(r.URL.Path, root)
+	switch {
+	case !ok:
+		writeError(w, http.StatusNotFound, "NotFound", "no such path "+r.URL.Path)
+	case rest == "" && r.Method == http.MethodPost:
+		s.createJob(w, r)
+	case rest == "" && r.Method == http.MethodGet:
+		s.listJobs(w, r)
+	case strings.HasSuffix(rest, "/status") && r.Method == http.MethodPost:
+		s.updateJobStatus(w, r, strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/status"))
+	case r.Method == http.MethodGet && strings.Count(rest, "/") == 1:
+		s.describeJob(w, strings.TrimPrefix(rest, "/"))
+	default:
+		writeError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", r.Method+" "+r.URL.Path)
+	}
+}
+
+// raw keeps an element's content as sent, so DescribeJob echoes exactly
+// what CreateJob received.
+type raw struct {
+	Inner string `xml:",innerxml"`
+}
+
+type createJobRequest struct {
+	XMLName              xml.Name `xml:"CreateJobRequest"`
+	ClientRequestToken   string   `xml:"ClientRequestToken"`
+	ConfirmationRequired bool     `xml:"ConfirmationRequired"`
+	Description          string   `xml:"Description"`
+	Priority             *int32   `xml:"Priority"`
+	RoleArn              string   `xml:"RoleArn"`
+	Manifest             struct {
+		Spec struct {
+			Format string   `xml:"Format"`
+			Fields []string `xml:"Fields>member"`
+		} `xml:"Spec"`
+		Location struct {
+			ObjectArn       string `xml:"ObjectArn"`
+			ETag            string `xml:"ETag"`
+			ObjectVersionID string `xml:"ObjectVersionId"`
+		} `xml:"Location"`
+	} `xml:"Manifest"`
+	Operation struct {
+		Copy *struct {
+			TargetResource    string `xml:"TargetResource"`
+			TargetKeyPrefix   string `xml:"TargetKeyPrefix"`
+			StorageClass      string `xml:"StorageClass"`
+			MetadataDirective string `xml:"MetadataDirective"`
+			NewObjectMetadata *struct {
+				CacheControl       string `xml:"CacheControl"`
+				ContentDisposition string `xml:"ContentDisposition"`
+				ContentEncoding    string `xml:"ContentEncoding"`
+				ContentLanguage    string `xml:"ContentLanguage"`
+				ContentType        string `xml:"ContentType"`
+				UserMetadata       []struct {
+					Key   string `xml:"key"`
+					Value string `xml:"value"`
+				} `xml:"UserMetadata>entry"`
+			} `xml:"NewObjectMetadata"`
+		} `xml:"S3PutObjectCopy"`
+	} `xml:"Operation"`
+	Report struct {
+		Enabled     bool   `xml:"Enabled"`
+		Bucket      string `xml:"Bucket"`
+		Format      string `xml:"Format"`
+		Prefix      string `xml:"Prefix"`
+		ReportScope string `xml:"ReportScope"`
+	} `xml:"Report"`
+
+	// The same three elements, verbatim, for DescribeJob.
+	rawManifest, rawOperation, rawReport string
+}
+
+type rawParts struct {
+	Manifest  raw `xml:"Manifest"`
+	Operation raw `xml:"Operation"`
+	Report    raw `xml:"Report"`
+}
+
+func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
+	if ct := r.Header.Get("Content-Type"); ct != "application/xml" {
+		writeError(w, http.StatusBadRequest, "BadRequestException", "Content-Type "+ct+", want application/xml")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestException", err.Error())
+		return
+	}
+	var req createJobRequest
+	var rp rawParts
+	if err := xml.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "MalformedXML", err.Error())
+		return
+	}
+	if err := xml.Unmarshal(body, &rp); err != nil {
+		writeError(w, http.StatusBadRequest, "MalformedXML", err.Error())
+		return
+	}
+	req.rawManifest, req.rawOperation, req.rawReport = rp.Manifest.Inner, rp.Operation.Inner, rp.Report.Inner
+	if msg := validate(&req); msg != "" {
+		writeError(w, http.StatusBadRequest, "BadRequestException", msg)
+		return
+	}
+
+	s.mu.Lock()
+	if use, ok := s.tokens[req.ClientRequestToken]; ok {
+		s.mu.Unlock()
+		if use.body != string(body) {
+			writeError(w, http.StatusBadRequest, "IdempotencyException", "ClientRequestToken was used for a different request")
+			return
+		}
+		writeXML(w, struct {
+			XMLName xml.Name `xml:"CreateJobResult"`
+			NS      string   `xml:"xmlns,attr"`
+			JobID   string   `xml:"JobId"`
+		}{NS: ns, JobID: use.jobID})
+		return
+	}
+	s.seq++
+	j := &job{
+		id:             fmt.Sprintf("%08x-0000-4000-8000-%012x", s.seq, time.Now().UnixNano()&0xffffffffffff),
+		token:          req.ClientRequestToken,
+		created:        time.Now().UTC(),
+		req:            req,
+		readyRequested: make(chan struct{}),
+		done:           make(chan struct{}),
+	}
+	s.jobs[j.id] = j
+	s.order = append(s.order, j.id)
+	s.tokens[req.ClientRequestToken] = tokenUse{jobID: j.id, body: string(body)}
+	s.setStatus(j, "New")
+	s.wg.Add(1)
+	s.mu.Unlock()
+
+	go func() {
+		defer s.wg.Done()
+		s.run(j)
+	}()
+	writeXML(w, struct {
+		XMLName xml.Name `xml:"CreateJobResult"`
+		NS      string   `xml:"xmlns,attr"`
+		JobID   string   `xml:"JobId"`
+	}{NS: ns, JobID: j.id})
+}
+
+// validate checks what AWS would reject at CreateJob, and what the fake
+// does not implement.
+func validate(req *createJobRequest) string {
+	switch {
+	case req.ClientRequestToken == "":
+		return "ClientRequestToken is required"
+	case len(req.ClientRequestToken) > 64:
+		return "ClientRequestToken is longer than 64 characters"
+	case req.Priority == nil:
+		return "Priority is required"
+	case !strings.HasPrefix(req.RoleArn, "arn:aws:iam::"):
+		return "RoleArn is not an IAM role ARN: " + req.RoleArn
+	case req.Manifest.Spec.Format != "S3BatchOperations_CSV_20180820":
+		return "the fake reads only S3BatchOperations_CSV_20180820 manifests, not " + req.Manifest.Spec.Format
+	case !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key"}):
+		return fmt.Sprintf("the fake reads only Bucket,Key manifests, not %v", req.Manifest.Spec.Fields)
+	case !strings.HasPrefix(req.Manifest.Location.ObjectArn, "arn:aws:s3:::"):
+		return "manifest ObjectArn is not an S3 object ARN"
+	case req.Manifest.Location.ETag == "":
+		return "manifest ETag is required"
+	case req.Operation.Copy == nil:
+		return "the fake runs only S3PutObjectCopy"
+	case !strings.HasPrefix(req.Operation.Copy.TargetResource, "arn:aws:s3:::"):
+		return "TargetResource is not a bucket ARN"
+	case req.Report.Enabled && !strings.HasPrefix(req.Report.Bucket, "arn:aws:s3:::"):
+		return "report Bucket is not a bucket ARN"
+	case req.Report.Enabled && req.Report.Format != "Report_CSV_20180820":
+		return "report Format must be Report_CSV_20180820"
+	case req.Report.Enabled && req.Report.ReportScope != "AllTasks" && req.Report.ReportScope != "FailedTasksOnly":
+		return "report ReportScope must be AllTasks or FailedTasksOnly"
+	}
+	return ""
+}
+
+// setStatus records a status change; s.mu must be held.
+func (s *Server) setStatus(j *job, status string) {
+	if j.status == status {
+		return
+	}
+	now := time.Now()
+	if j.status == "Active" {
+		j.active += now.Sub(j.activeSince)
+	}
+	if status == "Active" {
+		j.activeSince = now
+	}
+	j.status = status
+	j.history = append(j.history, status)
+	if final(status) {
+		j.terminated = now.UTC()
+		close(j.done)
+	}
+}
+
+// step moves j to status unless a cancel was requested, in which case the
+// job ends Cancelled; it reports whether the job goes on.
+func (s *Server) step(j *job, status string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j.cancelRequested || s.ctx.Err() != nil {
+		return false
+	}
+	s.setStatus(j, status)
+	return true
+}
+
+func (s *Server) run(j *job) {
+	ctx := s.ctx
+	if !s.step(j, "Preparing") {
+		s.finishCancelled(ctx, j, nil)
+		return
+	}
+	mBucket, mKey, _ := strings.Cut(strings.TrimPrefix(j.req.Manifest.Location.ObjectArn, "arn:aws:s3:::"), "/")
+	total, fcode, freason := s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag)
+	if fcode != "" {
+		s.mu.Lock()
+		j.failures = append(j.failures, failure{fcode, freason})
+		s.setStatus(j, "Failing")
+		s.setStatus(j, "Failed")
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Lock()
+	j.total = total
+	s.mu.Unlock()
+	if j.req.ConfirmationRequired {
+		if !s.step(j, "Suspended") {
+			s.finishCancelled(ctx, j, nil)
+			return
+		}
+		select {
+		case <-j.readyRequested:
+		case <-ctx.Done():
+			return
+		}
+	}
+	if !s.step(j, "Ready") || !s.step(j, "Active") {
+		s.finishCancelled(ctx, j, nil)
+		return
+	}
+
+	var results []result
+	err := s.eachLine(ctx, mBucket, mKey, func(task int, bucket, encKey string) (bool, error) {
+		if s.opts.BeforeTask != nil {
+			s.opts.BeforeTask(j.id, task)
+		}
+		s.mu.Lock()
+		stop := j.cancelRequested
+		s.mu.Unlock()
+		if stop || ctx.Err() != nil {
+			return false, nil
+		}
+		res := s.copyOne(ctx, j, bucket, encKey)
+		results = append(results, res)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if res.status == "succeeded" {
+			j.succeeded++
+		} else {
+			j.failed++
+		}
+		done := j.succeeded + j.failed
+		if done >= int64(s.opts.FailureThreshold) && j.failed*2 > done {
+			j.failures = append(j.failures, failure{"TaskFailureRateExceeded", fmt.Sprintf("%d of %d tasks failed", j.failed, done)})
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		s.mu.Lock()
+		j.failures = append(j.failures, failure{"ManifestReadFailed", err.Error()})
+		s.mu.Unlock()
+	}
+
+	s.mu.Lock()
+	cancelled := j.cancelRequested
+	failed := len(j.failures) > 0
+	s.mu.Unlock()
+	switch {
+	case cancelled:
+		s.finishCancelled(ctx, j, results)
+	case failed:
+		s.finish(ctx, j, results, "Failing", "Failed")
+	default:
+		s.finish(ctx, j, results, "Completing", "Complete")
+	}
+}
+
+func (s *Server) finishCancelled(ctx context.Context, j *job, results []result) {
+	s.finish(ctx, j, results, "Cancelling", "Cancelled")
+}
+
+// finish writes the report (AWS writes one when at least one task ran)
+// while the job is in its -ing status, then ends it.
+func (s *Server) finish(ctx context.Context, j *job, results []result, ing, final string) {
+	s.mu.Lock()
+	if j.status != ing {
+		s.setStatus(j, ing)
+	}
+	s.mu.Unlock()
+	if len(results) > 0 && j.req.Report.Enabled {
+		if err := s.writeReport(ctx, j, results); err != nil && ctx.Err() == nil {
+			s.mu.Lock()
+			j.failures = append(j.failures, failure{"ReportWriteFailed", err.Error()})
+			if final == "Complete" {
+				s.setStatus(j, "Failing")
+				final = "Failed"
+			}
+			s.mu.Unlock()
+		}
+	}
+	s.mu.Lock()
+	s.setStatus(j, final)
+	s.mu.Unlock()
+}
+
+// prepare checks the manifest's ETag and counts its tasks.
+func (s *Server) prepare(ctx context.Context, bucket, key, etag string) (int64, string, string) {
+	head, err := s.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		return 0, "ManifestNotFound", fmt.Sprintf("reading the manifest s3://%s/%s: %v", bucket, key, err)
+	}
+	if got := strings.Trim(aws.ToString(head.ETag), `"`); got != strings.Trim(etag, `"`) {
+		return 0, "ManifestETagMismatch", fmt.Sprintf("the manifest's ETag is %s, the job names %s", got, etag)
+	}
+	var n int64
+	err = s.eachLine(ctx, bucket, key, func(int, string, string) (bool, error) { n++; return true, nil })
+	if err != nil {
+		return 0, "ManifestParseFailed", err.Error()
+	}
+	if n == 0 {
+		return 0, "ManifestEmpty", "the manifest lists no objects"
+	}
+	return n, "", ""
+}
+
+// eachLine streams the manifest's lines: Bucket,Key with the key as written.
+func (s *Server) eachLine(ctx context.Context, bucket, key string, fn func(task int, bucket, encKey string) (bool, error)) error {
+	out, err := s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		return err
+	}
+	defer out.Body.Close()
+	sc := bufio.NewScanner(out.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for task := 0; sc.Scan(); task++ {
+		line := sc.Text()
+		b, k, ok := strings.Cut(line, ",")
+		if !ok || b == "" || k == "" || strings.Contains(k, ",") {
+			return fmt.Errorf("manifest line %d: %q is not Bucket,Key", task+1, line)
+		}
+		if goOn, err := fn(task, b, k); err != nil || !goOn {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+type result struct {
+	bucket, encKey string
+	status         string
+	httpStatus     int
+	errorCode      string
+	message        string
+}
+
+func (s *Server) copyOne(ctx context.Context, j *job, bucket, encKey string) result {
+	res := result{bucket: bucket, encKey: encKey}
+	key, err := url.QueryUnescape(encKey)
+	if err != nil {
+		res.status, res.httpStatus, res.errorCode, res.message = "failed", 400, "InvalidManifestKey", err.Error()
+		return res
+	}
+	op := j.req.Operation.Copy
+	in := &s3.CopyObjectInput{
+		Bucket:     aws.String(strings.TrimPrefix(op.TargetResource, "arn:aws:s3:::")),
+		Key:        aws.String(op.TargetKeyPrefix + key),
+		CopySource: aws.String(bucket + "/" + url.QueryEscape(key)),
+	}
+	if op.StorageClass != "" {
+		in.StorageClass = s3types.StorageClass(op.StorageClass)
+	}
+	if op.MetadataDirective == "REPLACE" && op.NewObjectMetadata != nil {
+		m := op.NewObjectMetadata
+		in.MetadataDirective = s3types.MetadataDirectiveReplace
+		in.CacheControl = opt(m.CacheControl)
+		in.ContentDisposition = opt(m.ContentDisposition)
+		in.ContentEncoding = opt(m.ContentEncoding)
+		in.ContentLanguage = opt(m.ContentLanguage)
+		in.ContentType = opt(m.ContentType)
+		if len(m.UserMetadata) > 0 {
+			in.Metadata = map[string]string{}
+			for _, e := range m.UserMetadata {
+				in.Metadata[e.Key] = e.Value
+			}
+		}
+	}
+	_, err = s.s3.CopyObject(ctx, in)
+	if err == nil {
+		res.status, res.httpStatus, res.message = "succeeded", 200, "Successful"
+		return res
+	}
+	res.status, res.httpStatus, res.errorCode, res.message = "failed", 500, "InternalError", err.Error()
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		res.errorCode, res.message = ae.ErrorCode(), ae.ErrorMessage()
+	}
+	var he interface{ HTTPStatusCode() int }
+	if errors.As(err, &he) {
+		res.httpStatus = he.HTTPStatusCode()
+	}
+	return res
+}
+
+func opt(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// writeReport writes results/<sha1>.csv files, one per task status, and the
+// manifest.json that lists them, under <prefix>/job-<id>/.
+func (s *Server) writeReport(ctx context.Context, j *job, results []result) error {
+	rep := j.req.Report
+	bucket := strings.TrimPrefix(rep.Bucket, "arn:aws:s3:::")
+	dir := "job-" + j.id
+	if p := strings.TrimSuffix(rep.Prefix, "/"); p != "" {
+		dir = p + "/" + dir
+	}
+	type file struct {
+		TaskExecutionStatus string `json:"TaskExecutionStatus"`
+		Bucket              string `json:"Bucket"`
+		MD5Checksum         string `json:"MD5Checksum"`
+		Key                 string `json:"Key"`
+	}
+	var files []file
+	for _, status := range []string{"succeeded", "failed"} {
+		if status == "succeeded" && rep.ReportScope == "FailedTasksOnly" {
+			continue
+		}
+		var buf bytes.Buffer
+		for _, r := range results {
+			if r.status != status {
+				continue
+			}
+			// AWS's rows put the HTTP status before the error code,
+			// whatever the schema line says.
+			fmt.Fprintf(&buf, "%s,%s,,%s,%d,%s,%s\n", r.bucket, r.encKey, r.status, r.httpStatus, r.errorCode, csvQuote(r.message))
+		}
+		if buf.Len() == 0 {
+			continue
+		}
+		sum := sha1.Sum([]byte(j.id + status))
+		key := dir + "/results/" + hex.EncodeToString(sum[:]) + ".csv"
+		md := md5.Sum(buf.Bytes())
+		if err := s.put(ctx, bucket, key, buf.Bytes(), "text/csv"); err != nil {
+			return err
+		}
+		files = append(files, file{TaskExecutionStatus: status, Bucket: bucket, MD5Checksum: hex.EncodeToString(md[:]), Key: key})
+	}
+	m, err := json.MarshalIndent(struct {
+		Format             string `json:"Format"`
+		ReportCreationDate string `json:"ReportCreationDate"`
+		Results            []file `json:"Results"`
+		ReportSchema       string `json:"ReportSchema"`
+	}{
+		Format:             "Report_CSV_20180820",
+		ReportCreationDate: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"),
+		Results:            files,
+		ReportSchema:       "Bucket, Key, VersionId, TaskStatus, ErrorCode, HTTPStatusCode, ResultMessage",
+	}, "", "    ")
+	if err != nil {
+		return err
+	}
+	return s.put(ctx, bucket, dir+"/manifest.json", m, "application/json")
+}
+
+func (s *Server) put(ctx context.Context, bucket, key string, body []byte, contentType string) error {
+	_, err := s.s3.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(bucket), Key: aws.String(key),
+		Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))),
+		ContentType: aws.String(contentType),
+	})
+	return err
+}
+
+func csvQuote(s string) string {
+	if !strings.ContainsAny(s, ",\"\n\r") {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+type progressXML struct {
+	TotalNumberOfTasks     int64 `xml:"TotalNumberOfTasks"`
+	NumberOfTasksSucceeded int64 `xml:"NumberOfTasksSucceeded"`
+	NumberOfTasksFailed    int64 `xml:"NumberOfTasksFailed"`
+	Timers                 struct {
+		ElapsedTimeInActiveSeconds int64 `xml:"ElapsedTimeInActiveSeconds"`
+	} `xml:"Timers"`
+}
+
+type failureXML struct {
+	FailureCode   string `xml:"FailureCode"`
+	FailureReason string `xml:"FailureReason"`
+}
+
+type jobDescriptorXML struct {
+	JobID                string       `xml:"JobId"`
+	ConfirmationRequired bool         `xml:"ConfirmationRequired"`
+	Description          string       `xml:"Description,omitempty"`
+	JobArn               string       `xml:"JobArn"`
+	Status               string       `xml:"Status"`
+	Manifest             raw          `xml:"Manifest"`
+	Operation            raw          `xml:"Operation"`
+	Priority             int32        `xml:"Priority"`
+	ProgressSummary      progressXML  `xml:"ProgressSummary"`
+	StatusUpdateReason   string       `xml:"StatusUpdateReason,omitempty"`
+	FailureReasons       []failureXML `xml:"FailureReasons>member,omitempty"`
+	Report               raw          `xml:"Report"`
+	CreationTime         string       `xml:"CreationTime"`
+	TerminationDate      string       `xml:"TerminationDate,omitempty"`
+	RoleArn              string       `xml:"RoleArn"`
+}
+
+// progress reads j's counters; s.mu must be held.
+func (s *Server) progress(j *job) progressXML {
+	p := progressXML{TotalNumberOfTasks: j.total, NumberOfTasksSucceeded: j.succeeded, NumberOfTasksFailed: j.failed}
+	active := j.active
+	if j.status == "Active" {
+		active += time.Since(j.activeSince)
+	}
+	p.Timers.ElapsedTimeInActiveSeconds = int64(active / time.Second)
+	return p
+}
+
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+func (s *Server) describeJob(w http.ResponseWriter, id string) {
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
+		return
+	}
+	d := jobDescriptorXML{
+		JobID:                j.id,
+		ConfirmationRequired: j.req.ConfirmationRequired,
+		Description:          j.req.Description,
+		JobArn:               fmt.Sprintf("arn:aws:s3:%s:%s:job/%s", s.opts.Region, s.opts.AccountID, j.id),
+		Status:               j.status,
+		Manifest:             raw{j.req.rawManifest},
+		Operation:            raw{j.req.rawOperation},
+		Priority:             *j.req.Priority,
+		ProgressSummary:      s.progress(j),
+		StatusUpdateReason:   j.reason,
+		Report:               raw{j.req.rawReport},
+		CreationTime:         timestamp(j.created),
+		TerminationDate:      timestamp(j.terminated),
+		RoleArn:              j.req.RoleArn,
+	}
+	for _, f := range j.failures {
+		d.FailureReasons = append(d.FailureReasons, failureXML{FailureCode: f.code, FailureReason: f.reason})
+	}
+	s.mu.Unlock()
+	writeXML(w, struct {
+		XMLName xml.Name         `xml:"DescribeJobResult"`
+		NS      string           `xml:"xmlns,attr"`
+		Job     jobDescriptorXML `xml:"Job"`
+	}{NS: ns, Job: d})
+}
+
+func (s *Server) updateJobStatus(w http.ResponseWriter, r *http.Request, id string) {
+	q := r.URL.Query()
+	want := q.Get("requestedJobStatus")
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
+		return
+	}
+	switch {
+	case want == "Cancelled" && !final(j.status):
+		j.cancelRequested = true
+		j.reason = q.Get("statusUpdateReason")
+		// A job that has not started its tasks has nothing to wind down;
+		// its goroutine notices the request at its next step.
+		if j.status == "Active" || j.status == "Ready" {
+			s.setStatus(j, "Cancelling")
+		}
+		if j.status == "Suspended" {
+			close(j.readyRequested)
+		}
+	case want == "Ready" && j.status == "Suspended":
+		j.reason = q.Get("statusUpdateReason")
+		close(j.readyRequested)
+	default:
+		st := j.status
+		s.mu.Unlock()
+		writeError(w, http.StatusBadRequest, "JobStatusException", fmt.Sprintf("cannot move a job from %s to %q", st, want))
+		return
+	}
+	out := struct {
+		XMLName            xml.Name `xml:"UpdateJobStatusResult"`
+		NS                 string   `xml:"xmlns,attr"`
+		JobID              string   `xml:"JobId"`
+		Status             string   `xml:"Status"`
+		StatusUpdateReason string   `xml:"StatusUpdateReason,omitempty"`
+	}{NS: ns, JobID: j.id, Status: j.status, StatusUpdateReason: j.reason}
+	s.mu.Unlock()
+	writeXML(w, out)
+}
+
+type jobListDescriptorXML struct {
+	JobID           string      `xml:"JobId"`
+	Description     string      `xml:"Description,omitempty"`
+	Operation       string      `xml:"Operation"`
+	Priority        int32       `xml:"Priority"`
+	Status          string      `xml:"Status"`
+	CreationTime    string      `xml:"CreationTime"`
+	TerminationDate string      `xml:"TerminationDate,omitempty"`
+	ProgressSummary progressXML `xml:"ProgressSummary"`
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	statuses := q["jobStatuses"]
+	size := s.opts.ListPageSize
+	if v := q.Get("maxResults"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1000 {
+			writeError(w, http.StatusBadRequest, "InvalidRequest", "maxResults "+v)
+			return
+		}
+		if n > 0 {
+			size = min(size, n)
+		}
+	}
+	start := 0
+	if t := q.Get("nextToken"); t != "" {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "InvalidNextTokenException", "nextToken "+t)
+			return
+		}
+		start = n
+	}
+	s.mu.Lock()
+	// Newest first, as AWS lists them; the token is an offset into that.
+	var all []jobListDescriptorXML
+	for i := len(s.order) - 1; i >= 0; i-- {
+		j := s.jobs[s.order[i]]
+		if len(statuses) > 0 && !slices.Contains(statuses, j.status) {
+			continue
+		}
+		all = append(all, jobListDescriptorXML{
+			JobID: j.id, Description: j.req.Description, Operation: "S3PutObjectCopy",
+			Priority: *j.req.Priority, Status: j.status,
+			CreationTime: timestamp(j.created), TerminationDate: timestamp(j.terminated),
+			ProgressSummary: s.progress(j),
+		})
+	}
+	s.mu.Unlock()
+	var page []jobListDescriptorXML
+	next := ""
+	if start < len(all) {
+		end := min(start+size, len(all))
+		page = all[start:end]
+		if end < len(all) {
+			next = strconv.Itoa(end)
+		}
+	}
+	writeXML(w, struct {
+		XMLName   xml.Name               `xml:"ListJobsResult"`
+		NS        string                 `xml:"xmlns,attr"`
+		NextToken string                 `xml:"NextToken,omitempty"`
+		Jobs      []jobListDescriptorXML `xml:"Jobs>member"`
+	}{NS: ns, NextToken: next, Jobs: page})
+}
+
+// sts answers GetCallerIdentity (query protocol, form-encoded POST).
+func (s *Server) sts(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil || r.PostForm.Get("Action") != "GetCallerIdentity" {
+		w.Header().Set("Content-Type", "text/xml")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>InvalidAction</Code><Message>the fake answers only GetCallerIdentity</Message></Error><RequestId>fake</RequestId></ErrorResponse>`)
+		return
+	}
+	w.Header().Set("Content-Type", "text/xml")
+	fmt.Fprintf(w, `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+  <GetCallerIdentityResult>
+    <Arn>arn:aws:iam::%[1]s:user/s3bulk-test</Arn>
+    <UserId>AIDAFAKEFAKEFAKEFAKE</UserId>
+    <Account>%[1]s</Account>
+  </GetCallerIdentityResult>
+  <ResponseMetadata><RequestId>fake</RequestId></ResponseMetadata>
+</GetCallerIdentityResponse>`, s.opts.AccountID)
+}
+
+func writeXML(w http.ResponseWriter, v any) {
+	b, err := xml.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "InternalServiceException", err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("X-Amz-Request-Id", "fake")
+	io.WriteString(w, xml.Header)
+	w.Write(b)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	var b strings.Builder
+	xml.EscapeText(&b, []byte(msg))
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `%s<ErrorResponse><Error><Code>%s</Code><Message>%s</Message></Error><RequestId>fake</RequestId><HostId>fake</HostId></ErrorResponse>`, xml.Header, code, b.String())
+}

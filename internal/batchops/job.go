@@ -1,0 +1,446 @@
+package batchops
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3control"
+	"github.com/aws/aws-sdk-go-v2/service/s3control/types"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	smithyendpoints "github.com/aws/smithy-go/endpoints"
+)
+
+// Job statuses, as S3 Control names them. A job moves New, Preparing, Ready,
+// Active, then Completing/Complete, Failing/Failed or Cancelling/Cancelled.
+const (
+	StatusNew        = "New"
+	StatusPreparing  = "Preparing"
+	StatusReady      = "Ready"
+	StatusActive     = "Active"
+	StatusSuspended  = "Suspended"
+	StatusPausing    = "Pausing"
+	StatusPaused     = "Paused"
+	StatusCompleting = "Completing"
+	StatusComplete   = "Complete"
+	StatusFailing    = "Failing"
+	StatusFailed     = "Failed"
+	StatusCancelling = "Cancelling"
+	StatusCancelled  = "Cancelled"
+)
+
+// Report scopes.
+const (
+	ReportAllTasks    = "AllTasks"
+	ReportFailedTasks = "FailedTasksOnly"
+)
+
+// Job is what DescribeJob says about a job.
+type Job struct {
+	ID          string
+	ARN         string
+	Status      string
+	Description string
+	Priority    int32
+	Total       int64 // tasks, one per manifest line
+	Succeeded   int64
+	Failed      int64
+	// Active is ElapsedTimeInActiveSeconds: time spent copying, without the
+	// start-up.
+	Active         time.Duration
+	Created        time.Time
+	Terminated     time.Time
+	FailureReasons []string
+	StatusReason   string
+	Report         ReportLocation
+	RoleArn        string
+}
+
+// Done reports whether the job reached a final status.
+func (j Job) Done() bool {
+	switch j.Status {
+	case StatusComplete, StatusFailed, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// ReportLocation is where a job writes its completion report.
+type ReportLocation struct {
+	Enabled bool
+	Bucket  string // name, not ARN
+	Prefix  string
+	Scope   string // ReportAllTasks or ReportFailedTasks
+}
+
+// CopySpec is an S3PutObjectCopy job.
+type CopySpec struct {
+	Manifest Manifest
+	RoleArn  string
+	// DestBucket receives the copies, each under DestPrefix + source key.
+	DestBucket string
+	DestPrefix string
+	// StorageClass of the copies; empty keeps S3's default (STANDARD).
+	StorageClass string
+	// Metadata, when not nil, replaces the objects' metadata (REPLACE
+	// directive); nil copies it (COPY).
+	Metadata *Metadata
+	Report   ReportLocation
+	Priority int32
+	// Description shows in the console and ListJobs.
+	Description string
+	// Token makes CreateJob idempotent: a retry with the same token returns
+	// the first job. Empty derives it from the manifest's ARN and ETag and
+	// the destination, so resubmitting the same manifest never starts a
+	// second job.
+	Token string
+}
+
+// Metadata replaces an object's metadata in a copy job.
+type Metadata struct {
+	ContentType        string
+	ContentEncoding    string
+	ContentLanguage    string
+	CacheControl       string
+	ContentDisposition string
+	User               map[string]string
+}
+
+// ClientOptions configures a Client.
+type ClientOptions struct {
+	// AccountID owns the jobs; empty asks STS GetCallerIdentity once.
+	AccountID string
+	// ControlEndpoint replaces AWS's S3 Control endpoint, for S3-compatible
+	// control planes and tests. It is used as given: AWS's endpoint rules
+	// would prepend "<account-id>." to its host, which is only right for
+	// AWS's own DNS.
+	ControlEndpoint string
+	// STSEndpoint replaces the STS endpoint used to find the account id.
+	STSEndpoint string
+}
+
+// Client creates, watches and cancels Batch Operations jobs.
+type Client struct {
+	control *s3control.Client
+	sts     *sts.Client
+
+	mu        sync.Mutex
+	accountID string
+}
+
+// NewClient returns a client for cfg's region and credentials.
+func NewClient(cfg aws.Config, o ClientOptions) (*Client, error) {
+	var copts []func(*s3control.Options)
+	if o.ControlEndpoint != "" {
+		u, err := url.Parse(o.ControlEndpoint)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("control endpoint %q: want a URL like https://host:port", o.ControlEndpoint)
+		}
+		copts = append(copts, func(opt *s3control.Options) {
+			opt.EndpointResolverV2 = fixedEndpoint{u: *u, next: s3control.NewDefaultEndpointResolverV2()}
+		})
+	}
+	var sopts []func(*sts.Options)
+	if o.STSEndpoint != "" {
+		sopts = append(sopts, func(opt *sts.Options) { opt.BaseEndpoint = aws.String(o.STSEndpoint) })
+	}
+	return &Client{
+		control:   s3control.NewFromConfig(cfg, copts...),
+		sts:       sts.NewFromConfig(cfg, sopts...),
+		accountID: o.AccountID,
+	}, nil
+}
+
+// fixedEndpoint sends every S3 Control request to one URL. It resolves AWS's
+// endpoint first so the request is signed the way S3 Control expects (service
+// "s3", the client's region), then swaps in the URL, keeping the account id
+// in the x-amz-account-id header only.
+type fixedEndpoint struct {
+	u    url.URL
+	next s3control.EndpointResolverV2
+}
+
+func (r fixedEndpoint) ResolveEndpoint(ctx context.Context, p s3control.EndpointParameters) (smithyendpoints.Endpoint, error) {
+	p.Endpoint = nil
+	p.UseFIPS, p.UseDualStack = aws.Bool(false), aws.Bool(false)
+	ep, err := r.next.ResolveEndpoint(ctx, p)
+	if err != nil {
+		return ep, err
+	}
+	ep.URI = r.u
+	return ep, nil
+}
+
+// AccountID returns the account that owns the jobs, asking STS the first
+// time when none was given.
+func (c *Client) AccountID(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.accountID != "" {
+		return c.accountID, nil
+	}
+	out, err := c.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return "", fmt.Errorf("find account id (pass --account-id to skip): %w", err)
+	}
+	c.accountID = aws.ToString(out.Account)
+	if c.accountID == "" {
+		return "", errors.New("find account id: STS returned none")
+	}
+	return c.accountID, nil
+}
+
+// Create submits a copy job that runs at once (no console confirmation)
+// and returns its id.
+func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
+	acct, err := c.AccountID(ctx)
+	if err != nil {
+		return "", err
+	}
+	if s.RoleArn == "" {
+		return "", errors.New("create job: no role ARN")
+	}
+	if s.Manifest.ETag == "" {
+		return "", errors.New("create job: manifest has no ETag")
+	}
+	op := &types.S3CopyObjectOperation{
+		TargetResource:    aws.String(bucketARN(s.DestBucket)),
+		MetadataDirective: types.S3MetadataDirectiveCopy,
+	}
+	if s.DestPrefix != "" {
+		op.TargetKeyPrefix = aws.String(s.DestPrefix)
+	}
+	if s.StorageClass != "" {
+		op.StorageClass = types.S3StorageClass(s.StorageClass)
+	}
+	if m := s.Metadata; m != nil {
+		op.MetadataDirective = types.S3MetadataDirectiveReplace
+		op.NewObjectMetadata = &types.S3ObjectMetadata{
+			CacheControl:       optString(m.CacheControl),
+			ContentDisposition: optString(m.ContentDisposition),
+			ContentEncoding:    optString(m.ContentEncoding),
+			ContentLanguage:    optString(m.ContentLanguage),
+			ContentType:        optString(m.ContentType),
+			UserMetadata:       m.User,
+		}
+	}
+	report := &types.JobReport{Enabled: false}
+	if s.Report.Enabled {
+		scope := s.Report.Scope
+		if scope == "" {
+			scope = ReportAllTasks
+		}
+		report = &types.JobReport{
+			Enabled:     true,
+			Bucket:      aws.String(bucketARN(s.Report.Bucket)),
+			Format:      types.JobReportFormatReportCsv20180820,
+			Prefix:      optString(strings.TrimSuffix(s.Report.Prefix, "/")),
+			ReportScope: types.JobReportScope(scope),
+		}
+	}
+	token := s.Token
+	if token == "" {
+		token = s.token()
+	}
+	in := &s3control.CreateJobInput{
+		AccountId:            aws.String(acct),
+		ClientRequestToken:   aws.String(token),
+		ConfirmationRequired: aws.Bool(false),
+		Description:          optString(s.Description),
+		Priority:             aws.Int32(s.Priority),
+		RoleArn:              aws.String(s.RoleArn),
+		Operation:            &types.JobOperation{S3PutObjectCopy: op},
+		Report:               report,
+		Manifest: &types.JobManifest{
+			Spec: &types.JobManifestSpec{
+				Format: types.JobManifestFormatS3BatchOperationsCsv20180820,
+				Fields: []types.JobManifestFieldName{types.JobManifestFieldNameBucket, types.JobManifestFieldNameKey},
+			},
+			Location: &types.JobManifestLocation{
+				ObjectArn: aws.String(s.Manifest.ARN()),
+				ETag:      aws.String(s.Manifest.ETag),
+			},
+		},
+	}
+	out, err := c.control.CreateJob(ctx, in)
+	if err != nil {
+		return "", fmt.Errorf("create job for %s: %w", s.Manifest.ARN(), err)
+	}
+	return aws.ToString(out.JobId), nil
+}
+
+// token is a stable idempotency token for this job: a hash of what makes it
+// this job. S3 Control accepts up to 64 characters.
+func (s CopySpec) token() string {
+	h := sha256.New()
+	for _, v := range []string{s.Manifest.ARN(), s.Manifest.ETag, s.DestBucket, s.DestPrefix, s.StorageClass, s.RoleArn, s.Report.Bucket, s.Report.Prefix} {
+		h.Write([]byte(v))
+		h.Write([]byte{0})
+	}
+	return "s3bulk-" + hex.EncodeToString(h.Sum(nil))[:40]
+}
+
+// Describe returns the job's current state.
+func (c *Client) Describe(ctx context.Context, id string) (Job, error) {
+	acct, err := c.AccountID(ctx)
+	if err != nil {
+		return Job{}, err
+	}
+	out, err := c.control.DescribeJob(ctx, &s3control.DescribeJobInput{AccountId: aws.String(acct), JobId: aws.String(id)})
+	if err != nil {
+		return Job{}, fmt.Errorf("describe job %s: %w", id, err)
+	}
+	if out.Job == nil {
+		return Job{}, fmt.Errorf("describe job %s: empty answer", id)
+	}
+	return jobFrom(out.Job), nil
+}
+
+func jobFrom(d *types.JobDescriptor) Job {
+	j := Job{
+		ID:           aws.ToString(d.JobId),
+		ARN:          aws.ToString(d.JobArn),
+		Status:       string(d.Status),
+		Description:  aws.ToString(d.Description),
+		Priority:     d.Priority,
+		Created:      aws.ToTime(d.CreationTime),
+		Terminated:   aws.ToTime(d.TerminationDate),
+		StatusReason: aws.ToString(d.StatusUpdateReason),
+		RoleArn:      aws.ToString(d.RoleArn),
+	}
+	if p := d.ProgressSummary; p != nil {
+		j.Total = aws.ToInt64(p.TotalNumberOfTasks)
+		j.Succeeded = aws.ToInt64(p.NumberOfTasksSucceeded)
+		j.Failed = aws.ToInt64(p.NumberOfTasksFailed)
+		if p.Timers != nil {
+			j.Active = time.Duration(aws.ToInt64(p.Timers.ElapsedTimeInActiveSeconds)) * time.Second
+		}
+	}
+	for _, f := range d.FailureReasons {
+		j.FailureReasons = append(j.FailureReasons, strings.TrimSpace(aws.ToString(f.FailureCode)+" "+aws.ToString(f.FailureReason)))
+	}
+	if r := d.Report; r != nil {
+		j.Report = ReportLocation{
+			Enabled: r.Enabled,
+			Bucket:  strings.TrimPrefix(aws.ToString(r.Bucket), "arn:aws:s3:::"),
+			Prefix:  aws.ToString(r.Prefix),
+			Scope:   string(r.ReportScope),
+		}
+	}
+	return j
+}
+
+// Wait polls the job every interval until it reaches a final status,
+// calling progress (if not nil) with each state seen, and returns the last.
+// Cancelling ctx stops the watch, not the job.
+func (c *Client) Wait(ctx context.Context, id string, interval time.Duration, progress func(Job)) (Job, error) {
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		j, err := c.Describe(ctx, id)
+		if err != nil {
+			return j, err
+		}
+		if progress != nil {
+			progress(j)
+		}
+		if j.Done() {
+			return j, nil
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Cancel asks S3 to cancel the job and returns the status it moved to
+// (Cancelling while tasks in flight finish, or Cancelled).
+func (c *Client) Cancel(ctx context.Context, id, reason string) (string, error) {
+	acct, err := c.AccountID(ctx)
+	if err != nil {
+		return "", err
+	}
+	out, err := c.control.UpdateJobStatus(ctx, &s3control.UpdateJobStatusInput{
+		AccountId:          aws.String(acct),
+		JobId:              aws.String(id),
+		RequestedJobStatus: types.RequestedJobStatusCancelled,
+		StatusUpdateReason: optString(reason),
+	})
+	if err != nil {
+		return "", fmt.Errorf("cancel job %s: %w", id, err)
+	}
+	return string(out.Status), nil
+}
+
+// JobSummary is one entry of ListJobs.
+type JobSummary struct {
+	ID          string
+	Description string
+	Operation   string
+	Priority    int32
+	Status      string
+	Created     time.Time
+	Terminated  time.Time
+	Total       int64
+	Succeeded   int64
+	Failed      int64
+}
+
+// List calls fn for every job in the account (in the statuses given, or all),
+// following pagination.
+func (c *Client) List(ctx context.Context, statuses []string, fn func(JobSummary) error) error {
+	acct, err := c.AccountID(ctx)
+	if err != nil {
+		return err
+	}
+	in := &s3control.ListJobsInput{AccountId: aws.String(acct)}
+	for _, s := range statuses {
+		in.JobStatuses = append(in.JobStatuses, types.JobStatus(s))
+	}
+	p := s3control.NewListJobsPaginator(c.control, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("list jobs: %w", err)
+		}
+		for _, d := range page.Jobs {
+			s := JobSummary{
+				ID:          aws.ToString(d.JobId),
+				Description: aws.ToString(d.Description),
+				Operation:   string(d.Operation),
+				Priority:    d.Priority,
+				Status:      string(d.Status),
+				Created:     aws.ToTime(d.CreationTime),
+				Terminated:  aws.ToTime(d.TerminationDate),
+			}
+			if ps := d.ProgressSummary; ps != nil {
+				s.Total = aws.ToInt64(ps.TotalNumberOfTasks)
+				s.Succeeded = aws.ToInt64(ps.NumberOfTasksSucceeded)
+				s.Failed = aws.ToInt64(ps.NumberOfTasksFailed)
+			}
+			if err := fn(s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
