@@ -65,9 +65,11 @@ type walker struct {
 	s   *Store
 	ctx context.Context
 	fn  func(store.Object) error
-	// probe marks a walk that only asks whether a directory holds a file:
-	// what it skips is reported by the listing that walks it, if any.
-	probe bool
+	// probe marks a walk that only asks whether a directory holds a file. It
+	// reports nothing itself; it keeps the directories it could not read in
+	// missed, which make a "no" uncertain.
+	probe  bool
+	missed [][2]string // path, reason
 	// ancestors are the directories on the current path, root first, tracked
 	// with FollowSymlinks to detect loops by device and inode.
 	ancestors []fs.FileInfo
@@ -169,7 +171,7 @@ func (w *walker) walk(dir, keyPrefix, base string, rollup, top bool) error {
 			return pathError("list", dir, err)
 		}
 		if !top && !notFound(err) { // a directory removed during the listing has no keys
-			w.skip(dir, "unreadable directory: "+cause(err))
+			w.unreadable(dir, "unreadable directory: "+cause(err))
 		}
 		if len(entries) == 0 {
 			return nil
@@ -207,7 +209,7 @@ func (w *walker) walk(dir, keyPrefix, base string, rollup, top bool) error {
 		if fi == nil {
 			if fi, err = os.Lstat(p); err != nil {
 				if !notFound(err) { // a file removed during the listing is no key
-					w.skip(p, "unreadable: "+cause(err))
+					w.unreadable(p, "unreadable: "+cause(err))
 				}
 				continue
 			}
@@ -243,6 +245,9 @@ func (w *walker) holdsFile(dir string, info fs.FileInfo) (bool, error) {
 	err := probe.walkDir(dir, "", info)
 	if errors.Is(err, errFound) {
 		return true, nil
+	}
+	for _, m := range probe.missed {
+		w.unreadable(m[0], m[1])
 	}
 	return false, err
 }
@@ -360,6 +365,14 @@ func badName(name string, top bool) string {
 		return "name starts like a drive letter, which no key may"
 	}
 	return ""
+}
+
+func (w *walker) unreadable(p, reason string) {
+	if w.probe {
+		w.missed = append(w.missed, [2]string{p, reason})
+		return
+	}
+	w.skip(p, reason)
 }
 
 func (w *walker) skip(p, reason string) {

@@ -266,11 +266,13 @@ func (s *Store) createTemp(op, p string, flag int) (*os.File, string, error) {
 	for attempt := 1; ; attempt++ {
 		// A concurrent Delete prunes the directories it empties: it may
 		// remove one that MkdirAll just made, before MkdirAll made its child
-		// or before the file is created in it. Then make them again.
+		// or before the file is created in it; MkdirAll then fails with
+		// ENOENT, or EEXIST when another Put made it before it vanished.
+		// Then make them again.
 		const attempts = 10
 		err := os.MkdirAll(dir, 0o755)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && attempt < attempts {
+			if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) && attempt < attempts {
 				continue
 			}
 			return nil, "", s.parentError(op, p, err)
