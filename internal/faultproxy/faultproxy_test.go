@@ -1,0 +1,336 @@
+package faultproxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+func TestMain(m *testing.M) { s3test.Main(m) }
+
+// setup starts a proxy in front of the shared server and returns it with a
+// client that talks through it and does not retry, so every fault shows.
+func setup(t *testing.T, cfg Config) (*Proxy, *s3.Client, string) {
+	t.Helper()
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	p, err := New(srv.Endpoint, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	c := s3.New(srv.Client(t).Options(), func(o *s3.Options) {
+		o.BaseEndpoint = aws.String(p.URL())
+		o.RetryMaxAttempts = 1
+	})
+	return p, c, bucket
+}
+
+func put(ctx context.Context, c *s3.Client, bucket, key string, body []byte) error {
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(bucket), Key: aws.String(key),
+		Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))),
+	})
+	return err
+}
+
+// get reads a whole object; a fault may hit the request or the body.
+func get(ctx context.Context, c *s3.Client, bucket, key string) ([]byte, error) {
+	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		return nil, err
+	}
+	defer out.Body.Close()
+	return io.ReadAll(out.Body)
+}
+
+// transportError reports whether err is a failure below HTTP: the SDK
+// wraps those in a response error with status 0.
+func transportError(err error) bool {
+	if err == nil {
+		return false
+	}
+	var respErr *smithyhttp.ResponseError
+	return !errors.As(err, &respErr) || respErr.HTTPStatusCode() == 0
+}
+
+func TestSignaturesValidateThroughTheProxy(t *testing.T) {
+	p, c, bucket := setup(t, Config{})
+	ctx := t.Context()
+	body := bytes.Repeat([]byte("0123456789"), 100_000)
+	// Keys that need escaping in the path, and a listing with query
+	// parameters, check that the proxy forwards the request unchanged.
+	for _, key := range []string{"plain", "with space/and+plus=equals", "ünïcödé%"} {
+		if err := put(ctx, c, bucket, key, body); err != nil {
+			t.Fatalf("put %q through the proxy: %v", key, err)
+		}
+		got, err := get(ctx, c, bucket, key)
+		if err != nil {
+			t.Fatalf("get %q through the proxy: %v", key, err)
+		}
+		if !bytes.Equal(got, body) {
+			t.Errorf("get %q: %d bytes, want %d", key, len(got), len(body))
+		}
+	}
+	out, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String("with space/")})
+	if err != nil {
+		t.Fatalf("list through the proxy: %v", err)
+	}
+	if len(out.Contents) != 1 {
+		t.Errorf("list found %d objects, want 1", len(out.Contents))
+	}
+	if s := p.Stats(); s.Faults[None] != s.Requests || s.Requests != 7 {
+		t.Errorf("stats = %+v, want 7 requests forwarded without faults", s)
+	}
+}
+
+func TestEachFaultReachesTheClient(t *testing.T) {
+	body := bytes.Repeat([]byte("abcdefgh"), 64<<10) // 512 KiB, several writes
+	isCode := func(code string, status int) func(*testing.T, error) {
+		return func(t *testing.T, err error) {
+			t.Helper()
+			var apiErr smithy.APIError
+			if !errors.As(err, &apiErr) || apiErr.ErrorCode() != code {
+				t.Errorf("err = %v, want S3 error %s", err, code)
+			}
+			var respErr *smithyhttp.ResponseError
+			if !errors.As(err, &respErr) || respErr.HTTPStatusCode() != status {
+				t.Errorf("err = %v, want HTTP status %d", err, status)
+			}
+		}
+	}
+	isTransport := func(t *testing.T, err error) {
+		t.Helper()
+		if !transportError(err) {
+			t.Errorf("err = %v, want a transport error without an HTTP status", err)
+		}
+	}
+	isErr := func(target error) func(*testing.T, error) {
+		return func(t *testing.T, err error) {
+			t.Helper()
+			if !errors.Is(err, target) {
+				t.Errorf("err = %v, want %v", err, target)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		cfg     Config
+		fault   Fault
+		wantGet func(*testing.T, error)
+		wantPut func(*testing.T, error) // nil when a PUT is covered elsewhere
+	}{
+		{"slow down is a 503 SlowDown error", Config{SlowDownRate: 1}, SlowDown,
+			isCode("SlowDown", 503), isCode("SlowDown", 503)},
+		{"internal error is a 500 InternalError", Config{InternalErrorRate: 1}, InternalError,
+			isCode("InternalError", 500), isCode("InternalError", 500)},
+		{"too many requests is a 429", Config{TooManyRequestsRate: 1}, TooManyRequests,
+			isCode("TooManyRequests", 429), isCode("TooManyRequests", 429)},
+		{"reset before the response is a connection reset", Config{ResetBeforeRate: 1}, ResetBefore,
+			isErr(syscall.ECONNRESET), isTransport},
+		{"reset mid-body breaks the body with a connection reset", Config{ResetMidBodyRate: 1}, ResetMidBody,
+			isErr(syscall.ECONNRESET), nil},
+		{"truncation ends the body early", Config{TruncateRate: 1}, Truncate,
+			isErr(io.ErrUnexpectedEOF), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, c, bucket := setup(t, Config{})
+			ctx := t.Context()
+			if err := put(ctx, c, bucket, "k", body); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.SetConfig(tt.cfg); err != nil {
+				t.Fatal(err)
+			}
+			got, err := get(ctx, c, bucket, "k")
+			tt.wantGet(t, err)
+			if err == nil && !bytes.Equal(got, body) {
+				t.Errorf("get returned %d bytes without an error, want %d or an error", len(got), len(body))
+			}
+			if tt.wantPut != nil {
+				tt.wantPut(t, put(ctx, c, bucket, "k2", body))
+			}
+			// Go's transport replays a request that failed on a reused
+			// connection before any response, so a reset may count twice.
+			if n := p.Stats().Faults[tt.fault]; n < 1 {
+				t.Errorf("stats count %d %v faults, want at least 1", n, tt.fault)
+			}
+		})
+	}
+}
+
+func TestResetOrTruncateOfAnEmptyBodyCutsTheHeader(t *testing.T) {
+	for _, cfg := range []Config{{ResetMidBodyRate: 1}, {TruncateRate: 1}} {
+		name := "reset mid-body"
+		if cfg.TruncateRate > 0 {
+			name = "truncate"
+		}
+		t.Run(name+" fails a PUT, whose response has no body", func(t *testing.T) {
+			_, c, bucket := setup(t, cfg)
+			if err := put(t.Context(), c, bucket, "k", []byte("x")); !transportError(err) {
+				t.Errorf("put: err = %v, want a transport error without an HTTP status", err)
+			}
+		})
+	}
+}
+
+func TestStallHoldsTheRequestUntilTheClientGivesUp(t *testing.T) {
+	p, c, bucket := setup(t, Config{StallRate: 1})
+	ended := make(chan struct{}, 1)
+	p.onStallEnd = func() { ended <- struct{}{} }
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	err := put(ctx, c, bucket, "k", bytes.Repeat([]byte("x"), 1<<20))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("put: err = %v, want the client's deadline", err)
+	}
+	<-ended // the stalled handler returned once the client hung up
+	if n := p.Stats().Faults[Stall]; n != 1 {
+		t.Errorf("stats count %d stalls, want 1", n)
+	}
+}
+
+func TestCloseEndsStalledRequests(t *testing.T) {
+	p, c, bucket := setup(t, Config{StallRate: 1})
+	stalled := make(chan struct{})
+	p.onStallEnd = func() { close(stalled) }
+	started := make(chan error, 1)
+	go func() {
+		_, err := get(context.Background(), c, bucket, "k")
+		started <- err
+	}()
+	for p.Stats().Faults[Stall] == 0 {
+		select {
+		case err := <-started:
+			t.Fatalf("get ended before it was stalled: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-stalled
+	if err := <-started; err == nil {
+		t.Error("get through a closed proxy succeeded, want an error")
+	}
+}
+
+func TestLatencyDelaysEligibleRequests(t *testing.T) {
+	const latency = 50 * time.Millisecond
+	p, c, bucket := setup(t, Config{Latency: latency, Jitter: 10 * time.Millisecond,
+		Match: func(r *http.Request) bool { return r.Method == http.MethodPut }})
+	ctx := t.Context()
+	start := time.Now()
+	if err := put(ctx, c, bucket, "k", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < latency {
+		t.Errorf("put took %v, want at least %v", d, latency)
+	}
+	if _, err := get(ctx, c, bucket, "k"); err != nil {
+		t.Fatal(err)
+	}
+	want := Stats{Requests: 2, Delayed: 1}
+	want.Faults[None] = 1
+	if diff := cmp.Diff(want, p.Stats()); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+}
+
+func TestMatchLimitsFaultsToSomeRequests(t *testing.T) {
+	_, c, bucket := setup(t, Config{SlowDownRate: 1,
+		Match: func(r *http.Request) bool { return r.Method == http.MethodGet }})
+	ctx := t.Context()
+	if err := put(ctx, c, bucket, "k", []byte("x")); err != nil {
+		t.Errorf("put, which is not eligible: %v", err)
+	}
+	if _, err := get(ctx, c, bucket, "k"); err == nil {
+		t.Error("get, which is eligible, succeeded; want SlowDown")
+	}
+}
+
+func TestSetConfigTakesEffectForNewRequests(t *testing.T) {
+	p, c, bucket := setup(t, Config{SlowDownRate: 1})
+	ctx := t.Context()
+	if err := put(ctx, c, bucket, "k", []byte("x")); err == nil {
+		t.Fatal("put succeeded under SlowDownRate 1")
+	}
+	if err := p.SetConfig(Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(ctx, c, bucket, "k", []byte("x")); err != nil {
+		t.Errorf("put after clearing the faults: %v", err)
+	}
+}
+
+func TestSeedRepeatsTheFaultSequence(t *testing.T) {
+	pattern := func() string {
+		_, c, bucket := setup(t, Config{SlowDownRate: 0.3, InternalErrorRate: 0.3, Seed: 42})
+		var b strings.Builder
+		for range 30 {
+			_, err := c.HeadBucket(t.Context(), &s3.HeadBucketInput{Bucket: aws.String(bucket)})
+			var respErr *smithyhttp.ResponseError
+			switch {
+			case err == nil:
+				b.WriteByte('.')
+			case errors.As(err, &respErr):
+				b.WriteString(http.StatusText(respErr.HTTPStatusCode())[:1])
+			default:
+				t.Fatalf("head bucket: %v", err)
+			}
+		}
+		return b.String()
+	}
+	first, second := pattern(), pattern()
+	if first != second {
+		t.Errorf("same seed gave different faults:\n%s\n%s", first, second)
+	}
+	if !strings.Contains(first, ".") || !strings.Contains(first, "S") || !strings.Contains(first, "I") {
+		t.Errorf("30 requests at 30%%/30%% should show successes, 503s and 500s: %s", first)
+	}
+}
+
+func TestInvalidConfigsAreRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"a rate above 1", Config{StallRate: 1.5}},
+		{"a negative rate", Config{SlowDownRate: -0.1}},
+		{"rates adding up to more than 1", Config{SlowDownRate: 0.6, TruncateRate: 0.6}},
+		{"a negative latency", Config{Latency: -time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if p, err := New("http://127.0.0.1:1", tt.cfg); err == nil {
+				p.Close()
+				t.Error("New accepted the config")
+			}
+		})
+	}
+	t.Run("a target that is not an http URL", func(t *testing.T) {
+		if p, err := New("127.0.0.1:1", Config{}); err == nil {
+			p.Close()
+			t.Error("New accepted the target")
+		}
+	})
+}
