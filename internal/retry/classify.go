@@ -113,6 +113,7 @@ var codes = map[string]Class{
 	"InvalidSecurity":                       Fatal,
 	"CredentialsNotSupported":               Fatal,
 	"AuthorizationHeaderMalformedException": Fatal,
+	"XAdminUserNotFound":                    Fatal, // versitygw: unknown access key (a 404)
 
 	// This object or request is wrong; others may be fine.
 	"AccessDenied":            Permanent, // see ClassifyBucket

@@ -92,6 +92,7 @@ func TestClassify(t *testing.T) {
 		{"InvalidAccessKeyId is fatal", apiErr("ListObjectsV2", 403, "InvalidAccessKeyId"), Fatal},
 		{"SignatureDoesNotMatch is fatal", apiErr("PutObject", 403, "SignatureDoesNotMatch"), Fatal},
 		{"ExpiredToken is fatal", apiErr("PutObject", 400, "ExpiredToken"), Fatal},
+		{"versitygw's unknown access key is fatal", apiErr("PutObject", 404, "XAdminUserNotFound"), Fatal},
 		{"NoSuchBucket is fatal", apiErr("ListObjectsV2", 404, "NoSuchBucket"), Fatal},
 		{"AuthorizationHeaderMalformed is fatal", apiErr("ListObjectsV2", 400, "AuthorizationHeaderMalformed"), Fatal},
 		{"PermanentRedirect is fatal", apiErr("ListObjectsV2", 301, "PermanentRedirect"), Fatal},

@@ -45,6 +45,9 @@ func (e *Error) Error() string {
 		b.WriteString(e.Sentinel.Error())
 		if e.Code != "" {
 			fmt.Fprintf(&b, " (%s)", e.Code)
+		} else if e.Err != nil {
+			b.WriteString(": ")
+			b.WriteString(describe(e.Err))
 		}
 	case errors.As(e.Err, &apiErr):
 		b.WriteString(apiErr.ErrorCode())
@@ -76,12 +79,12 @@ func (e *Error) Unwrap() []error {
 // describe drops the SDK's "operation error S3: GetObject, exceeded maximum
 // number of attempts, 10," preamble, which Error already says better.
 func describe(err error) string {
-	var opErr *smithy.OperationError
-	if errors.As(err, &opErr) {
+	// Only the outermost layers: an OperationError deeper down (from the
+	// credentials' own clients, say) is part of the story.
+	if opErr, ok := err.(*smithy.OperationError); ok {
 		err = opErr.Err
 	}
-	var maxErr *awsretry.MaxAttemptsError
-	if errors.As(err, &maxErr) {
+	if maxErr, ok := err.(*awsretry.MaxAttemptsError); ok {
 		err = maxErr.Err
 	}
 	return err.Error()
@@ -89,20 +92,22 @@ func describe(err error) string {
 
 // codeSentinels maps S3 error codes to store sentinels.
 var codeSentinels = map[string]error{
-	"NoSuchKey":               store.ErrNotFound,
-	"NotFound":                store.ErrNotFound,
-	"NoSuchBucket":            store.ErrBucketNotFound,
-	"AccessDenied":            store.ErrAccessDenied,
-	"Forbidden":               store.ErrAccessDenied,
-	"AllAccessDisabled":       store.ErrAccessDenied,
-	"PreconditionFailed":      store.ErrPreconditionFailed,
-	"NoSuchUpload":            store.ErrNoSuchUpload,
-	"InvalidAccessKeyId":      store.ErrInvalidCredentials,
-	"SignatureDoesNotMatch":   store.ErrInvalidCredentials,
-	"InvalidClientTokenId":    store.ErrInvalidCredentials,
-	"ExpiredToken":            store.ErrInvalidCredentials,
-	"InvalidToken":            store.ErrInvalidCredentials,
-	"TokenRefreshRequired":    store.ErrInvalidCredentials,
+	"NoSuchKey":             store.ErrNotFound,
+	"NotFound":              store.ErrNotFound,
+	"NoSuchBucket":          store.ErrBucketNotFound,
+	"AccessDenied":          store.ErrAccessDenied,
+	"Forbidden":             store.ErrAccessDenied,
+	"AllAccessDisabled":     store.ErrAccessDenied,
+	"PreconditionFailed":    store.ErrPreconditionFailed,
+	"NoSuchUpload":          store.ErrNoSuchUpload,
+	"InvalidAccessKeyId":    store.ErrInvalidCredentials,
+	"SignatureDoesNotMatch": store.ErrInvalidCredentials,
+	"InvalidClientTokenId":  store.ErrInvalidCredentials,
+	"ExpiredToken":          store.ErrInvalidCredentials,
+	"InvalidToken":          store.ErrInvalidCredentials,
+	"TokenRefreshRequired":  store.ErrInvalidCredentials,
+	// versitygw's answer (404) to an access key it does not know.
+	"XAdminUserNotFound":      store.ErrInvalidCredentials,
 	"BucketAlreadyOwnedByYou": store.ErrExists,
 	"BucketAlreadyExists":     store.ErrExists,
 }

@@ -70,11 +70,13 @@ func (o *observer) log(ctx context.Context, op string, d time.Duration, md middl
 		attrs = append(attrs, slog.String("request_id", id))
 	}
 	if err != nil {
+		attrs = append(attrs, slog.String("class", class.String()))
 		var apiErr smithy.APIError
 		if errors.As(err, &apiErr) {
-			attrs = append(attrs, slog.String("code", apiErr.ErrorCode()))
+			attrs = append(attrs, slog.String("code", apiErr.ErrorCode()), slog.String("message", apiErr.ErrorMessage()))
+		} else {
+			attrs = append(attrs, slog.String("error", describe(err)))
 		}
-		attrs = append(attrs, slog.String("class", class.String()), slog.String("error", describe(err)))
 	}
 	o.logger.LogAttrs(ctx, slog.LevelDebug, "s3 request", attrs...)
 }
