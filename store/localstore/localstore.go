@@ -316,7 +316,8 @@ func (s *Store) parentError(op, p string, err error) error {
 
 // Delete removes the file named by key, then the directories it leaves empty
 // up to the root, the way an S3 "directory" vanishes with its last key. A key
-// naming nothing, or a directory, deletes nothing and is not an error.
+// naming nothing, or a directory (or a symlink to one), deletes nothing and is
+// not an error. A symlink to a file is removed, not its target.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	p, err := SafeJoin(s.root, key)
 	if err != nil {
@@ -331,6 +332,12 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 			return nil
 		}
 		return pathError("delete", p, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		// A link to a directory is at most a prefix, like a directory.
+		if target, err := os.Stat(p); err == nil && target.IsDir() {
+			return nil
+		}
 	}
 	if fi.IsDir() {
 		return nil

@@ -120,7 +120,7 @@ func regularFiles(t *testing.T, root string) []string {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() {
+		if d.Type().IsRegular() {
 			rel, _ := filepath.Rel(root, p)
 			got = append(got, filepath.ToSlash(rel))
 		}
@@ -527,6 +527,28 @@ func TestDeleteRemovesEmptiedDirectoriesUpToTheRoot(t *testing.T) {
 	}
 	if len(entries) != 0 {
 		t.Errorf("root holds %d entries after deleting every key; want 0", len(entries))
+	}
+}
+
+func TestDeleteOfASymlinkRemovesTheLinkOnlyWhenItIsAFile(t *testing.T) {
+	root := t.TempDir()
+	files(t, root, map[string]string{"real/f": "x"})
+	symlink(t, "real", filepath.Join(root, "dirlink"))
+	symlink(t, "real/f", filepath.Join(root, "filelink"))
+	s, _ := newStore(t, root, Options{FollowSymlinks: true})
+	for _, key := range []string{"dirlink", "filelink"} {
+		if err := s.Delete(t.Context(), key); err != nil {
+			t.Fatalf("delete %s: %v", key, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "dirlink")); err != nil {
+		t.Errorf("deleting a prefix removed the symlink to a directory: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "filelink")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the symlink to a file was not removed: %v", err)
+	}
+	if diff := cmp.Diff([]string{"real/f"}, regularFiles(t, root)); diff != "" {
+		t.Errorf("files on disk (-want +got):\n%s", diff)
 	}
 }
 
