@@ -1,0 +1,308 @@
+package filter
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+func TestKeepKey(t *testing.T) {
+	tests := []struct {
+		name             string
+		base             string
+		include, exclude []string
+		keep, drop       []string
+	}{
+		{
+			name: "no patterns keep everything",
+			keep: []string{"a", "x/y/z", ""},
+		},
+		{
+			name:    "a pattern without a slash excludes names at any depth",
+			exclude: []string{"*.tmp"},
+			keep:    []string{"a.txt", "x/a.tmp.gz", "tmp/a"},
+			drop:    []string{"a.tmp", "x/a.tmp", "x/y/.tmp"},
+		},
+		{
+			name:    "a pattern with a slash is anchored at the base",
+			exclude: []string{"logs/*"},
+			keep:    []string{"x/logs/a", "logs/2026/a.json", "logs"},
+			drop:    []string{"logs/a", "logs/a.json"},
+		},
+		{
+			name:    "a double star below a directory excludes everything under it",
+			exclude: []string{"logs/**"},
+			keep:    []string{"x/logs/a", "logsx/a"},
+			drop:    []string{"logs/a", "logs/2026/a.json", "logs/"},
+		},
+		{
+			name:    "a leading slash anchors a pattern without another slash",
+			exclude: []string{"/*.tmp"},
+			keep:    []string{"x/a.tmp"},
+			drop:    []string{"a.tmp"},
+		},
+		{
+			name:    "a trailing slash excludes a directory at any depth and all below it",
+			exclude: []string{".git/"},
+			keep:    []string{".gitignore", "x/.github/a"},
+			drop:    []string{".git/HEAD", "x/.git/objects/ab/cd", ".git/"},
+		},
+		{
+			name:    "a trailing slash on an anchored path excludes only that directory",
+			exclude: []string{"build/out/"},
+			keep:    []string{"x/build/out/a"},
+			drop:    []string{"build/out/a", "build/out/b/c"},
+		},
+		{
+			name:    "an include keeps only what it matches",
+			include: []string{"*.jpg"},
+			keep:    []string{"a.jpg", "2026/01/a.jpg"},
+			drop:    []string{"a.png", "a.jpg/x"},
+		},
+		{
+			name:    "several includes keep what any of them matches",
+			include: []string{"*.jpg", "*.png"},
+			keep:    []string{"a.jpg", "b/a.png"},
+			drop:    []string{"a.gif"},
+		},
+		{
+			name:    "exclude wins over include",
+			include: []string{"*.jpg"},
+			exclude: []string{"thumbs/"},
+			keep:    []string{"a.jpg", "x/a.jpg"},
+			drop:    []string{"thumbs/a.jpg", "x/thumbs/a.jpg", "a.png"},
+		},
+		{
+			name:    "the same pattern included and excluded is excluded",
+			include: []string{"*.jpg"},
+			exclude: []string{"*.jpg"},
+			drop:    []string{"a.jpg"},
+		},
+		{
+			name:    "the base is cut before matching",
+			base:    "photos/",
+			exclude: []string{"/raw/"},
+			keep:    []string{"photos/2026/raw/a", "photos/a.jpg"},
+			drop:    []string{"photos/raw/a.cr2"},
+		},
+		{
+			name:    "a key outside the base is matched whole",
+			base:    "photos/",
+			exclude: []string{"videos/*"},
+			drop:    []string{"videos/a.mp4"},
+		},
+		{
+			name:    "a question mark is one character other than a slash",
+			include: []string{"/a?c"},
+			keep:    []string{"abc", "a.c"},
+			drop:    []string{"a/c", "ac", "abbc"},
+		},
+		{
+			name:    "brackets and backslashes are ordinary characters",
+			include: []string{"/[ab]\\x"},
+			keep:    []string{"[ab]\\x"},
+			drop:    []string{"a\\x", "ax"},
+		},
+		{
+			name:    "a pattern without wildcards matches its name exactly",
+			exclude: []string{"Thumbs.db"},
+			keep:    []string{"Thumbs.db.bak", "thumbs.db"},
+			drop:    []string{"Thumbs.db", "x/Thumbs.db"},
+		},
+		{
+			name:    "a double star in a segment crosses slashes",
+			include: []string{"/2026**.json"},
+			keep:    []string{"2026-01/a.json", "2026.json"},
+			drop:    []string{"x/2026/a.json"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := New(Options{Base: tt.base, Include: tt.include, Exclude: tt.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tt.keep {
+				if !f.KeepKey(k) {
+					t.Errorf("KeepKey(%q) = false, want kept", k)
+				}
+			}
+			for _, k := range tt.drop {
+				if f.KeepKey(k) {
+					t.Errorf("KeepKey(%q) = true, want dropped", k)
+				}
+			}
+		})
+	}
+}
+
+func TestFlagOrderDoesNotMatter(t *testing.T) {
+	keys := []string{"a.jpg", "a.png", "thumbs/a.jpg", "x/thumbs/b.png", "raw/a.jpg", "c"}
+	a, err := New(Options{Include: []string{"*.jpg", "*.png"}, Exclude: []string{"thumbs/", "/raw/**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(Options{Include: []string{"*.png", "*.jpg"}, Exclude: []string{"/raw/**", "thumbs/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ka, kb []string
+	for _, k := range keys {
+		if a.KeepKey(k) {
+			ka = append(ka, k)
+		}
+		if b.KeepKey(k) {
+			kb = append(kb, k)
+		}
+	}
+	if diff := cmp.Diff([]string{"a.jpg", "a.png"}, ka); diff != "" {
+		t.Errorf("kept (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ka, kb); diff != "" {
+		t.Errorf("reordered flags kept different keys (-first +second):\n%s", diff)
+	}
+}
+
+func ptr(v int64) *int64 { return &v }
+
+var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func TestKeep(t *testing.T) {
+	day := 24 * time.Hour
+	tests := []struct {
+		name string
+		opts Options
+		obj  store.Object
+		want bool
+	}{
+		{"the zero options keep an object", Options{}, store.Object{Key: "a", Size: 5}, true},
+		{"an object at the minimum size is kept", Options{MinSize: ptr(5)}, store.Object{Size: 5}, true},
+		{"an object below the minimum size is dropped", Options{MinSize: ptr(5)}, store.Object{Size: 4}, false},
+		{"an object at the maximum size is kept", Options{MaxSize: ptr(5)}, store.Object{Size: 5}, true},
+		{"an object above the maximum size is dropped", Options{MaxSize: ptr(5)}, store.Object{Size: 6}, false},
+		{"a maximum of zero keeps empty objects", Options{MaxSize: ptr(0)}, store.Object{Size: 0}, true},
+		{"a maximum of zero drops a one-byte object", Options{MaxSize: ptr(0)}, store.Object{Size: 1}, false},
+		{"newer-than keeps an object modified at the cutoff", Options{NewerThan: now.Add(-day)}, store.Object{ModTime: now.Add(-day)}, true},
+		{"newer-than drops an object modified before the cutoff", Options{NewerThan: now.Add(-day)}, store.Object{ModTime: now.Add(-day - 1)}, false},
+		{"older-than drops an object modified at the cutoff", Options{OlderThan: now.Add(-day)}, store.Object{ModTime: now.Add(-day)}, false},
+		{"older-than keeps an object modified before the cutoff", Options{OlderThan: now.Add(-day)}, store.Object{ModTime: now.Add(-2 * day)}, true},
+		{"an object with no time is older than any cutoff", Options{OlderThan: now}, store.Object{}, true},
+		{"an object with no time is not newer than any cutoff", Options{NewerThan: now.Add(-100 * 365 * day)}, store.Object{}, false},
+		{"a time window keeps what falls inside", Options{NewerThan: now.Add(-7 * day), OlderThan: now.Add(-day)}, store.Object{ModTime: now.Add(-3 * day)}, true},
+		{"size and pattern must both keep an object", Options{Exclude: []string{"*.tmp"}, MinSize: ptr(1)}, store.Object{Key: "a.tmp", Size: 10}, false},
+		{"the key is matched after the size", Options{Include: []string{"*.jpg"}, MinSize: ptr(1)}, store.Object{Key: "a.jpg", Size: 10}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := New(tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := f.Keep(tt.obj); got != tt.want {
+				t.Errorf("Keep(%+v) = %v, want %v", tt.obj, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewerAndOlderThanTheSameTimeSplitAListing(t *testing.T) {
+	cut := now.Add(-time.Hour)
+	newer, err := New(Options{NewerThan: cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	older, err := New(Options{OlderThan: cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []time.Duration{-time.Minute, -1, 0, 1, time.Minute} {
+		o := store.Object{ModTime: cut.Add(d)}
+		if newer.Keep(o) == older.Keep(o) {
+			t.Errorf("an object modified at cutoff%+v is kept by %v of the two halves", d, map[bool]string{true: "both", false: "neither"}[newer.Keep(o)])
+		}
+	}
+}
+
+func TestNilFilterKeepsEverything(t *testing.T) {
+	var f *Filter
+	if !f.Keep(store.Object{Key: "a"}) || !f.KeepKey("a") {
+		t.Error("a nil filter dropped an object")
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    Options
+		wantErr string
+	}{
+		{"an empty include pattern", Options{Include: []string{""}}, `--include "": empty pattern`},
+		{"a lone slash", Options{Exclude: []string{"/"}}, "empty pattern"},
+		{"three stars in a row", Options{Exclude: []string{"a/***"}}, `malformed wildcard "***"`},
+		{"a NUL byte", Options{Include: []string{"a\x00"}}, "NUL"},
+		{"a negative minimum size", Options{MinSize: ptr(-1)}, "--min-size -1: negative"},
+		{"a negative maximum size", Options{MaxSize: ptr(-1)}, "--max-size -1: negative"},
+		{"a maximum below the minimum", Options{MinSize: ptr(10), MaxSize: ptr(9)}, "nothing would be kept"},
+		{"a newer-than after the older-than", Options{NewerThan: now, OlderThan: now.Add(-time.Hour)}, "nothing would be kept"},
+		{"a newer-than equal to the older-than", Options{NewerThan: now, OlderThan: now}, "nothing would be kept"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := New(tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("New = %v, %v; want an error containing %q", f, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Time
+		wantErr bool
+	}{
+		{"36h", now.Add(-36 * time.Hour), false},
+		{"7d", now.Add(-7 * 24 * time.Hour), false},
+		{"2w", now.Add(-14 * 24 * time.Hour), false},
+		{"1d12h", now.Add(-36 * time.Hour), false},
+		{"1.5d", now.Add(-36 * time.Hour), false},
+		{"90m", now.Add(-90 * time.Minute), false},
+		{"0s", now, false},
+		{" 7d ", now.Add(-7 * 24 * time.Hour), false},
+		{"2026-01-02T15:04:05Z", time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC), false},
+		{"2026-01-02T15:04:05+02:00", time.Date(2026, 1, 2, 13, 4, 5, 0, time.UTC), false},
+		{"2026-01-02", time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), false},
+		{"", time.Time{}, true},
+		{"7", time.Time{}, true},
+		{"d", time.Time{}, true},
+		{"-7d", time.Time{}, true},
+		{"7 days", time.Time{}, true},
+		{"1.2.3h", time.Time{}, true},
+		{"100000000w", time.Time{}, true},
+		{"2026-13-01", time.Time{}, true},
+	}
+	for _, tt := range tests {
+		name := map[bool]string{false: "reads ", true: "rejects "}[tt.wantErr] + strconv.Quote(tt.in)
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseTime(tt.in, now)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("ParseTime(%q) = %v, want an error", tt.in, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(tt.want) {
+				t.Errorf("ParseTime(%q) = %v, want %v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
