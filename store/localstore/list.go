@@ -23,8 +23,9 @@ import (
 // prefixes without being walked, except to check they hold at least one file:
 // an empty directory is no prefix in S3. Other delimiters roll up a full walk.
 //
-// A missing root fails with store.ErrBucketNotFound (a sync treats it as an
-// empty destination). Entries left out are reported to Options.OnSkip.
+// A missing root fails with store.ErrBucketNotFound, as a missing bucket
+// does; a caller syncing into a directory not made yet may take it as empty.
+// Entries left out are reported to Options.OnSkip.
 func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("list %s: %w", s.URL(prefix), err)
