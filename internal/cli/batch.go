@@ -1,0 +1,833 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/batchops"
+	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// batchFlags are shared by every `batch` verb: how to reach S3 Control.
+type batchFlags struct {
+	accountID       string
+	controlEndpoint string
+	pollInterval    time.Duration
+}
+
+// Default places for the manifest and the report, under the destination
+// bucket as report 1 did (_batch/report/).
+const (
+	defaultManifestPrefix = "_batch/manifest/"
+	defaultReportPrefix   = "_batch/report"
+)
+
+func (a *app) batchCmd() *cobra.Command {
+	bf := &batchFlags{}
+	cmd := &cobra.Command{
+		Use:   "batch",
+		Short: "Copy between buckets with an S3 Batch Operations job, and manage its jobs",
+		Long: `Hand a bucket-to-bucket copy to S3 Batch Operations: AWS runs it, this machine
+only lists the source into a manifest and watches the job.
+
+  s3bulk batch policy s3://src s3://dst        the IAM role the job needs
+  s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
+  s3bulk batch status JOB | report JOB | cancel JOB | ls
+
+A job starts in about a minute and costs $0.25 plus $1.00 per million objects
+on top of the copy requests; below ~50,000 objects cp is usually faster.
+Use --region for the destination bucket's region: jobs run there.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&bf.accountID, "account-id", "", "AWS account that owns the jobs (default: asked from STS)")
+	pf.StringVar(&bf.controlEndpoint, "control-endpoint-url", "", "S3 Control endpoint URL, used as given (for S3-compatible control planes)")
+	pf.DurationVar(&bf.pollInterval, "poll-interval", 5*time.Second, "how often --wait asks for the job's state")
+	_ = pf.MarkHidden("poll-interval")
+	cmd.AddCommand(
+		a.batchCpCmd(bf),
+		a.batchStatusCmd(bf),
+		a.batchReportCmd(bf),
+		a.batchCancelCmd(bf),
+		a.batchLsCmd(bf),
+		a.batchPolicyCmd(),
+	)
+	return cmd
+}
+
+// jobClient loads the AWS configuration (region, profile, credentials) for
+// S3 Control and STS.
+func (a *app) jobClient(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
+	var opts []func(*config.LoadOptions) error
+	if a.g.region != "" {
+		opts = append(opts, config.WithRegion(a.g.region))
+	}
+	if a.g.profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(a.g.profile))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		var noProfile config.SharedConfigProfileNotExistError
+		if errors.As(err, &noProfile) {
+			return nil, fmt.Errorf("load aws config: %w: %w", store.ErrInvalidCredentials, err)
+		}
+		return nil, fmt.Errorf("load aws config: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+type batchCpFlags struct {
+	roleArn         string
+	report          string
+	reportScope     string
+	manifest        string
+	priority        int32
+	wait            bool
+	noLocalFallback bool
+	storageClass    string
+	description     string
+	raw             bool
+	maxObjectSize   sizeFlag
+}
+
+func (a *app) batchCpCmd(bf *batchFlags) *cobra.Command {
+	var f batchCpFlags
+	cmd := &cobra.Command{
+		Use:   "cp SRC DST --role-arn ARN",
+		Short: "Copy a bucket, prefix or wildcard match with one S3 Batch Operations job",
+		Long: `List SRC into a CSV manifest, upload it, and create an S3 Batch Operations
+copy job that runs at once; with --wait, follow it to the end and print its
+failed keys.
+
+  s3bulk batch cp s3://src s3://dst --role-arn ARN --wait
+  s3bulk batch cp 's3://src/*.json' s3://dst/copy/ --role-arn ARN --report s3://logs/batch
+
+SRC is always copied recursively. Unlike cp, a job keeps whole source keys:
+s3://src/logs/a.json goes to DST's prefix + "logs/a.json".
+
+A job cannot copy objects over 5 GiB; those are copied from this machine with
+multipart copy after the job is created, or, with --no-local-fallback,
+listed as excluded (and the exit code is 1). The plan says which up front.
+
+The manifest goes to s3://DST-bucket/_batch/manifest/ and the completion
+report to s3://DST-bucket/_batch/report/ unless --manifest and --report say
+otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass as --role-arn.`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runBatchCp(cmd.Context(), bf, f, args[0], args[1])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.roleArn, "role-arn", "", "IAM role Batch Operations assumes (see `s3bulk batch policy`)")
+	fl.StringVar(&f.report, "report", "", "where the completion report goes, s3://bucket/prefix (default: s3://DST-bucket/_batch/report)")
+	fl.StringVar(&f.reportScope, "report-scope", "all", "which tasks the report lists: all or failed")
+	fl.StringVar(&f.manifest, "manifest", "", "where the manifest goes, s3://bucket/key.csv (default: under s3://DST-bucket/_batch/manifest/)")
+	fl.Int32Var(&f.priority, "priority", 10, "job priority: higher runs first among your jobs")
+	fl.BoolVar(&f.wait, "wait", false, "wait for the job to end, then print its report")
+	fl.BoolVar(&f.noLocalFallback, "no-local-fallback", false, "list objects over 5 GiB as excluded instead of copying them from here")
+	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of the copies, e.g. STANDARD_IA (default: STANDARD)")
+	fl.StringVar(&f.description, "description", "", "job description shown by AWS (default: s3bulk cp SRC DST)")
+	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
+	fl.Var(&f.maxObjectSize, "max-object-size", "largest object the job copies")
+	_ = fl.MarkHidden("max-object-size") // for tests: 5 GiB is AWS's limit
+	return cmd
+}
+
+// batchPlan is where a batch copy reads and writes.
+type batchPlan struct {
+	src, dst    s3url.Location
+	dstPrefix   string
+	manifestLoc s3url.Location
+	reportLoc   s3url.Location
+	reportScope string
+}
+
+func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchPlan, error) {
+	var p batchPlan
+	var err error
+	if p.src, err = parseLocation(srcArg, f.raw); err != nil {
+		return p, err
+	}
+	if p.dst, err = parseLocation(dstArg, true); err != nil {
+		return p, err
+	}
+	if !p.src.IsS3() || !p.dst.IsS3() {
+		return p, usagef("batch cp %s %s: both ends must be s3:// URLs (a job copies between buckets)", p.src, p.dst)
+	}
+	if p.dst.HasWildcard() {
+		return p, usagef("destination %s: wildcards are only allowed in the source", p.dst)
+	}
+	p.dstPrefix = p.dst.AsDir().Key
+	if f.report == "" {
+		p.reportLoc = s3url.Location{Bucket: p.dst.Bucket, Key: defaultReportPrefix}
+	} else if p.reportLoc, err = parseLocation(f.report, true); err != nil {
+		return p, err
+	} else if !p.reportLoc.IsS3() {
+		return p, usagef("--report %s: want s3://bucket/prefix", f.report)
+	}
+	switch f.reportScope {
+	case "all":
+		p.reportScope = batchops.ReportAllTasks
+	case "failed":
+		p.reportScope = batchops.ReportFailedTasks
+	default:
+		return p, usagef("--report-scope %q: want all or failed", f.reportScope)
+	}
+	if f.manifest == "" {
+		p.manifestLoc = s3url.Location{Bucket: p.dst.Bucket, Key: defaultManifestPrefix + runID() + ".csv"}
+	} else if p.manifestLoc, err = parseLocation(f.manifest, true); err != nil {
+		return p, err
+	} else if !p.manifestLoc.IsS3() || p.manifestLoc.IsDirLike() {
+		return p, usagef("--manifest %s: want s3://bucket/key.csv", f.manifest)
+	}
+	return p, nil
+}
+
+// runID names one run's manifest: sortable by time, unique across machines.
+func runID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// keep decides whether a listed object belongs to the copy: it matches the
+// source, and it is not one of s3bulk's own manifests or reports when those
+// live in the source bucket.
+func (p batchPlan) keep(o store.Object) bool {
+	if p.src.HasWildcard() && !p.src.Match(o.Key) {
+		return false
+	}
+	if p.manifestLoc.Bucket == p.src.Bucket && strings.HasPrefix(o.Key, dirOf(p.manifestLoc.Key)) {
+		return false
+	}
+	if p.reportLoc.Bucket == p.src.Bucket && strings.HasPrefix(o.Key, p.reportLoc.AsDir().Key) {
+		return false
+	}
+	return true
+}
+
+func dirOf(key string) string { return key[:strings.LastIndexByte(key, '/')+1] }
+
+func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, srcArg, dstArg string) error {
+	p, err := a.planBatch(srcArg, dstArg, f)
+	if err != nil {
+		return err
+	}
+	if f.roleArn == "" && !a.g.dryRun {
+		return usagef("batch cp: --role-arn is required (see `s3bulk batch policy %s %s`)", p.src, p.dst)
+	}
+	s := a.newSession()
+	c, err := s.s3(ctx)
+	if err != nil {
+		return err
+	}
+	srcStore := c.Bucket(p.src.Bucket)
+	if base := batchops.SourceBase(p.src); base != "" {
+		fmt.Fprintf(a.stdio.Err, "note: a job keeps whole source keys: %s%s... goes to %s\n",
+			"s3://"+p.src.Bucket+"/", base, "s3://"+p.dst.Bucket+"/"+batchops.DestKey(p.dstPrefix, base)+"...")
+	}
+
+	maxSize := int64(f.maxObjectSize)
+	if maxSize <= 0 {
+		maxSize = batchops.MaxCopySize
+	}
+	var oversize []store.Object
+	mopts := batchops.ManifestOptions{
+		Bucket:  p.src.Bucket,
+		Prefix:  p.listPrefix(),
+		Match:   p.keep,
+		MaxSize: maxSize,
+		// Objects over 5 GiB are few: keeping them to copy after the job is
+		// created costs little memory and no second listing.
+		Oversize: func(o store.Object) error { oversize = append(oversize, o); return nil },
+	}
+
+	var m batchops.Manifest
+	if a.g.dryRun {
+		m.Stats, err = batchops.WriteManifest(ctx, srcStore, mopts, io.Discard)
+	} else {
+		m, err = batchops.PutManifest(ctx, srcStore, mopts, c.Bucket(p.manifestLoc.Bucket), p.manifestLoc.Bucket, p.manifestLoc.Key, 0)
+	}
+	if errors.Is(err, batchops.ErrNothingToCopy) && len(oversize) > 0 {
+		err = nil // only big objects: no job, the fallback does it all
+	}
+	if err != nil {
+		return err
+	}
+	a.printBatchPlan(p, m, oversize, maxSize, f.noLocalFallback)
+	if a.g.dryRun {
+		return nil
+	}
+
+	var jobID string
+	var jc *batchops.Client
+	if m.Stats.Objects > 0 {
+		if jc, err = a.jobClient(ctx, bf); err != nil {
+			return err
+		}
+		desc := f.description
+		if desc == "" {
+			desc = "s3bulk cp " + p.src.String() + " " + p.dst.String()
+		}
+		jobID, err = jc.Create(ctx, batchops.CopySpec{
+			Manifest:     m,
+			RoleArn:      f.roleArn,
+			DestBucket:   p.dst.Bucket,
+			DestPrefix:   p.dstPrefix,
+			StorageClass: f.storageClass,
+			Report:       batchops.ReportLocation{Enabled: true, Bucket: p.reportLoc.Bucket, Prefix: p.reportLoc.Key, Scope: p.reportScope},
+			Priority:     f.priority,
+			Description:  desc,
+		})
+		if err != nil {
+			return err
+		}
+		a.printJobCreated(jobID)
+		defer func() {
+			if ctx.Err() != nil {
+				fmt.Fprintf(a.stdio.Err, "the job goes on without this command: s3bulk batch status %s (or cancel %s)\n", jobID, jobID)
+			}
+		}()
+	}
+
+	var failed int64
+	if len(oversize) > 0 {
+		if f.noLocalFallback {
+			failed += int64(len(oversize))
+		} else {
+			failed += a.copyOversize(ctx, s, p, oversize)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+	}
+	if jobID == "" || !f.wait {
+		if failed > 0 {
+			return partialError{failed: failed}
+		}
+		return nil
+	}
+	return a.waitAndReport(ctx, jc, bf, jobID, failed)
+}
+
+// listPrefix is what the listing asks S3 for: the literal start of a
+// wildcard, or the source as a directory.
+func (p batchPlan) listPrefix() string {
+	if p.src.HasWildcard() {
+		return p.src.Prefix()
+	}
+	return p.src.AsDir().Key
+}
+
+func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, oversize []store.Object, maxSize int64, noFallback bool) {
+	if a.g.json {
+		rec := struct {
+			Type          string `json:"type"`
+			Manifest      string `json:"manifest,omitempty"`
+			ETag          string `json:"etag,omitempty"`
+			Objects       int64  `json:"objects"`
+			Bytes         int64  `json:"bytes"`
+			Oversize      int64  `json:"oversize"`
+			OversizeBytes int64  `json:"oversize_bytes"`
+			Oversized     string `json:"oversize_action,omitempty"`
+		}{Type: "plan", Objects: m.Stats.Objects, Bytes: m.Stats.Bytes, Oversize: m.Stats.Oversize, OversizeBytes: m.Stats.OversizeBytes}
+		if m.ETag != "" {
+			rec.Manifest, rec.ETag = "s3://"+m.Bucket+"/"+m.Key, m.ETag
+		}
+		if len(oversize) > 0 {
+			rec.Oversized = "local-multipart-copy"
+			if noFallback {
+				rec.Oversized = "excluded"
+			}
+		}
+		_ = json.NewEncoder(a.stdio.Out).Encode(rec)
+	} else {
+		where := "s3://" + p.manifestLoc.Bucket + "/" + p.manifestLoc.Key
+		if a.g.dryRun {
+			where = "(dry run: not written)"
+		}
+		fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) for the job, manifest %s\n", m.Stats.Objects, progress.HumanBytes(m.Stats.Bytes), where)
+		if len(oversize) > 0 {
+			action := "copied from this machine with multipart copy"
+			if noFallback {
+				action = "EXCLUDED (--no-local-fallback)"
+			}
+			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are over %s, which a job cannot copy: %s\n",
+				len(oversize), progress.HumanBytes(m.Stats.OversizeBytes), progress.HumanBytes(maxSize), action)
+		}
+	}
+	if noFallback {
+		for _, o := range oversize {
+			if a.g.json {
+				_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+					Type   string `json:"type"`
+					Src    string `json:"src"`
+					Size   int64  `json:"size"`
+					Reason string `json:"reason"`
+				}{"excluded", "s3://" + p.src.Bucket + "/" + o.Key, o.Size, "over the job's object size limit"})
+				continue
+			}
+			fmt.Fprintf(a.stdio.Err, "EXCLUDED s3://%s/%s (%s): over %s, a job cannot copy it\n", p.src.Bucket, o.Key, progress.HumanBytes(o.Size), progress.HumanBytes(maxSize))
+		}
+	}
+}
+
+func (a *app) printJobCreated(id string) {
+	if a.g.json {
+		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+			Type  string `json:"type"`
+			JobID string `json:"job_id"`
+		}{"job", id})
+		return
+	}
+	fmt.Fprintf(a.stdio.Out, "job %s\n", id)
+}
+
+// copyOversize copies the objects a job cannot, one engine run each so that
+// each object's parts share the run's whole budget of requests. Their
+// destination keys follow the job's naming, not cp's. It returns how many
+// failed.
+func (a *app) copyOversize(ctx context.Context, s *session, p batchPlan, objs []store.Object) int64 {
+	c, err := s.s3(ctx)
+	if err != nil {
+		fmt.Fprintf(a.stdio.Err, "ERROR %v\n", err)
+		return int64(len(objs))
+	}
+	var observe func(engine.Result)
+	if a.g.json {
+		observe = (&progress.JSONLines{Out: a.stdio.Out}).Result
+	} else {
+		observe = (&progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}).Result
+	}
+	var failed int64
+	for i, o := range objs {
+		if ctx.Err() != nil {
+			return failed + int64(len(objs)-i)
+		}
+		job := engine.Job{
+			Src: engine.Endpoint{Store: c.Bucket(p.src.Bucket), Loc: s3url.Location{Bucket: p.src.Bucket, Key: o.Key, Literal: true}},
+			Dst: engine.Endpoint{Store: c.Bucket(p.dst.Bucket), Loc: s3url.Location{Bucket: p.dst.Bucket, Key: batchops.DestKey(p.dstPrefix, o.Key), Literal: true}},
+		}
+		sum, err := engine.Run(ctx, job, engine.Options{Concurrency: a.g.concurrency, Limiter: s.lim, Observer: observe})
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintf(a.stdio.Err, "ERROR %v\n", err)
+		}
+		if err != nil || sum.Failed > 0 {
+			failed++
+		}
+	}
+	return failed
+}
+
+// waitAndReport follows the job to its end, then reads its report and maps
+// the outcome to cp's exit codes: 0 all copied, 1 some tasks failed (or
+// excluded, or the job was cancelled), 3 the job itself failed.
+func (a *app) waitAndReport(ctx context.Context, jc *batchops.Client, bf *batchFlags, id string, alreadyFailed int64) error {
+	w := a.newJobWatcher()
+	j, err := jc.Wait(ctx, id, bf.pollInterval, w.update)
+	w.stop(j)
+	if err != nil {
+		return err
+	}
+	return a.finishJob(ctx, j, alreadyFailed)
+}
+
+func (a *app) finishJob(ctx context.Context, j batchops.Job, alreadyFailed int64) error {
+	failed := alreadyFailed
+	if j.Report.Enabled && (j.Succeeded+j.Failed > 0) {
+		sum, err := a.printReport(ctx, j)
+		if err != nil {
+			return err
+		}
+		failed += sum.Failed
+	} else {
+		failed += j.Failed
+	}
+	a.printJobSummary(j)
+	switch j.Status {
+	case batchops.StatusFailed:
+		return fmt.Errorf("job %s failed: %s", j.ID, strings.Join(j.FailureReasons, "; "))
+	case batchops.StatusCancelled:
+		return partialError{failed: max(failed, j.Total-j.Succeeded)}
+	}
+	if failed > 0 {
+		return partialError{failed: failed}
+	}
+	return nil
+}
+
+// printReport reads the job's completion report and prints each failed
+// task as cp prints a failed object.
+func (a *app) printReport(ctx context.Context, j batchops.Job) (batchops.ReportSummary, error) {
+	s := a.newSession()
+	c, err := s.s3(ctx)
+	if err != nil {
+		return batchops.ReportSummary{}, err
+	}
+	open := func(b string) (store.Store, error) { return c.Bucket(b), nil }
+	enc := json.NewEncoder(a.stdio.Out)
+	enc.SetEscapeHTML(false)
+	return batchops.ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r batchops.TaskResult) error {
+		if r.Status == batchops.TaskSucceeded {
+			return nil
+		}
+		src := "s3://" + r.Bucket + "/" + r.Key
+		if a.g.json {
+			return enc.Encode(struct {
+				Type       string `json:"type"`
+				Status     string `json:"status"`
+				Src        string `json:"src"`
+				ErrorCode  string `json:"error_code"`
+				HTTPStatus int    `json:"http_status"`
+				Error      string `json:"error"`
+			}{"task", r.Status, src, r.ErrorCode, r.HTTPStatus, r.Message})
+		}
+		_, err := fmt.Fprintf(a.stdio.Err, "ERROR copy %s: %s (%d): %s\n", src, r.ErrorCode, r.HTTPStatus, oneLineText(r.Message))
+		return err
+	})
+}
+
+func oneLineText(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func (a *app) printJobSummary(j batchops.Job) {
+	if a.g.json {
+		_ = json.NewEncoder(a.stdio.Err).Encode(jobRecord(j))
+		return
+	}
+	if a.g.quiet && j.Status == batchops.StatusComplete && j.Failed == 0 {
+		return
+	}
+	fmt.Fprintf(a.stdio.Err, "job %s: %s, %d of %d tasks succeeded, %d failed; %s active, %s wall clock\n",
+		j.ID, j.Status, j.Succeeded, j.Total, j.Failed, j.Active, wallClock(j).Round(time.Second))
+	for _, r := range j.FailureReasons {
+		fmt.Fprintf(a.stdio.Err, "job %s: %s\n", j.ID, r)
+	}
+}
+
+func wallClock(j batchops.Job) time.Duration {
+	if j.Created.IsZero() || j.Terminated.IsZero() {
+		return 0
+	}
+	return j.Terminated.Sub(j.Created)
+}
+
+// jobState is the JSON form of a job (status, --json).
+type jobState struct {
+	Type           string   `json:"type"`
+	JobID          string   `json:"job_id"`
+	Status         string   `json:"status"`
+	Description    string   `json:"description,omitempty"`
+	Priority       int32    `json:"priority"`
+	Total          int64    `json:"total"`
+	Succeeded      int64    `json:"succeeded"`
+	Failed         int64    `json:"failed"`
+	ActiveSeconds  float64  `json:"active_seconds"`
+	Created        string   `json:"created,omitempty"`
+	Terminated     string   `json:"terminated,omitempty"`
+	FailureReasons []string `json:"failure_reasons,omitempty"`
+	Report         string   `json:"report,omitempty"`
+}
+
+func jobRecord(j batchops.Job) jobState {
+	r := jobState{
+		Type: "job", JobID: j.ID, Status: j.Status, Description: j.Description, Priority: j.Priority,
+		Total: j.Total, Succeeded: j.Succeeded, Failed: j.Failed, ActiveSeconds: j.Active.Seconds(),
+		FailureReasons: j.FailureReasons,
+	}
+	if !j.Created.IsZero() {
+		r.Created = j.Created.UTC().Format(time.RFC3339)
+	}
+	if !j.Terminated.IsZero() {
+		r.Terminated = j.Terminated.UTC().Format(time.RFC3339)
+	}
+	if j.Report.Enabled {
+		r.Report = "s3://" + j.Report.Bucket + "/" + batchops.ReportManifestKey(j.Report.Prefix, j.ID)
+	}
+	return r
+}
+
+// jobWatcher shows a job's progress while --wait polls: a bar on a
+// terminal, else one line per change of status.
+type jobWatcher struct {
+	a      *app
+	last   batchops.Job
+	seen   bool
+	p      *mpb.Progress
+	bar    *mpb.Bar
+	status string
+}
+
+func (a *app) newJobWatcher() *jobWatcher {
+	w := &jobWatcher{a: a}
+	if a.showProgress() {
+		w.p = mpb.New(mpb.WithOutput(a.stdio.Err), mpb.WithWidth(40))
+		w.bar = w.p.AddBar(1,
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return w.status })),
+			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+				return fmt.Sprintf("%d/%d tasks  %d failed  %s active", w.last.Succeeded+w.last.Failed, w.last.Total, w.last.Failed, w.last.Active)
+			})),
+		)
+	}
+	return w
+}
+
+func (w *jobWatcher) update(j batchops.Job) {
+	changed := !w.seen || j.Status != w.last.Status
+	w.last, w.seen = j, true
+	if w.bar != nil {
+		w.status = j.Status
+		w.bar.SetTotal(max(j.Total, 1), false)
+		w.bar.SetCurrent(j.Succeeded + j.Failed)
+		return
+	}
+	if changed && !w.a.g.quiet && !w.a.g.json {
+		fmt.Fprintf(w.a.stdio.Err, "job %s: %s, %d/%d tasks done, %d failed, %s active\n",
+			j.ID, j.Status, j.Succeeded+j.Failed, j.Total, j.Failed, j.Active)
+	}
+}
+
+func (w *jobWatcher) stop(j batchops.Job) {
+	if w.bar == nil {
+		return
+	}
+	w.update(j)
+	w.bar.Abort(false)
+	w.p.Wait()
+}
+
+func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "status JOB",
+		Short: "Show a job's status and progress",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			var j batchops.Job
+			if wait {
+				w := a.newJobWatcher()
+				j, err = jc.Wait(ctx, args[0], bf.pollInterval, w.update)
+				w.stop(j)
+			} else {
+				j, err = jc.Describe(ctx, args[0])
+			}
+			if err != nil {
+				return err
+			}
+			a.printJob(j)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end")
+	return cmd
+}
+
+func (a *app) printJob(j batchops.Job) {
+	r := jobRecord(j)
+	if a.g.json {
+		_ = json.NewEncoder(a.stdio.Out).Encode(r)
+		return
+	}
+	out := a.stdio.Out
+	fmt.Fprintf(out, "job:         %s\n", j.ID)
+	fmt.Fprintf(out, "status:      %s\n", j.Status)
+	if j.Description != "" {
+		fmt.Fprintf(out, "description: %s\n", j.Description)
+	}
+	fmt.Fprintf(out, "priority:    %d\n", j.Priority)
+	fmt.Fprintf(out, "tasks:       %d succeeded, %d failed, %d total\n", j.Succeeded, j.Failed, j.Total)
+	fmt.Fprintf(out, "active:      %s\n", j.Active)
+	if r.Created != "" {
+		fmt.Fprintf(out, "created:     %s\n", r.Created)
+	}
+	if r.Terminated != "" {
+		fmt.Fprintf(out, "terminated:  %s (wall clock %s)\n", r.Terminated, wallClock(j).Round(time.Second))
+	}
+	if j.StatusReason != "" {
+		fmt.Fprintf(out, "reason:      %s\n", j.StatusReason)
+	}
+	for _, f := range j.FailureReasons {
+		fmt.Fprintf(out, "failure:     %s\n", f)
+	}
+	if r.Report != "" {
+		fmt.Fprintf(out, "report:      %s\n", r.Report)
+	}
+}
+
+func (a *app) batchReportCmd(bf *batchFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "report JOB",
+		Short: "Read a finished job's completion report: failed keys and a summary",
+		Long: `Read the completion report of a job that ended and print each failed task
+(on stderr, as cp prints failed objects, or as JSON lines with --json) and a
+summary. The exit code is 0 when every task succeeded, 1 when some failed.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			j, err := jc.Describe(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if !j.Done() {
+				return fmt.Errorf("report of job %s: the job is %s; its report is written when it ends (s3bulk batch status --wait %s)", j.ID, j.Status, j.ID)
+			}
+			if !j.Report.Enabled {
+				return fmt.Errorf("report of job %s: the job was created without a completion report", j.ID)
+			}
+			return a.finishJob(ctx, j, 0)
+		},
+	}
+}
+
+func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "cancel JOB",
+		Short: "Cancel a job; tasks already done stay done",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			status, err := jc.Cancel(ctx, args[0], reason)
+			if err != nil {
+				return err
+			}
+			if a.g.json {
+				return json.NewEncoder(a.stdio.Out).Encode(struct {
+					Type   string `json:"type"`
+					JobID  string `json:"job_id"`
+					Status string `json:"status"`
+				}{"job", args[0], status})
+			}
+			_, err = fmt.Fprintf(a.stdio.Out, "job %s: %s\n", args[0], status)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "cancelled with s3bulk batch cancel", "why, recorded with the job")
+	return cmd
+}
+
+func (a *app) batchLsCmd(bf *batchFlags) *cobra.Command {
+	var statuses []string
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "List the account's Batch Operations jobs, newest first",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(a.stdio.Out)
+			return jc.List(ctx, statuses, func(s batchops.JobSummary) error {
+				if a.g.json {
+					return enc.Encode(struct {
+						Type        string `json:"type"`
+						JobID       string `json:"job_id"`
+						Status      string `json:"status"`
+						Operation   string `json:"operation"`
+						Description string `json:"description,omitempty"`
+						Total       int64  `json:"total"`
+						Succeeded   int64  `json:"succeeded"`
+						Failed      int64  `json:"failed"`
+						Created     string `json:"created"`
+					}{"job", s.ID, s.Status, s.Operation, s.Description, s.Total, s.Succeeded, s.Failed, s.Created.UTC().Format(time.RFC3339)})
+				}
+				_, err := fmt.Fprintf(a.stdio.Out, "%s  %-10s %s  %d/%d done, %d failed  %s\n",
+					s.Created.UTC().Format("2006-01-02 15:04:05"), s.Status, s.ID, s.Succeeded+s.Failed, s.Total, s.Failed, s.Description)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringSliceVar(&statuses, "status", nil, "only jobs in these statuses (Active, Complete, Failed, Cancelled...)")
+	return cmd
+}
+
+func (a *app) batchPolicyCmd() *cobra.Command {
+	var report, manifest, roleArn string
+	var raw bool
+	cmd := &cobra.Command{
+		Use:   "policy SRC DST",
+		Short: "Print the IAM policies a batch copy from SRC to DST needs",
+		Long: `Print three IAM policy documents for ` + "`s3bulk batch cp SRC DST`" + `:
+the permissions policy of the role passed as --role-arn, the trust policy
+that lets S3 Batch Operations assume it, and the permissions of whoever runs
+s3bulk. Each is limited to the buckets and prefixes the copy uses.`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.planBatch(args[0], args[1], batchCpFlags{report: report, manifest: manifest, reportScope: "all", raw: raw})
+			if err != nil {
+				return err
+			}
+			manifestPrefix := defaultManifestPrefix
+			if manifest != "" {
+				manifestPrefix = dirOf(p.manifestLoc.Key)
+			}
+			pol := batchops.NewPolicies(batchops.PolicyInput{
+				SourceBucket: p.src.Bucket, SourcePrefix: p.listPrefix(),
+				DestBucket: p.dst.Bucket, DestPrefix: p.dstPrefix,
+				ManifestBucket: p.manifestLoc.Bucket, ManifestPrefix: manifestPrefix,
+				ReportBucket: p.reportLoc.Bucket, ReportPrefix: p.reportLoc.AsDir().Key,
+				RoleArn: roleArn,
+			})
+			if a.g.json {
+				enc := json.NewEncoder(a.stdio.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(pol)
+			}
+			_, err = fmt.Fprintf(a.stdio.Out, `# Permissions policy of the job's role (pass the role with --role-arn):
+%s
+
+# Trust policy of that role, so S3 Batch Operations can assume it:
+%s
+
+# Permissions of the user or role that runs s3bulk batch:
+%s
+`, pol.Role.JSON(), pol.Trust.JSON(), pol.Caller.JSON())
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&report, "report", "", "report location, as for batch cp")
+	fl.StringVar(&manifest, "manifest", "", "manifest location, as for batch cp")
+	fl.StringVar(&roleArn, "role-arn", "", "the job's role, to limit iam:PassRole to it")
+	fl.BoolVar(&raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
+	return cmd
+}

@@ -1,0 +1,602 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/bench"
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
+	"github.com/s3bulk/s3bulk/internal/gateway"
+	"github.com/s3bulk/s3bulk/store/s3store"
+)
+
+// seed, bench and demo: the field report's benchmark as commands.
+
+type seedFlags struct {
+	objects, filesPerUser, usersPerCompany int
+	size                                   sizeFlag
+	seed                                   int64
+}
+
+func (a *app) seedCmd() *cobra.Command {
+	f := seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}
+	cmd := &cobra.Command{
+		Use:   "seed s3://BUCKET/PREFIX",
+		Short: "Write the benchmark's data set: companies of users of JSON files",
+		Long: `Write the field report's data set under a prefix, in parallel:
+
+  PREFIX/company-0001/user-0001/file-01.json ... company-0013/user-1250/file-04.json
+
+The defaults are the report's: 5,000 objects of 100 KiB, 4 files per user,
+100 users per company (13 companies, the last holding the rest). Bodies are
+JSON of exactly --size bytes, the same for the same --seed.`,
+		Example: `  s3bulk seed s3://my-bucket/seed/
+  s3bulk seed s3://my-bucket/seed/ --objects 100000 --size 1MiB`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dst, err := bench.ParseTarget(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			layout, err := f.layout()
+			if err != nil {
+				return err
+			}
+			conn, err := a.benchConn(cmd.Context())
+			if err != nil {
+				return err
+			}
+			st, secs, err := a.seed(cmd.Context(), conn, dst, layout)
+			if err != nil {
+				return err
+			}
+			if a.g.json {
+				fmt.Fprintf(a.stdio.Out, `{"dest":%q,"objects":%d,"bytes":%d,"seconds":%.3f}`+"\n", dst.String(), st.Objects, st.Bytes, secs)
+			} else if !a.g.quiet {
+				fmt.Fprintf(a.stdio.Out, "seeded %d objects (%s) under %s in %.1f s\n", st.Objects, bench.FormatSize(st.Bytes), dst, secs)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func (f *seedFlags) register(cmd *cobra.Command) {
+	d := bench.DefaultLayout()
+	fl := cmd.Flags()
+	fl.IntVar(&f.objects, "objects", d.Objects, "number of objects")
+	fl.Var(&f.size, "size", "size of each object, e.g. 100KiB, 1MiB (default 100KiB)")
+	fl.IntVar(&f.filesPerUser, "files-per-user", d.FilesPerUser, "objects per user")
+	fl.IntVar(&f.usersPerCompany, "users-per-company", d.UsersPerCompany, "users per company (the report's unit of parallelism)")
+	fl.Int64Var(&f.seed, "seed", d.Seed, "seed of the bodies' contents")
+}
+
+func (f *seedFlags) layout() (bench.Layout, error) {
+	l := bench.Layout{Objects: f.objects, Size: int64(f.size), FilesPerUser: f.filesPerUser, UsersPerCompany: f.usersPerCompany, Seed: f.seed}
+	if err := l.Validate(); err != nil {
+		return l, usageError{err}
+	}
+	return l, nil
+}
+
+// seed writes the layout, with a progress bar on a terminal.
+func (a *app) seed(ctx context.Context, conn bench.Conn, dst bench.Target, l bench.Layout) (bench.SeedStats, float64, error) {
+	opts := bench.SeedOptions{Concurrency: a.g.concurrency}
+	var p *mpb.Progress
+	if a.showProgress() {
+		p = mpb.New(mpb.WithOutput(a.stdio.Err), mpb.WithWidth(40))
+		bar := p.AddBar(int64(l.Objects),
+			mpb.PrependDecorators(decor.Name("seed "), decor.CountersNoUnit("%d/%d objects")),
+			mpb.AppendDecorators(decor.AverageSpeed(nil, "%.0f obj/s"), decor.Name("  "), decor.Elapsed(decor.ET_STYLE_GO)),
+		)
+		opts.Progress = func(objects, _ int64) { bar.SetCurrent(objects) }
+		defer func() {
+			bar.Abort(false)
+			p.Wait()
+		}()
+	}
+	start := time.Now()
+	st, err := bench.Seed(ctx, conn, dst, l, opts)
+	return st, time.Since(start).Seconds(), err
+}
+
+// benchFlags are bench's, and demo's where they apply.
+type benchFlags struct {
+	source, dest       string
+	methods            []string
+	report, chart      string
+	prices             string
+	priceRegion        string
+	huge               sizeFlag
+	companyConcurrency int
+	tools              map[string]string
+	keepDest           bool
+}
+
+func (f *benchFlags) register(cmd *cobra.Command, demo bool) {
+	fl := cmd.Flags()
+	if !demo {
+		fl.StringVar(&f.source, "source", "", "s3://BUCKET/PREFIX/ holding the data set (see seed)")
+		fl.StringVar(&f.dest, "dest", "", "s3://BUCKET/PREFIX/ to copy to; emptied before each method")
+		fl.StringVar(&f.report, "report", "", "write a Markdown report to this file")
+		fl.StringVar(&f.chart, "chart", "", "write a PNG chart to this file")
+		fl.BoolVar(&f.keepDest, "keep-dest", false, "leave the last method's copy in the destination")
+	}
+	fl.StringSliceVar(&f.methods, "methods", nil, "methods to run, from "+strings.Join(bench.AllMethods, ","))
+	fl.StringVar(&f.prices, "prices", "", "JSON file of prices per region, laid over the built-in table")
+	fl.StringVar(&f.priceRegion, "price-region", "", "region whose prices to use (default: the run's region, else "+bench.DefaultPriceRegion+")")
+	fl.Var(&f.huge, "huge", "also copy one object of this size with part sizes 8-512 MiB and the automatic one, e.g. 5GiB")
+	fl.IntVar(&f.companyConcurrency, "company-concurrency", bench.DefaultCompanyConcurrency, "companies at once for the per-company methods (the report's 4)")
+	f.tools = map[string]string{}
+	for _, t := range []string{"aws", "s5cmd", "rclone"} {
+		fl.Var(&toolFlag{m: f.tools, name: t}, t, "path to "+t+" (default: found on PATH; the method is skipped without it)")
+	}
+}
+
+// toolFlag sets one entry of the tools map.
+type toolFlag struct {
+	m    map[string]string
+	name string
+}
+
+func (t *toolFlag) String() string     { return t.m[t.name] }
+func (t *toolFlag) Set(v string) error { t.m[t.name] = v; return nil }
+func (t *toolFlag) Type() string       { return "path" }
+
+func (a *app) benchCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench --source s3://A/P/ --dest s3://B/Q/",
+		Short: "Compare ways of copying a data set between buckets: time, CPU, requests, cost",
+		Long: `Copy the objects under --source to --dest with each method in turn, emptying
+--dest before each and checking afterwards that every object arrived with its
+size. The methods are the field report's and the usual tools':
+
+  put               the report's baseline: PutObject, 4 companies at a time, one object at a time in each
+  copy-per-company  the report's SDK program: ListObjectsV2 + CopyObject, same shape
+  s3bulk            this tool's engine, with its defaults
+  aws               aws s3 cp --recursive per company prefix, 4 at a time (skipped if not installed)
+  s5cmd             s5cmd cp 'SRC/*' DST (skipped if not installed)
+  rclone            rclone copy, configured by environment variables (skipped if not installed)
+  batchops          S3 Batch Operations: not run here; its estimated cost is shown
+
+Results: a table (or --json, one document), --report FILE.md, --chart FILE.png,
+and the report's linear projection to 50,000, 100,000 and 150,000 objects.
+--huge SIZE adds report 3's experiment: one big object copied server-side
+with part sizes from 8 to 512 MiB and with the automatic choice.`,
+		Example: `  s3bulk seed s3://my-bucket/seed/
+  s3bulk bench --source s3://my-bucket/seed/ --dest s3://other-bucket/copy/ --report bench.md --chart bench.png`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.source == "" || f.dest == "" {
+				return usagef("bench: --source and --dest are required")
+			}
+			src, err := bench.ParseTarget(f.source)
+			if err != nil {
+				return usageError{err}
+			}
+			dst, err := bench.ParseTarget(f.dest)
+			if err != nil {
+				return usageError{err}
+			}
+			ctx := cmd.Context()
+			conn, err := a.benchConn(ctx)
+			if err != nil {
+				return err
+			}
+			return a.runBench(ctx, conn, a.storeConfig(), src, dst, f, "")
+		},
+	}
+	f.register(cmd, false)
+	return cmd
+}
+
+// benchConn loads the AWS configuration the way the report's programs did
+// (the SDK's default chain), with the global flags applied.
+func (a *app) benchConn(ctx context.Context) (bench.Conn, error) {
+	var opts []func(*config.LoadOptions) error
+	if a.g.region != "" {
+		opts = append(opts, config.WithRegion(a.g.region))
+	}
+	if a.g.profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(a.g.profile))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return bench.Conn{}, fmt.Errorf("load aws config: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	endpoint := a.g.endpointURL
+	if endpoint == "" {
+		endpoint = aws.ToString(cfg.BaseEndpoint)
+	}
+	pathStyle := a.g.pathStyle == "true" || (a.g.pathStyle == "auto" && endpoint != "")
+	return bench.Conn{AWS: cfg, Endpoint: endpoint, PathStyle: pathStyle, ChecksumWhenRequired: a.g.checksumWhenRequired}, nil
+}
+
+// storeConfig is the engine's store configuration from the global flags.
+func (a *app) storeConfig() s3store.Config {
+	cfg := s3store.Config{
+		Region:               a.g.region,
+		Profile:              a.g.profile,
+		EndpointURL:          a.g.endpointURL,
+		ChecksumWhenRequired: a.g.checksumWhenRequired,
+	}
+	switch a.g.pathStyle {
+	case "true":
+		cfg.PathStyle = ptr(true)
+	case "false":
+		cfg.PathStyle = ptr(false)
+	}
+	return cfg
+}
+
+// engineFunc runs s3bulk's engine as the "s3bulk" method: a fresh session
+// (client, connection pool, limiter) per run, the global --concurrency,
+// and its requests counted by the store.
+func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
+	return func(ctx context.Context, srcURL, dstURL string) (int64, int64, map[string]int64, error) {
+		s := a.newSession()
+		cfg := storeCfg
+		cfg.Concurrency = a.g.concurrency
+		cfg.OnThrottle = s.lim.Throttled
+		cfg.OnRequest = s.requests.add
+		cfg.Logger = a.logger
+		client, err := s3store.NewClient(ctx, cfg)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		s.client = client
+		src, err := parseLocation(srcURL, true)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		dst, err := parseLocation(dstURL, true)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		srcEP, err := s.sourceEndpoint(ctx, src, true)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		dstEP, err := s.destEndpoint(ctx, dst, true)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		sum, err := engine.Run(ctx, engine.Job{Src: srcEP, Dst: dstEP, Recursive: true},
+			engine.Options{Concurrency: a.g.concurrency, Limiter: s.lim})
+		if err == nil && sum.Failed > 0 {
+			err = fmt.Errorf("copy %s to %s: %d object(s) failed", srcURL, dstURL, sum.Failed)
+		}
+		return sum.Objects, sum.Bytes, s.requests.snapshot(), err
+	}
+}
+
+// benchPrices picks the price table entry for the run.
+func (a *app) benchPrices(f benchFlags, region string) (bench.Prices, error) {
+	table := bench.DefaultPrices()
+	if f.prices != "" {
+		file, err := os.Open(f.prices)
+		if err != nil {
+			return bench.Prices{}, usagef("--prices: %v", unwrapPathError(err))
+		}
+		defer file.Close()
+		if table, err = bench.LoadPrices(file, table); err != nil {
+			return bench.Prices{}, usageError{err}
+		}
+	}
+	if f.priceRegion != "" {
+		p, ok := table[f.priceRegion]
+		if !ok {
+			return bench.Prices{}, usagef("--price-region %s: no prices for it (give them with --prices)", f.priceRegion)
+		}
+		return p, nil
+	}
+	p, ok := bench.PricesFor(table, region)
+	if !ok {
+		a.logger.Info("no prices for the region: using the report's", "region", region, "prices", p.Region)
+	}
+	return p, nil
+}
+
+// runBench runs the methods and writes the table (or JSON) to stdout, the
+// Markdown report and the chart to their files. latency, when set, is the
+// delay demo adds to every request, recorded in the report.
+func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Config, src, dst bench.Target, f benchFlags, latency string) error {
+	prices, err := a.benchPrices(f, conn.AWS.Region)
+	if err != nil {
+		return err
+	}
+	for _, m := range f.methods {
+		if !contains(bench.AllMethods, m) {
+			return usagef("--methods: unknown method %q (want %s)", m, strings.Join(bench.AllMethods, ", "))
+		}
+	}
+	cfg := bench.Config{
+		Conn: conn, Source: src, Dest: dst, Methods: f.methods,
+		CompanyConcurrency: f.companyConcurrency,
+		Engine:             a.engineFunc(storeCfg),
+		// TODO(lead): wire internal/batchops here (manifest, CreateJob, wait)
+		// once the batch command has a role to run with; until then bench
+		// reports Batch Operations as not run, with its estimated cost.
+		Batch:    nil,
+		Tools:    f.tools,
+		Prices:   prices,
+		KeepDest: f.keepDest,
+		Huge:     bench.HugeConfig{Size: int64(f.huge)},
+		Observe:  a.benchObserver(),
+	}
+	report, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	report.Environment.Latency = latency
+	if a.g.json {
+		if err := bench.WriteJSON(a.stdio.Out, report); err != nil {
+			return err
+		}
+	} else if err := bench.WriteTable(a.stdio.Out, report); err != nil {
+		return err
+	}
+	if f.chart != "" {
+		if err := writeFile(f.chart, func(w io.Writer) error { return bench.WriteChart(w, report) }); err != nil {
+			return err
+		}
+	}
+	if f.report != "" {
+		chart := ""
+		if f.chart != "" {
+			if rel, err := filepath.Rel(filepath.Dir(f.report), f.chart); err == nil {
+				chart = filepath.ToSlash(rel)
+			}
+		}
+		if err := writeFile(f.report, func(w io.Writer) error { return bench.WriteMarkdown(w, report, chart) }); err != nil {
+			return err
+		}
+	}
+	var short int64
+	for _, m := range report.Methods {
+		if m.Status == bench.StatusFailed {
+			short += report.Environment.Objects - m.Objects
+		}
+	}
+	if short > 0 {
+		return partialError{failed: short}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// benchObserver prints one line per method stage on stderr, unless quiet.
+func (a *app) benchObserver() func(bench.Event) {
+	if a.g.quiet {
+		return nil
+	}
+	return func(e bench.Event) {
+		switch e.Stage {
+		case "start":
+			fmt.Fprintf(a.stdio.Err, "bench: %s: running\n", e.Method)
+		case "done":
+			r := e.Result
+			switch r.Status {
+			case bench.StatusOK:
+				fmt.Fprintf(a.stdio.Err, "bench: %s: %d objects in %.1f s (%.1f objects/s)\n", r.Method, r.Objects, r.Seconds, r.ObjectsPerSecond)
+			default:
+				fmt.Fprintf(a.stdio.Err, "bench: %s: %s: %s\n", r.Method, r.Status, r.Reason)
+			}
+		}
+	}
+}
+
+// writeFile writes through a temp file renamed into place, so a failed
+// render never leaves half a report.
+func writeFile(name string, write func(io.Writer) error) error {
+	dir := filepath.Dir(name)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, unwrapPathError(err))
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		return fmt.Errorf("write %s: %w", name, unwrapPathError(err))
+	}
+	return nil
+}
+
+// Demo credentials: the child server only listens on the loopback interface.
+const (
+	demoAccessKey = "s3bulk-demo"
+	demoSecretKey = "s3bulk-demo-secret"
+	demoRegion    = "us-east-1"
+	demoSource    = "s3bulk-demo-source"
+	demoDest      = "s3bulk-demo-dest"
+)
+
+// demoMethods leave out put: seeding has just uploaded the same objects,
+// and the baseline alone would take most of the two minutes demo aims at.
+var demoMethods = []string{bench.MethodCopyPerCompany, bench.MethodS3bulk, bench.MethodAWS, bench.MethodS5cmd, bench.MethodRclone, bench.MethodBatchOps}
+
+type demoFlags struct {
+	bench   benchFlags
+	seed    seedFlags
+	latency time.Duration
+	out     string
+	// serverCmd makes the command that runs the S3 server; tests replace
+	// it, since a test binary cannot run `s3bulk serve`.
+	serverCmd func(dir string) (*exec.Cmd, error)
+}
+
+func (a *app) demoCmd() *cobra.Command {
+	f := demoFlags{seed: seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}, serverCmd: serveSelf}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run the benchmark on a local S3 server: no AWS account, no set-up",
+		Long: `Start the embedded S3 server on a temporary directory, seed the field report's
+5,000 objects of 100 KiB, run bench on them, print the table and write the
+Markdown report and the chart to --out. Everything is removed afterwards,
+also when interrupted.
+
+--latency adds a delay to every request, as a real region has (the report saw
+about 130 ms per CopyObject): the effect of parallelism then shows as it does
+on AWS. The put baseline is left out unless asked for with --methods.`,
+		Example: `  s3bulk demo
+  s3bulk demo --latency 30ms --out ./demo-report
+  s3bulk demo --objects 1000 --size 1MiB --huge 1GiB`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			layout, err := f.seed.layout()
+			if err != nil {
+				return err
+			}
+			if f.latency < 0 {
+				return usagef("--latency %v: must not be negative", f.latency)
+			}
+			if f.bench.methods == nil {
+				f.bench.methods = demoMethods
+			}
+			return a.runDemo(cmd.Context(), f, layout)
+		},
+	}
+	f.bench.register(cmd, true)
+	fl := cmd.Flags()
+	fl.IntVar(&f.seed.objects, "objects", bench.DefaultLayout().Objects, "number of objects")
+	fl.Var(&f.seed.size, "size", "size of each object (default 100KiB)")
+	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
+	fl.DurationVar(&f.latency, "latency", 0, "delay added to every request, e.g. 30ms")
+	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png")
+	return cmd
+}
+
+// serveSelf runs this executable's serve command.
+func serveSelf(dir string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the s3bulk executable: %w", err)
+	}
+	return exec.Command(exe, "serve", "--dir", dir, "--addr", "127.0.0.1:0"), nil
+}
+
+func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout) (err error) {
+	tmp, err := os.MkdirTemp("", "s3bulk-demo-")
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	cmd, err := f.serverCmd(filepath.Join(tmp, "data"))
+	if err != nil {
+		return err
+	}
+	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
+	child, err := gateway.Spawn(ctx, cmd)
+	if err != nil {
+		return fmt.Errorf("demo: start the S3 server: %w", err)
+	}
+	defer func() {
+		if serr := child.Stop(); serr != nil && err == nil && ctx.Err() == nil {
+			err = fmt.Errorf("demo: %w", serr)
+		}
+	}()
+	endpoint := child.Endpoint
+	if f.latency > 0 {
+		proxied, stop, err := startLatencyProxy(endpoint, f.latency)
+		if err != nil {
+			return fmt.Errorf("demo: start the latency proxy: %w", err)
+		}
+		defer stop()
+		endpoint = proxied
+	}
+	if !a.g.quiet {
+		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory)\n", endpoint)
+	}
+	conn := bench.Conn{
+		AWS: aws.Config{
+			Region:      demoRegion,
+			Credentials: credentials.NewStaticCredentialsProvider(demoAccessKey, demoSecretKey, ""),
+		},
+		Endpoint: endpoint, PathStyle: true, ChecksumWhenRequired: true,
+		// Tools must reach the demo server with the demo keys only, whatever
+		// the user's AWS config says.
+		ToolEnv: []string{"AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull, "AWS_EC2_METADATA_DISABLED=true"},
+	}
+	client := conn.Client(nil, 0)
+	for _, b := range []string{demoSource, demoDest} {
+		if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			return fmt.Errorf("demo: create bucket %s: %w", b, err)
+		}
+	}
+	src, dst := bench.Target{Bucket: demoSource, Prefix: "seed/"}, bench.Target{Bucket: demoDest, Prefix: "copy/"}
+	st, secs, err := a.seed(ctx, conn, src, layout)
+	if err != nil {
+		return err
+	}
+	if !a.g.quiet {
+		// stderr: stdout carries only the table or the JSON document.
+		fmt.Fprintf(a.stdio.Err, "demo: seeded %d objects (%s) in %.1f s\n", st.Objects, bench.FormatSize(st.Bytes), secs)
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("demo: %w", unwrapPathError(err))
+	}
+	f.bench.report = filepath.Join(f.out, "bench.md")
+	f.bench.chart = filepath.Join(f.out, "bench.png")
+	storeCfg := s3store.Config{
+		Region: demoRegion, EndpointURL: endpoint, PathStyle: ptr(true), ChecksumWhenRequired: true,
+		AccessKey: demoAccessKey, SecretKey: demoSecretKey,
+	}
+	latency := ""
+	if f.latency > 0 {
+		latency = f.latency.String()
+	}
+	if err := a.runBench(ctx, conn, storeCfg, src, dst, f.bench, latency); err != nil {
+		return err
+	}
+	if !a.g.quiet {
+		fmt.Fprintf(a.stdio.Err, "demo: wrote %s and %s\n", f.bench.report, f.bench.chart)
+	}
+	return nil
+}
+
+// startLatencyProxy puts a proxy that delays every request by latency in
+// front of endpoint.
+func startLatencyProxy(endpoint string, latency time.Duration) (string, func(), error) {
+	p, err := faultproxy.New(endpoint, faultproxy.Config{Latency: latency})
+	if err != nil {
+		return "", nil, err
+	}
+	return p.URL(), func() { _ = p.Close() }, nil
+}

@@ -1,0 +1,18 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// commands lists every verb. Each lives in its own file.
+func (a *app) commands() []*cobra.Command {
+	return []*cobra.Command{
+		a.cpCmd(),
+		a.lsCmd(),
+		a.mbCmd(),
+		a.rbCmd(),
+		a.serveCmd(),
+		a.seedCmd(),
+		a.benchCmd(),
+		a.demoCmd(),
+		a.batchCmd(),
+	}
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// transferFlags are shared by cp and mv.
+type transferFlags struct {
+	recursive          bool
+	raw                bool
+	noClobber          bool
+	partSize           sizeFlag
+	multipartThreshold sizeFlag
+}
+
+func (f *transferFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVarP(&f.recursive, "recursive", "r", false, "copy every object under the source prefix or directory")
+	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
+	fl.BoolVarP(&f.noClobber, "no-clobber", "n", false, "skip objects whose destination already exists")
+	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
+	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
+}
+
+func (a *app) cpCmd() *cobra.Command {
+	var f transferFlags
+	cmd := &cobra.Command{
+		Use:   "cp SRC DST",
+		Short: "Copy objects: S3 to S3 (server-side), local to S3, S3 to local",
+		Long: `Copy one object, a prefix (--recursive) or a wildcard match.
+
+  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
+  s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
+  s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
+  s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
+  s3bulk cp --recursive ./photos s3://bucket/photos/
+  s3bulk cp 's3://bucket/**/*.csv' ./data/
+
+Wildcards: '*' and '?' match within one path segment, '**' across '/'.
+Destination keys keep the part of the source key after the source prefix
+(or after the last '/' before the first wildcard). S3 to S3 copies are
+server-side: the bytes never pass through this machine. Downloads are
+written to a temporary file and renamed when complete.`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// usageArgs makes cobra's argument-count errors usage errors (exit 2).
+func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := v(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%s: %w", cmd.Name(), err)}
+		}
+		return nil
+	}
+}
+
+func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
+	src, err := parseLocation(srcArg, f.raw)
+	if err != nil {
+		return err
+	}
+	dst, err := parseLocation(dstArg, true)
+	if err != nil {
+		return err
+	}
+	if dst.HasWildcard() {
+		return usagef("destination %s: wildcards are only allowed in the source", dst)
+	}
+	s := a.newSession()
+	srcEP, err := s.sourceEndpoint(ctx, src, f.recursive)
+	if err != nil {
+		return err
+	}
+	many := f.recursive || src.HasWildcard()
+	dstEP, err := s.destEndpoint(ctx, dst, many)
+	if err != nil {
+		return err
+	}
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}
+	return a.execute(ctx, s, job, engine.Options{
+		NoClobber:          f.noClobber,
+		PartSize:           int64(f.partSize),
+		MultipartThreshold: int64(f.multipartThreshold),
+	})
+}
+
+// execute runs a job with the run's renderers and turns its outcome into
+// the command's error.
+func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
+	opts.Concurrency = a.g.concurrency
+	opts.Limiter = s.lim
+	opts.DryRun = a.g.dryRun
+	opts.Progress = &engine.Progress{}
+	var observe func(engine.Result)
+	if a.g.json {
+		j := &progress.JSONLines{Out: a.stdio.Out}
+		observe = j.Result
+	} else {
+		l := &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}
+		observe = l.Result
+	}
+	var bar *progress.Bar
+	if a.showProgress() {
+		bar = progress.StartBar(a.stdio.Err, opts.Progress)
+	}
+	opts.Observer = observe
+	sum, err := engine.Run(ctx, job, opts)
+	if bar != nil {
+		bar.Stop(opts.Progress.Snapshot())
+	}
+	sum.Requests = s.requests.snapshot()
+	if !a.g.quiet || a.g.json {
+		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit())
+	}
+	if err != nil {
+		return err
+	}
+	if sum.Failed > 0 {
+		return partialError{failed: sum.Failed}
+	}
+	return nil
+}
+
+// showProgress: a bar only when stderr is a terminal and nobody asked for
+// machine-readable or quiet output.
+func (a *app) showProgress() bool {
+	if a.g.noProgress || a.g.quiet || a.g.json {
+		return false
+	}
+	f, ok := a.stdio.Err.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+var _ = store.ErrNotFound

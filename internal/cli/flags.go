@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"maps"
+	"sync"
+
+	"github.com/s3bulk/s3bulk/internal/units"
+)
+
+// defaultConcurrency mirrors engine.DefaultConcurrency for the flag's help.
+const defaultConcurrency = 128
+
+// sizeFlag is a pflag.Value for byte sizes such as 64MiB.
+type sizeFlag int64
+
+func (s *sizeFlag) String() string {
+	if *s == 0 {
+		return ""
+	}
+	return units.FormatSize(int64(*s))
+}
+func (s *sizeFlag) Set(v string) error {
+	n, err := units.ParseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+func (s *sizeFlag) Type() string { return "size" }
+
+// requestCounter counts HTTP attempts by S3 operation for the summary.
+type requestCounter struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+func newRequestCounter() *requestCounter { return &requestCounter{m: map[string]int64{}} }
+
+func (c *requestCounter) add(op string) {
+	c.mu.Lock()
+	c.m[op]++
+	c.mu.Unlock()
+}
+
+func (c *requestCounter) snapshot() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) == 0 {
+		return nil
+	}
+	return maps.Clone(c.m)
+}

@@ -1,0 +1,164 @@
+// Package cli is the command-line layer of s3bulk: one file per verb, flags
+// mapped to engine options, renderers picked, errors mapped to exit codes. It
+// is the only package that knows about os.Args, terminals and exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Stdio is where a command reads and writes; tests pass buffers.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// globals are the flags accepted before or after any verb.
+type globals struct {
+	endpointURL          string
+	region               string
+	profile              string
+	concurrency          int
+	json                 bool
+	quiet                bool
+	dryRun               bool
+	noProgress           bool
+	logLevel             string
+	pathStyle            string // auto|true|false
+	checksumWhenRequired bool
+	noVerifyChecksums    bool
+	cpuProfile           string
+}
+
+// app carries what every command needs. It is built per Run, never global.
+type app struct {
+	stdio   Stdio
+	g       globals
+	logger  *slog.Logger
+	profile *os.File
+}
+
+func (a *app) startProfile() error {
+	if a.g.cpuProfile == "" {
+		return nil
+	}
+	f, err := os.Create(a.g.cpuProfile)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	a.profile = f
+	return pprof.StartCPUProfile(f)
+}
+
+func (a *app) stopProfile() {
+	if a.profile != nil {
+		pprof.StopCPUProfile()
+		a.profile.Close()
+		a.profile = nil
+	}
+}
+
+// Run executes one s3bulk command line and returns the process exit code.
+func Run(ctx context.Context, args []string, stdio Stdio) int {
+	a := &app{stdio: stdio}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.ExecuteContext(ctx)
+	a.stopProfile()
+	if err == nil {
+		return ExitOK
+	}
+	if !errors.As(err, new(partialError)) {
+		fmt.Fprintf(stdio.Err, "s3bulk: %s\n", oneLine(err))
+	}
+	var ue usageError
+	if isCobraUsageError(err) && !errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return exitCode(ctx, err)
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "s3bulk",
+		Short: "Move very many, or very large, objects into, out of and between S3 buckets, fast",
+		Long: `s3bulk copies, syncs, moves and deletes objects in S3 and any S3-compatible
+store (MinIO, Ceph, versitygw...) with one run-wide pool of requests: S3 to S3
+copies are server-side, big objects go in parallel parts, and listings stream
+straight into the workers so memory stays flat for millions of keys.
+
+` + exitCodeHelp,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setup()
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	f := root.PersistentFlags()
+	f.StringVar(&a.g.endpointURL, "endpoint-url", "", "S3 endpoint URL (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)")
+	f.StringVar(&a.g.region, "region", "", "region to sign requests for (default: from the AWS config, else us-east-1)")
+	f.StringVar(&a.g.profile, "profile", "", "shared config profile")
+	f.IntVar(&a.g.concurrency, "concurrency", defaultConcurrency, "requests in flight for the whole run")
+	f.BoolVar(&a.g.json, "json", false, "print results as JSON lines")
+	f.BoolVar(&a.g.quiet, "quiet", false, "print only errors and the summary")
+	f.BoolVar(&a.g.dryRun, "dry-run", false, "print what would be done, touch nothing")
+	f.BoolVar(&a.g.noProgress, "no-progress", false, "never show a progress bar")
+	f.StringVar(&a.g.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	f.StringVar(&a.g.pathStyle, "path-style", "auto", "path-style addressing: auto (on for custom endpoints), true, false")
+	f.BoolVar(&a.g.checksumWhenRequired, "checksum-when-required", false, "send request checksums only when the API requires them (for stores that reject CRC headers)")
+	f.StringVar(&a.g.cpuProfile, "cpu-profile", "", "write a Go CPU profile of the run to this file")
+	_ = f.MarkHidden("cpu-profile")
+	root.PersistentPostRunE = func(*cobra.Command, []string) error { a.stopProfile(); return nil }
+	root.AddCommand(a.commands()...)
+	return root
+}
+
+func (a *app) setup() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.g.logLevel)); err != nil {
+		return usagef("--log-level %q: want debug, info, warn or error", a.g.logLevel)
+	}
+	if a.g.concurrency < 1 {
+		return usagef("--concurrency %d: must be at least 1", a.g.concurrency)
+	}
+	switch a.g.pathStyle {
+	case "auto", "true", "false":
+	default:
+		return usagef("--path-style %q: want auto, true or false", a.g.pathStyle)
+	}
+	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
+	return a.startProfile()
+}
+
+// isCobraUsageError recognises cobra's own argument errors (unknown command,
+// wrong number of args), which it returns as plain errors.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument", "flag needs an argument"} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, " "+p) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine keeps error output to one line whatever the SDK put in the message.
+func oneLine(err error) string {
+	s := strings.TrimSpace(err.Error())
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", "; ")
+}
