@@ -135,22 +135,25 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 		return nil
 	})
 
-	// Object-level workers. Each request any of them makes (parts included)
-	// takes a slot of the one limiter, so objects x parts never multiply
-	// requests in flight.
+	// Object-level workers: a fixed pool of long-lived goroutines, not one
+	// goroutine per object. A request through the SDK runs deep call
+	// chains; a fresh goroutine per object pays for growing its stack each
+	// time (measured: a fifth of the client's CPU on small copies). Each
+	// request any worker makes (parts included) takes a slot of the one
+	// limiter, so objects x parts never multiply requests in flight.
 	var workers errgroup.Group
-	workers.SetLimit(e.opts.Concurrency)
-	for t := range tasks {
-		if ctx.Err() != nil {
-			// Drain so the planner can finish; nothing more is started.
-			continue
-		}
+	for range e.opts.Concurrency {
 		workers.Go(func() error {
-			r := e.execute(ctx, t)
-			e.finish(r)
-			if r.Status == StatusFailed && isFatal(r.Err) {
-				e.setFatal(r.Err)
-				cancel(r.Err)
+			for t := range tasks {
+				if ctx.Err() != nil {
+					continue // drain so the planner can finish; start nothing new
+				}
+				r := e.execute(ctx, t)
+				e.finish(r)
+				if r.Status == StatusFailed && isFatal(r.Err) {
+					e.setFatal(r.Err)
+					cancel(r.Err)
+				}
 			}
 			return nil
 		})

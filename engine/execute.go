@@ -131,14 +131,9 @@ func (e *executor) single(ctx context.Context, t Task) error {
 			return fmt.Errorf("read: %w", err)
 		}
 		defer body.Close()
-		cr := &countingReader{r: body}
-		if err := dst.Put(ctx, t.DstKey, cr, t.Size, meta); err != nil {
-			return err
-		}
-		if cr.n != t.Size {
-			return fmt.Errorf("size changed: read %d bytes, listed %d", cr.n, t.Size)
-		}
-		return nil
+		// Both stores check that exactly Size bytes arrived (a seekable body
+		// is passed through untouched so a retry can rewind it).
+		return dst.Put(ctx, t.DstKey, body, t.Size, meta)
 	})
 }
 
@@ -300,15 +295,4 @@ func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp s
 		rs = bytes.NewReader(buf)
 	}
 	return mp.UploadPart(ctx, t.DstKey, uploadID, p.Number, rs, p.Size)
-}
-
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
