@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
@@ -192,14 +193,32 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		Body:          rs,
 		ContentLength: aws.Int64(size),
 	}
+	var optFns []func(*s3.Options)
+	if rs == nil {
+		// Too large to buffer and not seekable: one attempt only (the SDK
+		// cannot rewind it), and a body of the wrong length must fail
+		// rather than store a truncated object.
+		in.Body = &exactReader{r: body, left: size}
+		if strings.HasPrefix(s.c.endpoint, "http://") {
+			// Without TLS the SDK hashes the payload for the signature and
+			// computes checksums up front, reading the body twice; a stream
+			// can be read once, so it goes unsigned and without checksum.
+			// Over HTTPS the SDK streams it with a trailing checksum.
+			optFns = append(optFns, func(o *s3.Options) {
+				o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+				o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
+			})
+		}
+	}
 	applyPutMetadata(in, meta)
-	_, err = s.c.s3.PutObject(ctx, in)
+	_, err = s.c.s3.PutObject(ctx, in, optFns...)
 	return wrap(err, "put", s.URL(key))
 }
 
 // seekable returns body as an io.ReadSeeker holding exactly size bytes from
 // its current position, so a short body fails here and not after ten
-// retries of a request the transport refuses to send.
+// retries of a request the transport refuses to send. It returns nil (and
+// no error) for a stream larger than maxBuffered.
 func seekable(body io.Reader, size int64) (io.ReadSeeker, error) {
 	if rs, ok := body.(io.ReadSeeker); ok {
 		cur, err := rs.Seek(0, io.SeekCurrent)
@@ -219,7 +238,7 @@ func seekable(body io.Reader, size int64) (io.ReadSeeker, error) {
 		return rs, nil
 	}
 	if size > maxBuffered {
-		return nil, fmt.Errorf("body of %d bytes is not seekable (at most %d bytes are buffered)", size, maxBuffered)
+		return nil, nil // sent as a stream, once
 	}
 	buf := make([]byte, size)
 	if _, err := io.ReadFull(body, buf); err != nil {
@@ -229,6 +248,43 @@ func seekable(body io.Reader, size int64) (io.ReadSeeker, error) {
 		return nil, fmt.Errorf("body is longer than %d bytes", size)
 	}
 	return bytes.NewReader(buf), nil
+}
+
+// exactReader fails unless its stream holds exactly left bytes. It checks
+// for a surplus before handing over the last bytes: once a server has
+// Content-Length bytes it stores the object, so a longer source must fail
+// the request while the body is still short.
+type exactReader struct {
+	r    io.Reader
+	left int64
+}
+
+var errBodyLength = errors.New("body length differs from the declared size")
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	if e.left == 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if e.left == 0 {
+		var probe [1]byte
+		m, perr := io.ReadFull(e.r, probe[:])
+		switch {
+		case m > 0:
+			return 0, fmt.Errorf("%w: the stream is longer", errBodyLength)
+		case perr != io.EOF:
+			return 0, perr
+		}
+		return n, nil
+	}
+	if err == io.EOF {
+		return n, fmt.Errorf("%w: %d bytes missing", errBodyLength, e.left)
+	}
+	return n, err
 }
 
 func applyPutMetadata(in *s3.PutObjectInput, m store.Metadata) {
