@@ -73,7 +73,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	dst, err := parseLocation(dstArg, true)
+	dst, err := parseLocation(dstArg, f.raw)
 	if err != nil {
 		return err
 	}
