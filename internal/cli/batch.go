@@ -177,9 +177,6 @@ func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchPlan, error
 	if !p.src.IsS3() || !p.dst.IsS3() {
 		return p, usagef("batch cp %s %s: both ends must be s3:// URLs (a job copies between buckets)", p.src, p.dst)
 	}
-	if p.dst.HasWildcard() {
-		return p, usagef("destination %s: wildcards are only allowed in the source", p.dst)
-	}
 	p.dstPrefix = p.dst.AsDir().Key
 	if f.report == "" {
 		p.reportLoc = s3url.Location{Bucket: p.dst.Bucket, Key: defaultReportPrefix}

@@ -1,0 +1,48 @@
+package batchops
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/s3bulk/s3bulk/s3url"
+)
+
+func TestBlockers(t *testing.T) {
+	tests := []struct {
+		name, src, dst string
+		want           string // a fragment of the only reason; "" for none
+	}{
+		{"a bucket to a bucket is a job's copy", "s3://src", "s3://dst", ""},
+		{"a bucket into a destination prefix is a job's copy", "s3://src/", "s3://dst/copy/", ""},
+		{"a top-level wildcard keeps whole keys either way", "s3://src/*.json", "s3://dst/", ""},
+		{"a source prefix would be kept by a job but dropped by cp", "s3://src/logs/", "s3://dst/archive/", `drops "logs/"`},
+		{"a wildcard below a prefix would be kept too", "s3://src/logs/2026-*/*.json", "s3://dst/", `drops "logs/"`},
+		{"a local source cannot be a job", "./photos", "s3://dst/", "the source is local"},
+		{"a local destination cannot be a job", "s3://src", "out/", "the destination is local"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, err := s3url.Parse(tt.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst, err := s3url.Parse(tt.dst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := Blockers(src, dst)
+			switch {
+			case tt.want == "" && len(got) != 0:
+				t.Errorf("Blockers = %q, want none", got)
+			case tt.want != "" && (len(got) != 1 || !strings.Contains(got[0], tt.want)):
+				t.Errorf("Blockers = %q, want one saying %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDestKeyKeepsTheWholeSourceKey(t *testing.T) {
+	if got := DestKey("archive/", "logs/a b.json"); got != "archive/logs/a b.json" {
+		t.Errorf("DestKey = %q", got)
+	}
+}

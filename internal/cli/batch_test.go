@@ -1,0 +1,340 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+// TestMain is the package's: every CLI test that needs S3 shares the
+// server s3test starts.
+func TestMain(m *testing.M) { s3test.Main(m) }
+
+var updateBatchGolden = flag.Bool("update-batch", false, "rewrite the batch golden files")
+
+const batchRole = "arn:aws:iam::123456789012:role/s3bulk-batch"
+
+// batchEnv runs the CLI in-process against the real S3 server and the fake
+// S3 Control plane.
+type batchEnv struct {
+	srv      *s3test.Server
+	sdk      *s3.Client
+	fake     *fakecontrol.Server
+	src, dst string
+}
+
+func newBatchEnv(t *testing.T, fo fakecontrol.Options) *batchEnv {
+	t.Helper()
+	srv := s3test.Start(t)
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	sdk := srv.Client(t)
+	return &batchEnv{srv: srv, sdk: sdk, fake: fakecontrol.New(t, sdk, fo), src: srv.NewBucket(t), dst: srv.NewBucket(t)}
+}
+
+type runResult struct {
+	code     int
+	out, err string
+}
+
+func (e *batchEnv) run(ctx context.Context, args ...string) runResult {
+	var out, errb bytes.Buffer
+	all := append([]string{
+		"--endpoint-url", e.srv.Endpoint, "--region", e.srv.Region, "--checksum-when-required",
+	}, args...)
+	if slices.Contains(args, "batch") {
+		all = append(all, "--control-endpoint-url", e.fake.URL, "--account-id", e.fake.AccountID(), "--poll-interval", "1ms")
+	}
+	code := Run(ctx, all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+	return runResult{code, out.String(), errb.String()}
+}
+
+func (e *batchEnv) seed(t *testing.T, objs map[string]string) {
+	t.Helper()
+	for k, v := range objs {
+		s3test.PutObject(t, e.sdk, e.src, k, []byte(v))
+	}
+}
+
+var jobLine = regexp.MustCompile(`(?m)^job (\S+)$`)
+
+func jobID(t *testing.T, out string) string {
+	t.Helper()
+	m := jobLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no job id in stdout %q", out)
+	}
+	return m[1]
+}
+
+func TestBatchCpWaitCopiesEveryObject(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, fakecontrol.Options{})
+	objs := map[string]string{"1/100/file-01.json": "a", "1/100/file 02+x.json": "b", "2/日本.json": "c"}
+	e.seed(t, objs)
+
+	r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/copy", "--role-arn", batchRole, "--wait")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	id := jobID(t, r.out)
+	for k, v := range objs {
+		if got := string(s3test.GetObject(t, e.sdk, e.dst, "copy/"+k)); got != v {
+			t.Errorf("copy/%s = %q, want %q", k, got, v)
+		}
+	}
+	for _, want := range []string{
+		"plan: 3 objects (3 B) for the job, manifest s3://" + e.dst + "/_batch/manifest/",
+		"job " + id + ": Complete, 3 of 3 tasks succeeded, 0 failed",
+	} {
+		if !strings.Contains(r.err, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.err)
+		}
+	}
+	if diff := cmp.Diff([]string{"New", "Preparing", "Ready", "Active", "Completing", "Complete"}, e.fake.History(id)); diff != "" {
+		t.Errorf("job history (-want +got):\n%s", diff)
+	}
+	// The manifest and the report stay under _batch/, outside the copy.
+	keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/report/job-"+id+"/")
+	if !slices.Contains(keys, "_batch/report/job-"+id+"/manifest.json") {
+		t.Errorf("report keys %v lack manifest.json", keys)
+	}
+
+	// status and report read the same job back.
+	st := e.run(ctx, "batch", "status", id)
+	if st.code != ExitOK || !strings.Contains(st.out, "status:      Complete") || !strings.Contains(st.out, "tasks:       3 succeeded, 0 failed, 3 total") {
+		t.Errorf("batch status: exit %d\n%s%s", st.code, st.out, st.err)
+	}
+	rep := e.run(ctx, "batch", "report", id)
+	if rep.code != ExitOK || strings.Contains(rep.err, "ERROR") {
+		t.Errorf("batch report: exit %d\n%s", rep.code, rep.err)
+	}
+	ls := e.run(ctx, "batch", "ls")
+	if ls.code != ExitOK || !strings.Contains(ls.out, id) {
+		t.Errorf("batch ls: exit %d, want job %s listed:\n%s%s", ls.code, id, ls.out, ls.err)
+	}
+}
+
+func TestBatchCpWithFailedTasksExits1AndPrintsThem(t *testing.T) {
+	ctx := context.Background()
+	var e *batchEnv
+	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 { // the source changes after the listing
+			if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr("gone, really.json")}); err != nil {
+				t.Error(err)
+			}
+		}
+	}})
+	e.seed(t, map[string]string{"gone, really.json": "x", "kept.json": "y"})
+	r := e.run(ctx, "batch", "cp", "s3://"+e.src+"/", "s3://"+e.dst+"/", "--role-arn", batchRole, "--wait")
+	if r.code != ExitPartial {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitPartial, r.err)
+	}
+	want := "ERROR copy s3://" + e.src + "/gone, really.json: NoSuchKey (404):"
+	if !strings.Contains(r.err, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.err)
+	}
+	if !strings.Contains(r.err, "1 of 2 tasks succeeded, 1 failed") {
+		t.Errorf("stderr lacks the job summary:\n%s", r.err)
+	}
+	if got := string(s3test.GetObject(t, e.sdk, e.dst, "kept.json")); got != "y" {
+		t.Errorf("kept.json = %q", got)
+	}
+	// report says the same later, as JSON lines too.
+	rep := e.run(ctx, "--json", "batch", "report", jobID(t, r.out))
+	if rep.code != ExitPartial || !strings.Contains(rep.out, `"src":"s3://`+e.src+`/gone, really.json"`) || !strings.Contains(rep.out, `"error_code":"NoSuchKey"`) {
+		t.Errorf("batch report --json: exit %d\n%s%s", rep.code, rep.out, rep.err)
+	}
+}
+
+func TestBatchCpRoutesOversizeObjects(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, fakecontrol.Options{})
+	big := strings.Repeat("x", 3000)
+	e.seed(t, map[string]string{"a/small.json": "s", "a/big.bin": big})
+
+	t.Run("to a local multipart copy by default", func(t *testing.T) {
+		r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/local/", "--role-arn", batchRole, "--wait", "--max-object-size", "1KiB")
+		if r.code != ExitOK {
+			t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+		}
+		if !strings.Contains(r.err, "plan: 1 objects (2.9 KiB) are over 1.0 KiB, which a job cannot copy: copied from this machine with multipart copy") {
+			t.Errorf("the plan does not say up front where the big object goes:\n%s", r.err)
+		}
+		if planAt, jobAt := strings.Index(r.err, "plan: 1 objects"), strings.Index(r.err, "job "); planAt < 0 || jobAt < planAt {
+			t.Errorf("the plan must come before the job's progress:\n%s", r.err)
+		}
+		if got := string(s3test.GetObject(t, e.sdk, e.dst, "local/a/big.bin")); got != big {
+			t.Errorf("local/a/big.bin holds %d bytes, want %d", len(got), len(big))
+		}
+		if got := string(s3test.GetObject(t, e.sdk, e.dst, "local/a/small.json")); got != "s" {
+			t.Errorf("local/a/small.json = %q", got)
+		}
+		if !strings.Contains(r.err, "1 of 1 tasks succeeded") {
+			t.Errorf("the job should hold only the small object:\n%s", r.err)
+		}
+	})
+	t.Run("to the excluded list with --no-local-fallback", func(t *testing.T) {
+		r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/excl/", "--role-arn", batchRole, "--wait", "--max-object-size", "1KiB", "--no-local-fallback")
+		if r.code != ExitPartial {
+			t.Fatalf("exit %d, want %d (an object was left out); stderr:\n%s", r.code, ExitPartial, r.err)
+		}
+		if !strings.Contains(r.err, "EXCLUDED (--no-local-fallback)") || !strings.Contains(r.err, "EXCLUDED s3://"+e.src+"/a/big.bin (2.9 KiB)") {
+			t.Errorf("stderr does not list the excluded object:\n%s", r.err)
+		}
+		if keys := s3test.ListKeys(t, e.sdk, e.dst, "excl/"); !slices.Equal(keys, []string{"excl/a/small.json"}) {
+			t.Errorf("destination = %v, want only the small object", keys)
+		}
+	})
+}
+
+func TestBatchCancelStopsAJobMidway(t *testing.T) {
+	ctx := context.Background()
+	reached, proceed := make(chan struct{}), make(chan struct{})
+	e := newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 1 {
+			close(reached)
+			<-proceed
+		}
+	}})
+	e.seed(t, map[string]string{"a": "1", "b": "2", "c": "3"})
+	r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst, "--role-arn", batchRole)
+	if r.code != ExitOK {
+		t.Fatalf("batch cp without --wait: exit %d\n%s", r.code, r.err)
+	}
+	id := jobID(t, r.out)
+	<-reached
+	c := e.run(ctx, "batch", "cancel", id)
+	close(proceed)
+	if c.code != ExitOK || c.out != "job "+id+": Cancelling\n" {
+		t.Errorf("batch cancel: exit %d, out %q, err %q", c.code, c.out, c.err)
+	}
+	st := e.run(ctx, "batch", "status", "--wait", id)
+	if st.code != ExitOK || !strings.Contains(st.out, "status:      Cancelled") || !strings.Contains(st.out, "reason:      cancelled with s3bulk batch cancel") {
+		t.Errorf("batch status --wait: exit %d\n%s%s", st.code, st.out, st.err)
+	}
+	rep := e.run(ctx, "batch", "report", id)
+	if rep.code != ExitPartial || !strings.Contains(rep.err, "Cancelled, 1 of 3 tasks succeeded") {
+		t.Errorf("report of a cancelled job: exit %d, want %d\n%s", rep.code, ExitPartial, rep.err)
+	}
+}
+
+func TestBatchCpInterruptedWhileWaitingLeavesTheJobRunning(t *testing.T) {
+	reached, proceed := make(chan struct{}), make(chan struct{})
+	e := newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 {
+			close(reached)
+			<-proceed
+		}
+	}})
+	e.seed(t, map[string]string{"a": "1"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan runResult)
+	go func() {
+		done <- e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst, "--role-arn", batchRole, "--wait")
+	}()
+	<-reached
+	cancel() // Ctrl-C
+	r := <-done
+	close(proceed)
+	if r.code != ExitInterrupted {
+		t.Errorf("exit %d, want %d", r.code, ExitInterrupted)
+	}
+	id := jobID(t, r.out)
+	if !strings.Contains(r.err, "the job goes on without this command: s3bulk batch status "+id) {
+		t.Errorf("stderr does not say the job goes on:\n%s", r.err)
+	}
+	st, err := e.fake.Wait(context.Background(), id)
+	if err != nil || st != "Complete" {
+		t.Errorf("job ended %s, %v; want Complete: an interrupted watch must not cancel the job", st, err)
+	}
+}
+
+func TestBatchCpDryRunTouchesNothing(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"x/1": "1", "x/2": "2", "y/3": "3"})
+	r := e.run(context.Background(), "--dry-run", "batch", "cp", "s3://"+e.src+"/x/*", "s3://"+e.dst)
+	if r.code != ExitOK || !strings.Contains(r.err, "plan: 2 objects (2 B) for the job, manifest (dry run: not written)") {
+		t.Errorf("exit %d\n%s", r.code, r.err)
+	}
+	if !strings.Contains(r.err, "note: a job keeps whole source keys") {
+		t.Errorf("a wildcard below a prefix should warn about job naming:\n%s", r.err)
+	}
+	if keys := s3test.ListKeys(t, e.sdk, e.dst, ""); len(keys) != 0 {
+		t.Errorf("dry run wrote %v", keys)
+	}
+}
+
+func TestBatchUsageErrors(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a local source is refused", []string{"batch", "cp", "./dir", "s3://" + e.dst, "--role-arn", batchRole}, "both ends must be s3:// URLs"},
+		{"a missing role is refused before anything is listed", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst}, "--role-arn is required"},
+		{"an unknown report scope is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--report-scope", "some"}, "want all or failed"},
+		{"status needs a job id", []string{"batch", "status"}, "accepts 1 arg"},
+		{"an unknown verb is a usage error", []string{"batch", "frobnicate"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.run(context.Background(), tt.args...)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.err, ExitUsage, tt.want)
+			}
+		})
+	}
+}
+
+func TestBatchStatusOfAnUnknownJobIsFatal(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	r := e.run(context.Background(), "batch", "status", "00000000-0000-0000-0000-000000000000")
+	if r.code != ExitFatal || !strings.Contains(r.err, "NotFoundException") {
+		t.Errorf("exit %d, stderr %q; want %d and NotFoundException", r.code, r.err, ExitFatal)
+	}
+}
+
+func TestBatchPolicyGolden(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"batch", "policy", "s3://src-bucket/1/", "s3://dst-bucket/copy/",
+		"--report", "s3://logs-bucket/batch", "--role-arn", batchRole}, Stdio{Out: &out, Err: &errb})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	// The golden files of batch live with the package that writes the
+	// policies.
+	path := filepath.Join("..", "batchops", "testdata", "cli-policy.golden.txt")
+	if *updateBatchGolden {
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update-batch to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), out.String()); diff != "" {
+		t.Errorf("batch policy output (-want +got):\n%s", diff)
+	}
+	for _, w := range []string{`"Service": "batchoperations.s3.amazonaws.com"`, `"arn:aws:s3:::src-bucket/1/*"`, `"arn:aws:s3:::dst-bucket/copy/*"`, `"arn:aws:s3:::logs-bucket/batch/*"`, `"arn:aws:s3:::dst-bucket/_batch/manifest/*"`} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("policy lacks %s", w)
+		}
+	}
+}
