@@ -153,3 +153,20 @@ func usd(v float64) string {
 	}
 	return fmt.Sprintf("$%.2f", v)
 }
+
+// Lines formats the estimate and the decision for people, one line each,
+// as `cp --engine auto` prints them.
+func (c Choice) Lines() []string {
+	out := []string{
+		fmt.Sprintf("estimate: local    %9s  %s", round(c.Local.Time), usd(c.Local.Cost)),
+		fmt.Sprintf("estimate: batchops %9s  %s (%s start-up + %s active)", round(c.BatchOps.Time), usd(c.BatchOps.Cost), round(c.BatchOps.Time-c.BatchOps.Active), round(c.BatchOps.Active)),
+	}
+	for i, r := range c.Reasons {
+		if i == 0 {
+			out = append(out, "engine: "+c.Engine+": "+r)
+			continue
+		}
+		out = append(out, "engine: "+r)
+	}
+	return out
+}

@@ -453,15 +453,16 @@ func (a *app) waitAndReport(ctx context.Context, jc *batchops.Client, bf *batchF
 }
 
 func (a *app) finishJob(ctx context.Context, j batchops.Job, alreadyFailed int64) error {
-	failed := alreadyFailed
+	failed := alreadyFailed + j.Failed
 	if j.Report.Enabled && (j.Succeeded+j.Failed > 0) {
-		sum, err := a.printReport(ctx, j)
-		if err != nil {
-			return err
+		if _, err := a.printReport(ctx, j); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			// The job's counts still tell the outcome; only the failed keys
+			// are unknown (often: no s3:GetObject on the report prefix).
+			fmt.Fprintf(a.stdio.Err, "WARNING %v: failed keys unknown, the counts below come from the job\n", err)
 		}
-		failed += sum.Failed
-	} else {
-		failed += j.Failed
 	}
 	a.printJobSummary(j)
 	switch j.Status {
