@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -572,12 +573,12 @@ func jobRecord(j batchops.Job) jobState {
 // jobWatcher shows a job's progress while --wait polls: a bar on a
 // terminal, else one line per change of status.
 type jobWatcher struct {
-	a      *app
-	last   batchops.Job
-	seen   bool
-	p      *mpb.Progress
-	bar    *mpb.Bar
-	status string
+	a    *app
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	mu   sync.Mutex // the bar's decorators read last from mpb's goroutine
+	last batchops.Job
+	seen bool
 }
 
 func (a *app) newJobWatcher() *jobWatcher {
@@ -585,20 +586,28 @@ func (a *app) newJobWatcher() *jobWatcher {
 	if a.showProgress() {
 		w.p = mpb.New(mpb.WithOutput(a.stdio.Err), mpb.WithWidth(40))
 		w.bar = w.p.AddBar(1,
-			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return w.status })),
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return w.snapshot().Status })),
 			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				return fmt.Sprintf("%d/%d tasks  %d failed  %s active", w.last.Succeeded+w.last.Failed, w.last.Total, w.last.Failed, w.last.Active)
+				j := w.snapshot()
+				return fmt.Sprintf("%d/%d tasks  %d failed  %s active", j.Succeeded+j.Failed, j.Total, j.Failed, j.Active)
 			})),
 		)
 	}
 	return w
 }
 
+func (w *jobWatcher) snapshot() batchops.Job {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last
+}
+
 func (w *jobWatcher) update(j batchops.Job) {
+	w.mu.Lock()
 	changed := !w.seen || j.Status != w.last.Status
 	w.last, w.seen = j, true
+	w.mu.Unlock()
 	if w.bar != nil {
-		w.status = j.Status
 		w.bar.SetTotal(max(j.Total, 1), false)
 		w.bar.SetCurrent(j.Succeeded + j.Failed)
 		return
@@ -613,7 +622,9 @@ func (w *jobWatcher) stop(j batchops.Job) {
 	if w.bar == nil {
 		return
 	}
-	w.update(j)
+	if j.ID != "" {
+		w.update(j)
+	}
 	w.bar.Abort(false)
 	w.p.Wait()
 }
