@@ -271,7 +271,9 @@ func journalBytes(t testing.TB) []byte {
 }
 
 // lines splits a journal into its lines, each with its newline.
-func lines(b []byte) [][]byte { return bytes.SplitAfter(b, []byte("\n"))[:bytes.Count(b, []byte("\n"))] }
+func lines(b []byte) [][]byte {
+	return bytes.SplitAfter(b, []byte("\n"))[:bytes.Count(b, []byte("\n"))]
+}
 
 func line(t testing.TB, v any) []byte {
 	t.Helper()

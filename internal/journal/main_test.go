@@ -1,0 +1,58 @@
+package journal
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// childEnv names the journal a re-executed test binary writes until it is
+// killed (see TestKilled).
+const childEnv = "S3BULK_JOURNAL_CHILD"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(childEnv); path != "" {
+		if err := child(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// child appends done records, in order, until killed, saying on stdout
+// after every thousand that they are flushed.
+func child(path string) error {
+	w, err := Open(path, fp)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(os.Stdout)
+	must := func(err error) {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	must(w.UploadStarted(big))
+	for i := 0; i < 10_000_000; i++ {
+		must(w.Done(childObject(i), "dst"))
+		if i%3 == 0 {
+			must(w.PartDone(big.UploadID, store.Part{Number: int32(i%10000) + 1, ETag: "e", Size: 1}))
+		}
+		if (i+1)%1000 == 0 {
+			must(w.Flush())
+			fmt.Fprintln(out, "flushed", i+1)
+			must(out.Flush())
+		}
+	}
+	return w.Close()
+}
+
+func childObject(i int) store.Object {
+	return store.Object{Key: fmt.Sprint("src/", i), Size: int64(i), ETag: "e"}
+}
