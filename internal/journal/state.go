@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -103,6 +104,7 @@ func (s *State) Done(src store.Object, dstKey string) bool {
 // ListParts.
 func (s *State) Upload(dstKey string) (Upload, bool) {
 	u, ok := s.latest[dstKey]
+	u.Parts = maps.Clone(u.Parts)
 	return u, ok
 }
 
@@ -110,7 +112,13 @@ func (s *State) Upload(dstKey string) (Upload, bool) {
 // destination key, including uploads superseded by a later one to the same
 // key: whatever is not resumed should be aborted so no parts are left
 // billed.
-func (s *State) Uploads() []Upload { return slices.Clone(s.uploads) }
+func (s *State) Uploads() []Upload {
+	us := slices.Clone(s.uploads)
+	for i := range us {
+		us[i].Parts = maps.Clone(us[i].Parts)
+	}
+	return us
+}
 
 // Stats counts the journal's contents.
 func (s *State) Stats() Stats { return s.stats }

@@ -1,0 +1,56 @@
+package journal_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/s3bulk/s3bulk/internal/journal"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// A rerun of an interrupted job skips what the first run finished.
+func Example() {
+	dir, err := os.MkdirTemp("", "journal-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "job.journal")
+	job := journal.Fingerprint("cp", "s3://src/logs/", "s3://dst/logs/", "recursive")
+	listing := []store.Object{
+		{Key: "logs/a", Size: 3, ETag: "e1"},
+		{Key: "logs/b", Size: 5, ETag: "e2"},
+	}
+
+	// The first run copies logs/a, then is interrupted.
+	w, err := journal.Open(path, job)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Done(listing[0], "logs/a"); err != nil {
+		log.Fatal(err)
+	}
+	w.Close()
+
+	// The rerun asks the journal before every object.
+	w, err = journal.Open(path, job)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Close()
+	for _, o := range listing {
+		if w.State().Done(o, o.Key) {
+			fmt.Println("skip", o.Key)
+			continue
+		}
+		fmt.Println("copy", o.Key)
+		if err := w.Done(o, o.Key); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// Output:
+	// skip logs/a
+	// copy logs/b
+}
