@@ -84,16 +84,11 @@ type Config struct {
 //
 // Dest's prefix is emptied: it must not overlap Source.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	if cfg.Source.overlaps(cfg.Dest) {
-		return nil, fmt.Errorf("bench %s to %s: the destination overlaps the source, and bench empties the destination", cfg.Source, cfg.Dest)
+	if err := CheckTargets(cfg.Source, cfg.Dest); err != nil {
+		return nil, err
 	}
-	if cfg.Dest.Prefix == "" {
-		return nil, fmt.Errorf("bench %s to %s: give the destination a prefix (s3://bucket/prefix/): bench empties it between methods", cfg.Source, cfg.Dest)
-	}
-	for _, m := range cfg.Methods {
-		if !slices.Contains(AllMethods, m) {
-			return nil, fmt.Errorf("bench: unknown method %q (want %s)", m, strings.Join(AllMethods, ", "))
-		}
+	if err := CheckMethods(cfg.Methods); err != nil {
+		return nil, err
 	}
 	if cfg.CompanyConcurrency <= 0 {
 		cfg.CompanyConcurrency = DefaultCompanyConcurrency
@@ -145,6 +140,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		report.Huge = h
 	}
 	return report, nil
+}
+
+// CheckTargets refuses a destination that bench's clearing would wreck:
+// one overlapping the source, or a whole bucket.
+func CheckTargets(src, dst Target) error {
+	if src.overlaps(dst) {
+		return fmt.Errorf("bench %s to %s: the destination overlaps the source, and bench empties the destination", src, dst)
+	}
+	if dst.Prefix == "" {
+		return fmt.Errorf("bench %s to %s: give the destination a prefix (s3://bucket/prefix/): bench empties it between methods", src, dst)
+	}
+	return nil
+}
+
+// CheckMethods refuses unknown method names.
+func CheckMethods(methods []string) error {
+	for _, m := range methods {
+		if !slices.Contains(AllMethods, m) {
+			return fmt.Errorf("bench: unknown method %q (want %s)", m, strings.Join(AllMethods, ", "))
+		}
+	}
+	return nil
 }
 
 type runner struct {

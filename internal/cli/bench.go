@@ -195,12 +195,22 @@ with part sizes from 8 to 512 MiB and with the automatic choice.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := bench.CheckTargets(src, dst); err != nil {
+				return usageError{err}
+			}
+			if err := bench.CheckMethods(f.methods); err != nil {
+				return usageError{err}
+			}
 			ctx := cmd.Context()
 			conn, err := a.benchConn(ctx)
 			if err != nil {
 				return err
 			}
-			return a.runBench(ctx, conn, a.storeConfig(), src, dst, f, "")
+			prices, err := a.benchPrices(f, conn.AWS.Region)
+			if err != nil {
+				return err
+			}
+			return a.runBench(ctx, conn, a.storeConfig(), src, dst, f, prices, "")
 		},
 	}
 	f.register(cmd, false)
@@ -320,16 +330,7 @@ func (a *app) benchPrices(f benchFlags, region string) (bench.Prices, error) {
 // runBench runs the methods and writes the table (or JSON) to stdout, the
 // Markdown report and the chart to their files. latency, when set, is the
 // delay demo adds to every request, recorded in the report.
-func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Config, src, dst bench.Target, f benchFlags, latency string) error {
-	prices, err := a.benchPrices(f, conn.AWS.Region)
-	if err != nil {
-		return err
-	}
-	for _, m := range f.methods {
-		if !contains(bench.AllMethods, m) {
-			return usagef("--methods: unknown method %q (want %s)", m, strings.Join(bench.AllMethods, ", "))
-		}
-	}
+func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Config, src, dst bench.Target, f benchFlags, prices bench.Prices, latency string) error {
 	cfg := bench.Config{
 		Conn: conn, Source: src, Dest: dst, Methods: f.methods,
 		CompanyConcurrency: f.companyConcurrency,
@@ -382,15 +383,6 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 		return partialError{failed: short}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // benchObserver prints one line per method stage on stderr, unless quiet.
@@ -490,7 +482,14 @@ on AWS. The put baseline is left out unless asked for with --methods.`,
 			if f.bench.methods == nil {
 				f.bench.methods = demoMethods
 			}
-			return a.runDemo(cmd.Context(), f, layout)
+			if err := bench.CheckMethods(f.bench.methods); err != nil {
+				return usageError{err}
+			}
+			prices, err := a.benchPrices(f.bench, demoRegion)
+			if err != nil {
+				return err
+			}
+			return a.runDemo(cmd.Context(), f, layout, prices)
 		},
 	}
 	f.bench.register(cmd, true)
@@ -512,7 +511,7 @@ func serveSelf(dir string) (*exec.Cmd, error) {
 	return exec.Command(exe, "serve", "--dir", dir, "--addr", "127.0.0.1:0"), nil
 }
 
-func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout) (err error) {
+func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, prices bench.Prices) (err error) {
 	tmp, err := os.MkdirTemp("", "s3bulk-demo-")
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -522,7 +521,10 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout) (er
 	if err != nil {
 		return err
 	}
-	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
 	child, err := gateway.Spawn(ctx, cmd)
 	if err != nil {
 		return fmt.Errorf("demo: start the S3 server: %w", err)
@@ -572,6 +574,8 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout) (er
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", unwrapPathError(err))
 	}
+	// The whole server directory goes at the end: no need to empty it.
+	f.bench.keepDest = true
 	f.bench.report = filepath.Join(f.out, "bench.md")
 	f.bench.chart = filepath.Join(f.out, "bench.png")
 	storeCfg := s3store.Config{
@@ -582,7 +586,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout) (er
 	if f.latency > 0 {
 		latency = f.latency.String()
 	}
-	if err := a.runBench(ctx, conn, storeCfg, src, dst, f.bench, latency); err != nil {
+	if err := a.runBench(ctx, conn, storeCfg, src, dst, f.bench, prices, latency); err != nil {
 		return err
 	}
 	if !a.g.quiet {

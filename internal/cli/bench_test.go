@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/bench"
+	"github.com/s3bulk/s3bulk/internal/gateway"
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+// benchDoc is the part of `bench --json` the tests read.
+type benchDoc struct {
+	Methods []struct {
+		Method   string           `json:"method"`
+		Status   string           `json:"status"`
+		Reason   string           `json:"reason"`
+		Objects  int64            `json:"objects"`
+		Requests map[string]int64 `json:"requests"`
+	} `json:"methods"`
+	Baseline    string `json:"baseline"`
+	Environment struct {
+		Objects   int64  `json:"objects"`
+		Companies int    `json:"companies"`
+		Latency   string `json:"latency"`
+	} `json:"environment"`
+}
+
+func (d benchDoc) statuses() map[string]string {
+	out := map[string]string{}
+	for _, m := range d.Methods {
+		out[m.Method] = m.Status
+	}
+	return out
+}
+
+func TestSeedThenBench(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	out := mustRun(t, srv, "seed", "s3://"+src+"/seed", "--objects", "24", "--size", "2KiB", "--users-per-company", "2")
+	if want := "seeded 24 objects (48 KiB) under s3://" + src + "/seed/"; !strings.HasPrefix(out, want) {
+		t.Errorf("seed printed %q, want it to start with %q", out, want)
+	}
+	dir := t.TempDir()
+	report, chart := filepath.Join(dir, "bench.md"), filepath.Join(dir, "bench.png")
+	out = mustRun(t, srv, "--json", "bench", "--source", "s3://"+src+"/seed/", "--dest", "s3://"+dst+"/copy/",
+		"--methods", "copy-per-company,s3bulk,batchops", "--report", report, "--chart", chart)
+	var doc benchDoc
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("bench --json: %v\n%s", err, out)
+	}
+	if dec.More() {
+		t.Errorf("bench --json printed more than one document:\n%s", out)
+	}
+	want := map[string]string{"copy-per-company": "ok", "s3bulk": "ok", "batchops": "not-run"}
+	if diff := cmp.Diff(want, doc.statuses()); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s\n%s", diff, out)
+	}
+	for _, m := range doc.Methods {
+		if m.Status == "ok" && (m.Objects != 24 || m.Requests["CopyObject"] != 24) {
+			t.Errorf("%s: %d objects, requests %v; want 24 objects in 24 copies", m.Method, m.Objects, m.Requests)
+		}
+	}
+	if doc.Environment.Objects != 24 || doc.Environment.Companies != 3 || doc.Baseline != "copy-per-company" {
+		t.Errorf("environment %+v, baseline %q", doc.Environment, doc.Baseline)
+	}
+	md, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "![objects per second and projected time](bench.png)") || !strings.Contains(string(md), "| s3bulk | ok | 24 |") {
+		t.Errorf("report:\n%s", md)
+	}
+	checkPNG(t, chart)
+}
+
+func checkPNG(t *testing.T, name string) {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	srv := s3test.Start(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bench without a source", []string{"bench", "--dest", "s3://b/q/"}, "--source and --dest are required"},
+		{"bench with an unknown method", []string{"bench", "--source", "s3://a/p/", "--dest", "s3://b/q/", "--methods", "teleport"}, `unknown method "teleport"`},
+		{"bench into its own source", []string{"bench", "--source", "s3://a/p/", "--dest", "s3://a/p/q/"}, "overlaps the source"},
+		{"bench into a whole bucket", []string{"bench", "--source", "s3://a/p/", "--dest", "s3://b"}, "give the destination a prefix"},
+		{"bench with a missing price file", []string{"bench", "--source", "s3://a/p/", "--dest", "s3://b/q/", "--prices", "/nonexistent.json"}, "--prices"},
+		{"bench with an unknown price region", []string{"bench", "--source", "s3://a/p/", "--dest", "s3://b/q/", "--price-region", "mars-1"}, "--price-region mars-1"},
+		{"seed of bodies too small for JSON", []string{"seed", "s3://b/p/", "--size", "1"}, "size 1"},
+		{"seed of a bad size", []string{"seed", "s3://b/p/", "--size", "lots"}, "lots"},
+		{"seed without a target", []string{"seed"}, "accepts 1 arg"},
+		{"demo with an unknown method", []string{"demo", "--methods", "teleport"}, `unknown method "teleport"`},
+		{"demo with a negative latency", []string{"demo", "--latency", "-1s"}, "--latency"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, srv, tt.args...)
+			if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, ExitUsage, tt.want)
+			}
+		})
+	}
+}
+
+// demoServerEnv makes this test binary a demo server: a test binary cannot
+// run `s3bulk serve`, which demo starts in production.
+const demoServerEnv = "S3BULK_TEST_DEMO_SERVER_DIR"
+
+// TestDemoServerProcess checks the command demo starts, and is that server
+// when re-executed with demoServerEnv set.
+func TestDemoServerProcess(t *testing.T) {
+	if dir := os.Getenv(demoServerEnv); dir != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		err := gateway.Main(ctx, gateway.Options{Dir: dir, Quiet: true}, os.Stdout)
+		if err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0) // nothing of the test framework's on stdout
+	}
+	cmd, err := serveSelf("/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"serve", "--dir", "/data", "--addr", "127.0.0.1:0"}, cmd.Args[1:]); diff != "" {
+		t.Errorf("demo's server command (-want +got):\n%s", diff)
+	}
+}
+
+func testServerCmd(dir string) (*exec.Cmd, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDemoServerProcess$")
+	cmd.Env = append(os.Environ(), demoServerEnv+"="+dir)
+	return cmd, nil
+}
+
+// demoApp is an app as Run builds it, for calling runDemo with a test
+// server command.
+func demoApp(stdout, stderr io.Writer, json bool) *app {
+	return &app{
+		stdio:  Stdio{In: strings.NewReader(""), Out: stdout, Err: stderr},
+		g:      globals{concurrency: 16, json: json, pathStyle: "auto", logLevel: "warn", noProgress: true},
+		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+func demoFlagsFor(out string, methods ...string) demoFlags {
+	return demoFlags{bench: benchFlags{methods: methods, companyConcurrency: 2}, latency: 0, out: out, serverCmd: testServerCmd}
+}
+
+// smallDemo is 3 companies of 2 users of 4 files.
+var smallDemo = bench.Layout{Objects: 24, Size: 1500, FilesPerUser: 4, UsersPerCompany: 2, Seed: 1}
+
+func TestDemoRunsTheBenchOnItsOwnServerAndCleansUp(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "report")
+	var stdout, stderr bytes.Buffer
+	f := demoFlagsFor(out, bench.MethodCopyPerCompany, bench.MethodS3bulk)
+	f.latency = 2e6 // 2ms: the proxy in the path
+	err := demoApp(&stdout, &stderr, true).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	if err != nil {
+		t.Fatalf("demo: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var doc benchDoc
+	dec := json.NewDecoder(&stdout)
+	if err := dec.Decode(&doc); err != nil || dec.More() {
+		t.Fatalf("demo --json: want one document (%v):\n%s", err, stdout.String())
+	}
+	if diff := cmp.Diff(map[string]string{"copy-per-company": "ok", "s3bulk": "ok"}, doc.statuses()); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+	}
+	if doc.Environment.Latency != "2ms" || doc.Environment.Objects != 24 {
+		t.Errorf("environment %+v", doc.Environment)
+	}
+	checkPNG(t, filepath.Join(out, "bench.png"))
+	if _, err := os.Stat(filepath.Join(out, "bench.md")); err != nil {
+		t.Error(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("demo left %d entries in the temp dir, e.g. %s", len(left), left[0].Name())
+	}
+}
+
+// cancelOn cancels a context once a line containing trigger is written.
+type cancelOn struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	trigger string
+	cancel  context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.buf.Write(p)
+	if strings.Contains(c.buf.String(), c.trigger) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func TestDemoCleansUpWhenInterrupted(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stderr := &cancelOn{trigger: "bench: copy-per-company: running", cancel: cancel}
+	var stdout bytes.Buffer
+	f := demoFlagsFor(t.TempDir(), bench.MethodCopyPerCompany, bench.MethodS3bulk)
+	err := demoApp(&stdout, stderr, false).runDemo(ctx, f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	if err == nil || exitCode(ctx, err) != ExitInterrupted {
+		t.Fatalf("interrupted demo returned %v, want an interruption", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("demo left %d entries in the temp dir, e.g. %s", len(left), left[0].Name())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("an interrupted demo printed a table:\n%s", stdout.String())
+	}
+}
