@@ -47,7 +47,7 @@ func WriteTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "\nSpeed-up is objects/s against %s. Requests marked ~ are estimated from objects and listing pages.\n", r.Baseline)
 	}
 	if h := r.Huge; h != nil {
-		fmt.Fprintf(w, "\nOne %s object copied server-side in parts, %d parts at a time:\n", FormatSize(h.Size), h.Concurrency)
+		fmt.Fprintf(w, "\nOne %s object copied server-side in parts, %d parts at a time%s:\n", FormatSize(h.Size), h.Concurrency, bestOf(h.Repeat))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "part size\tstatus\tparts\tseconds\tMiB/s\t")
 		for _, row := range h.Rows {
@@ -147,7 +147,7 @@ func WriteMarkdown(w io.Writer, r *Report, chart string) error {
 	if e.Latency != "" {
 		fmt.Fprintf(&b, ", %s added to every request", e.Latency)
 	}
-	fmt.Fprintf(&b, "), %s, Go %s on %s/%s with %d CPUs. Per-company methods ran %d companies at a time, one object at a time inside each.\n\n",
+	fmt.Fprintf(&b, "), %s, %s on %s/%s with %d CPUs. Per-company methods ran %d companies at a time, one object at a time inside each.\n\n",
 		e.Started.UTC().Format(time.DateTime+" MST"), e.GoVersion, e.OS, e.Arch, e.CPUs, e.CompanyConcurrency)
 	if chart != "" {
 		fmt.Fprintf(&b, "![objects per second and projected time](%s)\n\n", chart)
@@ -166,7 +166,11 @@ func WriteMarkdown(w io.Writer, r *Report, chart string) error {
 	b.WriteString("## Methods\n\n")
 	for _, m := range r.Methods {
 		fmt.Fprintf(&b, "- **%s**: %s", m.Method, m.Description)
-		if m.Reason != "" {
+		switch {
+		case m.Reason == "":
+		case m.Status == StatusOK:
+			fmt.Fprintf(&b, " _(%s)_", m.Reason)
+		default:
 			fmt.Fprintf(&b, " _%s: %s_", m.Status, m.Reason)
 		}
 		b.WriteString("\n")
@@ -191,7 +195,7 @@ func WriteMarkdown(w io.Writer, r *Report, chart string) error {
 	}
 	if h := r.Huge; h != nil {
 		fmt.Fprintf(&b, "\n## One %s object, server-side copy in parts\n\n", FormatSize(h.Size))
-		fmt.Fprintf(&b, "UploadPartCopy, %d parts at a time, as report 3 varied its part size.\n\n", h.Concurrency)
+		fmt.Fprintf(&b, "UploadPartCopy, %d parts at a time%s, as report 3 varied its part size. The automatic row uses the engine's part size for server-side copies.\n\n", h.Concurrency, bestOf(h.Repeat))
 		b.WriteString("| part size | status | parts | seconds | MiB/s |\n|---|---|--:|--:|--:|\n")
 		for _, row := range h.Rows {
 			secs, rate := "-", "-"
@@ -218,6 +222,13 @@ func WriteMarkdown(w io.Writer, r *Report, chart string) error {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	return nil
+}
+
+func bestOf(repeat int) string {
+	if repeat > 1 {
+		return fmt.Sprintf(", best of %d", repeat)
+	}
+	return ""
 }
 
 func requestDetail(m Result) string {

@@ -120,7 +120,7 @@ func TestExtrapolationKeepsBatchOpsCostWhenNotRun(t *testing.T) {
 // rename here breaks scripts that read `s3bulk bench --json`.
 func TestJSONSchema(t *testing.T) {
 	r := sampleReport()
-	r.Huge = &HugeReport{Key: "k", Size: 1 << 30, Concurrency: 10, BestPartSize: 64 << 20, AutoVsBest: new(float64),
+	r.Huge = &HugeReport{Key: "k", Size: 1 << 30, Concurrency: 10, Repeat: 1, BestPartSize: 64 << 20, AutoVsBest: new(float64),
 		Rows: []HugeRow{{Label: "8 MiB", Status: StatusOK, PartSize: 8 << 20, Parts: 128, Seconds: 1, MiBPerSecond: 1024, Requests: map[string]int64{"UploadPartCopy": 128}}}}
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, r); err != nil {
@@ -175,6 +175,7 @@ func TestJSONSchema(t *testing.T) {
 		"huge.key":                                   "string",
 		"huge.size":                                  "number",
 		"huge.concurrency":                           "number",
+		"huge.repeat":                                "number",
 		"huge.best_part_size":                        "number",
 		"huge.auto_vs_best":                          "number",
 		"huge.rows":                                  "array",

@@ -112,10 +112,12 @@ type Environment struct {
 // HugeReport is report 3's experiment: one big object copied server-side in
 // parts of several sizes.
 type HugeReport struct {
-	Key         string    `json:"key"`
-	Size        int64     `json:"size"`
-	Concurrency int       `json:"concurrency"`
-	Rows        []HugeRow `json:"rows"`
+	Key         string `json:"key"`
+	Size        int64  `json:"size"`
+	Concurrency int    `json:"concurrency"`
+	// Repeat is how many copies each row is the fastest of.
+	Repeat int       `json:"repeat"`
+	Rows   []HugeRow `json:"rows"`
 	// BestPartSize is the fastest fixed part size measured.
 	BestPartSize int64 `json:"best_part_size"`
 	// AutoVsBest is the automatic choice's time over the best fixed time

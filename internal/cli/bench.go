@@ -124,6 +124,7 @@ type benchFlags struct {
 	prices             string
 	priceRegion        string
 	huge               sizeFlag
+	hugeRepeat         int
 	companyConcurrency int
 	tools              map[string]string
 	keepDest           bool
@@ -142,6 +143,7 @@ func (f *benchFlags) register(cmd *cobra.Command, demo bool) {
 	fl.StringVar(&f.prices, "prices", "", "JSON file of prices per region, laid over the built-in table")
 	fl.StringVar(&f.priceRegion, "price-region", "", "region whose prices to use (default: the run's region, else "+bench.DefaultPriceRegion+")")
 	fl.Var(&f.huge, "huge", "also copy one object of this size with part sizes 8-512 MiB and the automatic one, e.g. 5GiB")
+	fl.IntVar(&f.hugeRepeat, "huge-repeat", 1, "copy the --huge object this many times per part size and keep the fastest")
 	fl.IntVar(&f.companyConcurrency, "company-concurrency", bench.DefaultCompanyConcurrency, "companies at once for the per-company methods (the report's 4)")
 	f.tools = map[string]string{}
 	for _, t := range []string{"aws", "s5cmd", "rclone"} {
@@ -342,7 +344,7 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 		Tools:    f.tools,
 		Prices:   prices,
 		KeepDest: f.keepDest,
-		Huge:     bench.HugeConfig{Size: int64(f.huge)},
+		Huge:     bench.HugeConfig{Size: int64(f.huge), Repeat: f.hugeRepeat},
 		Observe:  a.benchObserver(),
 	}
 	report, err := bench.Run(ctx, cfg)
@@ -485,7 +487,9 @@ on AWS. The put baseline is left out unless asked for with --methods.`,
 			if err := bench.CheckMethods(f.bench.methods); err != nil {
 				return usageError{err}
 			}
-			prices, err := a.benchPrices(f.bench, demoRegion)
+			// The local server has no prices of its own: use the report's
+			// region, so the costs read like the report's.
+			prices, err := a.benchPrices(f.bench, bench.DefaultPriceRegion)
 			if err != nil {
 				return err
 			}
