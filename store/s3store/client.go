@@ -74,6 +74,9 @@ type Config struct {
 	// (CopyObject, UploadPartCopy, CompleteMultipartUpload, DeleteObjects).
 	// Default 5m.
 	CopyStallTimeout time.Duration
+	// DisableRawCopy sends every CopyObject through the SDK's operation
+	// stack, even on custom endpoints (see rawcopy.go).
+	DisableRawCopy bool
 	// Backoff is the wait between attempts; the zero value is full jitter
 	// from 100ms (1s when throttled) up to 20s.
 	Backoff retry.Backoff
@@ -98,6 +101,9 @@ type Client struct {
 	identity    string
 	maxAttempts int
 	backoff     retry.Backoff
+	// raw, when set, sends metadata-keeping CopyObject requests without the
+	// SDK's operation stack (see rawcopy.go).
+	raw *rawCopier
 }
 
 // NewClient loads the AWS configuration (environment, shared config and
@@ -177,7 +183,16 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		} else {
 			o.UsePathStyle = o.BaseEndpoint != nil
 		}
-		o.HTTPClient = newHTTPClient(cfg)
+		hc := newHTTPClient(cfg)
+		if o.BaseEndpoint != nil {
+			if r, err := newCustomEndpoint(*o.BaseEndpoint, o.UsePathStyle); err == nil {
+				o.EndpointResolverV2 = r
+				if !cfg.Anonymous && !cfg.DisableRawCopy {
+					c.raw = newRawCopier(c, r, awsCfg.Credentials, hc, cfg)
+				}
+			}
+		}
+		o.HTTPClient = hc
 		o.Retryer = newRetryer(c.maxAttempts, cfg.Backoff)
 		o.RetryMaxAttempts = 0 // the retryer above already has it
 		o.ClientLogMode = 0    // never log signed requests or bodies

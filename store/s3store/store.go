@@ -332,6 +332,9 @@ func (s *Store) CanCopyFrom(src store.Store) (string, bool) {
 // Copy copies src to key with one CopyObject (objects up to 5 GiB). With
 // meta nil the source's metadata is kept; otherwise it is replaced.
 func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta *store.Metadata) error {
+	if meta == nil && s.c.raw != nil {
+		return s.c.raw.copy(ctx, s.bucket, src, key)
+	}
 	in := &s3.CopyObjectInput{
 		Bucket:     aws.String(s.bucket),
 		Key:        aws.String(key),
