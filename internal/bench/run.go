@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultCompanyConcurrency is the report's: 4 companies at once.
@@ -348,11 +349,16 @@ func (r *runner) clear(ctx context.Context, t Target) error {
 }
 
 func clearPrefix(ctx context.Context, client *s3.Client, t Target) error {
+	// Batches go out a few at a time: a server deletes the keys of one
+	// batch one by one, and the clear sits between every two methods.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(clearConcurrency)
 	p := s3.NewListObjectsV2Paginator(client, &s3.ListObjectsV2Input{Bucket: aws.String(t.Bucket), Prefix: aws.String(t.Prefix)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for p.HasMorePages() && gctx.Err() == nil {
+		page, err := p.NextPage(gctx)
 		if err != nil {
-			return fmt.Errorf("clear %s: %w", t, err)
+			g.Go(func() error { return fmt.Errorf("clear %s: %w", t, err) })
+			break
 		}
 		if len(page.Contents) == 0 {
 			continue
@@ -361,19 +367,25 @@ func clearPrefix(ctx context.Context, client *s3.Client, t Target) error {
 		for i, o := range page.Contents {
 			ids[i] = types.ObjectIdentifier{Key: o.Key}
 		}
-		out, err := client.DeleteObjects(ctx, &s3.DeleteObjectsInput{
-			Bucket: aws.String(t.Bucket), Delete: &types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+		g.Go(func() error {
+			out, err := client.DeleteObjects(gctx, &s3.DeleteObjectsInput{
+				Bucket: aws.String(t.Bucket), Delete: &types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+			})
+			if err != nil {
+				return fmt.Errorf("clear %s: %w", t, err)
+			}
+			if len(out.Errors) > 0 {
+				e := out.Errors[0]
+				return fmt.Errorf("clear %s: delete %s: %s", t, aws.ToString(e.Key), aws.ToString(e.Message))
+			}
+			return nil
 		})
-		if err != nil {
-			return fmt.Errorf("clear %s: %w", t, err)
-		}
-		if len(out.Errors) > 0 {
-			e := out.Errors[0]
-			return fmt.Errorf("clear %s: delete %s: %s", t, aws.ToString(e.Key), aws.ToString(e.Message))
-		}
 	}
-	return nil
+	return g.Wait()
 }
+
+// clearConcurrency is how many DeleteObjects batches clearing sends at once.
+const clearConcurrency = 4
 
 // verify compares the destination with the source listing: the objects
 // and bytes that arrived intact, and a description of what did not.
