@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -184,6 +185,9 @@ func (r *runner) rclone(ctx context.Context, path string) (outcome, error) {
 	if r.cfg.Conn.Endpoint != "" {
 		provider = "Other"
 	}
+	// No config file: the remote lives in the environment only, and a
+	// user's own remotes and defaults stay out of the measurement.
+	env = append(env, "RCLONE_CONFIG="+os.DevNull)
 	set := func(k, v string) { env = append(env, "RCLONE_CONFIG_"+rcloneRemote+"_"+k+"="+v) }
 	set("TYPE", "s3")
 	set("PROVIDER", provider)
