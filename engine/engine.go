@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
@@ -62,6 +63,11 @@ type Options struct {
 	Observer func(Result)
 	// Progress, when set, receives the run's counters.
 	Progress *Progress
+	// Journal, when set, makes the run resumable: objects it records as
+	// done are skipped, finished and failed objects and multipart
+	// checkpoints are appended, and checkpointed multipart uploads are
+	// resumed instead of restarted. The caller opens and closes it.
+	Journal *journal.Writer
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
@@ -95,6 +101,8 @@ type executor struct {
 	mu      sync.Mutex
 	summary Summary
 	fatal   error
+
+	resumedIDs resumed
 }
 
 func newExecutor(job Job, opts Options) *executor {
@@ -160,6 +168,9 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	}
 	_ = workers.Wait()
 	_ = g.Wait()
+	if ctx.Err() == nil {
+		e.abortStaleUploads(context.WithoutCancel(ctx))
+	}
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -185,6 +196,18 @@ func (e *executor) setFatal(err error) {
 }
 
 func (e *executor) finish(r Result) {
+	if j := e.opts.Journal; j != nil && !e.opts.DryRun {
+		var err error
+		switch r.Status {
+		case StatusDone:
+			err = j.Done(r.Task.object(), r.Task.DstKey)
+		case StatusFailed:
+			err = j.Failed(r.Task.object(), r.Task.DstKey, r.Err)
+		}
+		if err != nil {
+			e.setFatal(&FatalError{Op: "write journal", URL: j.Path(), Err: err})
+		}
+	}
 	switch r.Status {
 	case StatusDone, StatusDryRun:
 		e.progress.done.Add(1)

@@ -222,23 +222,41 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		}
 	}
-	var uploadID string
-	err = e.do(ctx, func(ctx context.Context) error {
-		var err error
-		uploadID, err = mp.CreateMultipart(ctx, t.DstKey, meta)
-		return err
-	})
-	if err != nil {
-		return err
+	uploadID, already, resuming := e.resumeUpload(ctx, t, layout, mp)
+	if !resuming {
+		err = e.do(ctx, func(ctx context.Context) error {
+			var err error
+			uploadID, err = mp.CreateMultipart(ctx, t.DstKey, meta)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	j := e.opts.Journal
+	if j != nil && !resuming {
+		if err := j.UploadStarted(journalUpload(t, uploadID, layout)); err != nil {
+			return err
+		}
 	}
 	defer func() {
 		if err == nil {
+			if j != nil {
+				_ = j.UploadCompleted(t.DstKey, uploadID)
+			}
+			return
+		}
+		if j != nil && ctx.Err() != nil {
+			// Interrupted with a journal: keep the upload and its
+			// checkpoint; rerunning the command resumes it.
 			return
 		}
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 		defer cancel()
 		if aerr := mp.AbortMultipart(actx, t.DstKey, uploadID); aerr != nil {
 			err = fmt.Errorf("%w (and abort upload %s: %v)", err, uploadID, aerr)
+		} else if j != nil {
+			_ = j.UploadAborted(t.DstKey, uploadID)
 		}
 	}()
 
@@ -251,6 +269,10 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag}
 	}
 	for p := range layout.All() {
+		if part, ok := already[p.Number]; ok {
+			done[p.Number-1] = part
+			continue
+		}
 		g.Go(func() error {
 			return e.do(gctx, func(ctx context.Context) error {
 				var part store.Part
@@ -265,6 +287,9 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 				}
 				part.Number, part.Size = p.Number, p.Size
 				done[p.Number-1] = part
+				if j != nil {
+					return j.PartDone(uploadID, part)
+				}
 				return nil
 			})
 		})

@@ -69,7 +69,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		}
 		obj.Key = src.Loc.Key
 		key := singleDestKey(obj.Key, dst.Loc)
-		return send(e.task(obj, key))
+		return send(e.journaled(e.task(obj, key)))
 	}
 
 	loc := src.Loc
@@ -116,7 +116,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if rel == "" {
 			return nil
 		}
-		return send(e.task(o, dstPrefix+rel))
+		return send(e.journaled(e.task(o, dstPrefix+rel)))
 	}
 	err := e.do(ctx, func(ctx context.Context) error { return nil }) // fail fast on a cancelled run
 	if err != nil {
@@ -183,6 +183,15 @@ func (e *executor) task(o store.Object, dstKey string) Task {
 		if l, err := parts.NewLayout(o.Size, ps); err == nil {
 			t.PartSize = l.PartSize
 		}
+	}
+	return t
+}
+
+// journaled turns a task the journal records as done (same source size and
+// ETag or mtime) into a skip.
+func (e *executor) journaled(t Task) Task {
+	if j := e.opts.Journal; j != nil && t.Op != OpSkip && j.State().Done(t.object(), t.DstKey) {
+		t.Op, t.Reason = OpSkip, "done in journal"
 	}
 	return t
 }

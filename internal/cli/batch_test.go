@@ -18,10 +18,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
 
-// TestMain is the package's: every CLI test that needs S3 shares the
-// server s3test starts.
-func TestMain(m *testing.M) { s3test.Main(m) }
-
 var updateBatchGolden = flag.Bool("update-batch", false, "rewrite the batch golden files")
 
 const batchRole = "arn:aws:iam::123456789012:role/s3bulk-batch"

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -19,6 +22,7 @@ type transferFlags struct {
 	noClobber          bool
 	partSize           sizeFlag
 	multipartThreshold sizeFlag
+	journal            string
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -28,6 +32,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.noClobber, "no-clobber", "n", false, "skip objects whose destination already exists")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
+	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
 func (a *app) cpCmd() *cobra.Command {
@@ -91,11 +96,63 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}
-	return a.execute(ctx, s, job, engine.Options{
+	opts := engine.Options{
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
 		MultipartThreshold: int64(f.multipartThreshold),
-	})
+	}
+	verb := "cp"
+	if move {
+		verb = "mv"
+	}
+	j, err := a.openJournal(f.journal, verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw))
+	if err != nil {
+		return err
+	}
+	opts.Journal = j
+	err = a.execute(ctx, s, job, opts)
+	return a.closeJournal(j, err)
+}
+
+// openJournal opens the run's journal, or returns nil when none was asked
+// for (or in a dry run, which must not create files).
+func (a *app) openJournal(path string, fields ...string) (*journal.Writer, error) {
+	if path == "" || a.g.dryRun {
+		return nil, nil
+	}
+	endpoint := a.g.endpointURL
+	if endpoint == "" {
+		endpoint = os.Getenv("AWS_ENDPOINT_URL_S3") + "|" + os.Getenv("AWS_ENDPOINT_URL")
+	}
+	fp := journal.Fingerprint(append(fields, endpoint, a.g.region, a.g.profile)...)
+	if path == "auto" {
+		path = journal.DefaultPath(fp)
+	}
+	j, err := journal.Open(path, fp)
+	if err != nil {
+		if errors.Is(err, journal.ErrOtherJob) || errors.Is(err, journal.ErrNotJournal) {
+			return nil, usagef("--journal %s: %v", path, err)
+		}
+		return nil, fmt.Errorf("open journal %s: %w", path, err)
+	}
+	if st := j.State().Stats(); st.Done > 0 || st.Uploads > 0 {
+		fmt.Fprintf(a.stdio.Err, "resuming from %s: %d objects done, %d multipart uploads checkpointed\n", path, st.Done, st.Uploads)
+	}
+	return j, nil
+}
+
+// closeJournal flushes the journal and tells an interrupted user how to go on.
+func (a *app) closeJournal(j *journal.Writer, runErr error) error {
+	if j == nil {
+		return runErr
+	}
+	if err := j.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("close journal %s: %w", j.Path(), err)
+	}
+	if runErr != nil {
+		fmt.Fprintf(a.stdio.Err, "progress saved in %s: run the same command again to resume\n", j.Path())
+	}
+	return runErr
 }
 
 // execute runs a job with the run's renderers and turns its outcome into

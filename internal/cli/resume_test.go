@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+// startChild runs s3bulk in a child process (this test binary in CLI mode).
+func startChild(t *testing.T, srv *s3test.Server, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	raw, _ := json.Marshal(append([]string{"--no-progress"}, args...))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), srv.Env()...), childArgsEnv+"="+string(raw))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// countRecords counts journal lines of one record type.
+func countRecords(t *testing.T, path, typ string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"t":"`+typ+`"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// waitFor polls cond until it holds; the child's progress is the clock.
+func waitFor(t *testing.T, what string, cond func() bool, child *exec.Cmd) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			child.Process.Kill()
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func summaryOf(t *testing.T, stderr string) map[string]any {
+	t.Helper()
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, `{"type":"summary"`) {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+	}
+	t.Fatalf("no JSON summary in:\n%s", stderr)
+	return nil
+}
+
+func TestKilledCopyResumesFromTheJournal(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	const n = 600
+	local := t.TempDir()
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("c%d/f%04d", i%4, i)] = fmt.Sprint("body-", i)
+	}
+	writeFiles(t, local, files)
+	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/")
+
+	// A per-request delay makes the run long enough to kill it mid-way.
+	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	journalPath := filepath.Join(t.TempDir(), "run.journal")
+	args := []string{"--endpoint-url", proxy.URL(), "--concurrency", "4", "--json", "cp", "--recursive", "--journal", journalPath, "s3://" + src + "/", "s3://" + dst + "/"}
+
+	child, out := startChild(t, srv, args...)
+	waitFor(t, "a third of the objects in the journal", func() bool { return countRecords(t, journalPath, "done") >= n/3 }, child)
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	doneAtKill := countRecords(t, journalPath, "done")
+	if doneAtKill >= n {
+		t.Fatalf("the run finished before it was killed (%d done); output:\n%s", doneAtKill, out)
+	}
+
+	proxy.SetConfig(faultproxy.Config{})
+	stdout, stderr, code := runCLI(t, srv, args...)
+	if code != ExitOK {
+		t.Fatalf("rerun exit %d:\n%s", code, stderr)
+	}
+	sum := summaryOf(t, stderr)
+	skipped, copied := int(sum["skipped"].(float64)), int(sum["objects"].(float64))
+	if skipped != doneAtKill {
+		t.Errorf("rerun skipped %d objects, want the %d the journal recorded", skipped, doneAtKill)
+	}
+	if copied != n-doneAtKill {
+		t.Errorf("rerun copied %d objects, want %d (all the others)", copied, n-doneAtKill)
+	}
+	if got := strings.Count(stdout, `"status":"skipped"`); got != skipped {
+		t.Errorf("%d skip lines, want %d", got, skipped)
+	}
+	got := bucketContents(t, srv, dst, "")
+	if len(got) != n {
+		t.Fatalf("destination has %d objects, want %d", len(got), n)
+	}
+	for k, v := range files {
+		if got[k] != v {
+			t.Fatalf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
+	srv := s3test.Start(t)
+	dst := srv.NewBucket(t)
+	local := t.TempDir()
+	const partSize = 5 << 20
+	big := bytes.Repeat([]byte("0123456789abcdef"), (10*partSize+12345)/16) // 11 parts
+	if err := os.WriteFile(filepath.Join(local, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	journalPath := filepath.Join(t.TempDir(), "big.journal")
+	args := []string{"--endpoint-url", proxy.URL(), "--concurrency", "2", "--json", "cp", "--journal", journalPath,
+		"--part-size", "5MiB", "--multipart-threshold", "5MiB", filepath.Join(local, "big.bin"), "s3://" + dst + "/big.bin"}
+
+	child, out := startChild(t, srv, args...)
+	waitFor(t, "three parts in the journal", func() bool { return countRecords(t, journalPath, "part") >= 3 }, child)
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	partsAtKill := countRecords(t, journalPath, "part")
+	if countRecords(t, journalPath, "done") != 0 {
+		t.Fatalf("the upload finished before it was killed; output:\n%s", out)
+	}
+	if ups := s3test.ListUploads(t, srv.Client(t), dst); len(ups) != 1 {
+		t.Fatalf("uploads in progress after the kill = %v, want the one checkpointed", ups)
+	}
+
+	proxy.SetConfig(faultproxy.Config{})
+	_, stderr, code := runCLI(t, srv, args...)
+	if code != ExitOK {
+		t.Fatalf("rerun exit %d:\n%s", code, stderr)
+	}
+	reqs, _ := summaryOf(t, stderr)["requests"].(map[string]any)
+	uploaded, _ := reqs["UploadPart"].(float64)
+	if int(uploaded) > 11-partsAtKill {
+		t.Errorf("rerun uploaded %v parts, want at most %d (11 minus the %d checkpointed)", uploaded, 11-partsAtKill, partsAtKill)
+	}
+	if reqs["CreateMultipartUpload"] != nil {
+		t.Errorf("rerun started a new upload instead of resuming: %v", reqs)
+	}
+	if got := s3test.GetObject(t, srv.Client(t), dst, "big.bin"); !bytes.Equal(got, big) {
+		t.Errorf("resumed object differs: %d bytes, want %d", len(got), len(big))
+	}
+	if ups := s3test.ListUploads(t, srv.Client(t), dst); len(ups) != 0 {
+		t.Errorf("uploads left behind: %v", ups)
+	}
+}
