@@ -17,7 +17,7 @@ import (
 
 // DefaultConcurrency is the default budget of requests in flight for a run.
 // docs/design/0001-concurrency.md gives the measurements behind it.
-const DefaultConcurrency = 128
+const DefaultConcurrency = 256
 
 // Endpoint is one side of a job: a store and a location in it. For a local
 // store the location's key is relative to the store's root directory.

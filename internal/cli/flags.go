@@ -8,7 +8,7 @@ import (
 )
 
 // defaultConcurrency mirrors engine.DefaultConcurrency for the flag's help.
-const defaultConcurrency = 128
+const defaultConcurrency = 256
 
 // sizeFlag is a pflag.Value for byte sizes such as 64MiB.
 type sizeFlag int64
