@@ -1,0 +1,737 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
+	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/localstore"
+	"github.com/s3bulk/s3bulk/store/s3store"
+)
+
+// The tests in this file feed s3bulk what users get wrong, and what the
+// world does to a run, and check three things each time: the exit code
+// documented in `s3bulk help`, one line of error that names the argument
+// or object and the cause, and that nothing was lost or written.
+
+// runCLIEnv is runCLI with some of the environment replaced after the
+// server's: a missing or wrong credential, say.
+func runCLIEnv(t *testing.T, srv *s3test.Server, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	for _, kv := range srv.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	var out, errOut bytes.Buffer
+	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+// summaryLine matches the run summary that cp prints on stderr.
+var summaryLine = regexp.MustCompile(`^\d+ objects, .* \d+ failed, \d+ skipped$`)
+
+// errorLines returns the lines of stderr that are not the run summary.
+func errorLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !summaryLine.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// snapshot is everything a bad command could have changed.
+type snapshot struct {
+	Src, Dst           map[string]string // buckets
+	LocalSrc, LocalDst map[string]string
+}
+
+func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	c := srv.Client(t)
+	for k, v := range map[string]string{"k": "kk", "dir/a.txt": "a", "star*key": "*"} {
+		s3test.PutObject(t, c, src, k, []byte(v))
+	}
+	lsrc, ldst := t.TempDir(), t.TempDir()
+	writeFiles(t, lsrc, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
+	writeFiles(t, ldst, map[string]string{"file": "a file, not a directory"})
+
+	// An endpoint that was there a moment ago and is not any more.
+	gone := s3test.StartPrivate(t)
+	if err := gone.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	take := func() snapshot {
+		return snapshot{bucketContents(t, srv, src, ""), bucketContents(t, srv, dst, ""), readFiles(t, lsrc), readFiles(t, ldst)}
+	}
+	before := take()
+
+	S, D := "s3://"+src, "s3://"+dst
+	tests := []struct {
+		name     string
+		args     []string
+		env      map[string]string
+		code     int
+		mentions []string // the error line names these: the argument and the cause
+		// once is said exactly once in the line (default mentions[0]): an
+		// error wrapped twice says its operation and URL twice.
+		once string
+	}{
+		// Usage errors: what was typed cannot be right. Exit 2, before any request.
+		{"a URL without a bucket is a usage error", []string{"cp", "s3://", D + "/"}, nil, ExitUsage, []string{`"s3://"`, "missing bucket name"}, ""},
+		{"a key without a bucket is a usage error", []string{"cp", "s3:///k", D + "/"}, nil, ExitUsage, []string{`"s3:///k"`, "missing bucket name"}, ""},
+		{"an upper-case bucket name is a usage error", []string{"cp", "s3://Bad_Bucket/k", D + "/"}, nil, ExitUsage, []string{"s3://Bad_Bucket/k", "invalid bucket name"}, ""},
+		{"a wildcard in a bucket name is a usage error", []string{"cp", "s3://buck*/k", D + "/"}, nil, ExitUsage, []string{"s3://buck*/k", "wildcards are not allowed in bucket names"}, ""},
+		{"a triple star is a malformed wildcard", []string{"cp", S + "/a***", D + "/"}, nil, ExitUsage, []string{S + "/a***", "malformed wildcard"}, ""},
+		{"an upper-case scheme is a usage error", []string{"cp", "S3://" + src + "/k", D + "/"}, nil, ExitUsage, []string{"S3://" + src + "/k", "lowercase s3://"}, ""},
+		{"a mistyped scheme is a usage error", []string{"cp", "s3:" + src + "/k", D + "/"}, nil, ExitUsage, []string{"s3:" + src + "/k", "mistyped"}, ""},
+		{"another cloud's scheme is a usage error", []string{"cp", "gs://b/k", D + "/"}, nil, ExitUsage, []string{"gs://b/k", "unsupported scheme"}, ""},
+		{"an empty destination is a usage error", []string{"cp", S + "/k", ""}, nil, ExitUsage, []string{`""`, "empty location"}, ""},
+		{"a wildcard in the destination is a usage error", []string{"cp", S + "/k", D + "/*"}, nil, ExitUsage, []string{D + "/*", "wildcards are only allowed in the source"}, ""},
+		{"an unknown flag is a usage error", []string{"cp", "--recursiv", S + "/k", D + "/"}, nil, ExitUsage, []string{"--recursiv", "unknown flag"}, ""},
+		{"an unknown command is a usage error", []string{"copy", S + "/k", D + "/"}, nil, ExitUsage, []string{`"copy"`, "unknown command"}, ""},
+		{"a missing argument is a usage error", []string{"cp", S + "/k"}, nil, ExitUsage, []string{"cp", "accepts 2 arg(s), received 1"}, ""},
+		{"an extra argument is a usage error", []string{"cp", S + "/k", D + "/", "extra"}, nil, ExitUsage, []string{"cp", "accepts 2 arg(s), received 3"}, ""},
+		{"a part size that is no size is a usage error", []string{"cp", "--part-size", "big", S + "/k", D + "/"}, nil, ExitUsage, []string{"--part-size", `"big"`}, ""},
+		{"a part size below S3's 5 MiB is a usage error", []string{"cp", "--part-size", "1KiB", S + "/k", D + "/"}, nil, ExitUsage, []string{"--part-size", "5 MiB"}, ""},
+		{"a part size above S3's 5 GiB is a usage error", []string{"cp", "--part-size", "6GiB", S + "/k", D + "/"}, nil, ExitUsage, []string{"--part-size", "5 GiB"}, ""},
+		{"a concurrency of 0 is a usage error", []string{"--concurrency", "0", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{"--concurrency 0", "at least 1"}, ""},
+		{"an unknown log level is a usage error", []string{"--log-level", "loud", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{`--log-level "loud"`}, ""},
+		{"an unknown path style is a usage error", []string{"--path-style", "maybe", "ls", S}, nil, ExitUsage, []string{`--path-style "maybe"`}, ""},
+		{"an endpoint that is no URL is a usage error", []string{"--endpoint-url", "::nope", "ls", S}, nil, ExitUsage, []string{"--endpoint-url", "::nope"}, ""},
+		{"ls of a local path is a usage error", []string{"ls", lsrc}, nil, ExitUsage, []string{lsrc, "want an s3:// URL"}, ""},
+		{"mb with a key is a usage error", []string{"mb", S + "/k"}, nil, ExitUsage, []string{S + "/k", "want s3://bucket"}, ""},
+		{"a local directory without --recursive is a usage error", []string{"cp", lsrc, D + "/"}, nil, ExitUsage, []string{lsrc, "--recursive"}, ""},
+		{"an S3 prefix without --recursive is a usage error", []string{"cp", S + "/dir/", ldst}, nil, ExitUsage, []string{S + "/dir/", "--recursive"}, ""},
+		{"a file where a directory is needed is a usage error", []string{"cp", "--recursive", S + "/dir/", filepath.Join(ldst, "file")}, nil, ExitUsage, []string{filepath.Join(ldst, "file"), "is a file"}, ""},
+
+		// Fatal errors: the command line is fine, the world is not. Exit 3.
+		{"a missing source bucket is fatal", []string{"cp", "s3://no-such-bucket-s3bulk/k", D + "/"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk/k", "no such bucket"}, ""},
+		{"a missing destination bucket is fatal", []string{"cp", S + "/k", "s3://no-such-bucket-s3bulk/k"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk/k", "no such bucket"}, ""},
+		{"an upload to a missing bucket is fatal", []string{"cp", "--recursive", lsrc, "s3://no-such-bucket-s3bulk/up/"}, nil, ExitFatal, []string{filepath.Join(lsrc, "f.txt"), "s3://no-such-bucket-s3bulk/up/", "no such bucket"}, ""},
+		{"a missing key is fatal", []string{"cp", S + "/missing", ldst + "/"}, nil, ExitFatal, []string{S + "/missing", "no such object"}, ""},
+		{"a literal star that names no key is fatal", []string{"cp", "--raw", S + "/star*", ldst + "/"}, nil, ExitFatal, []string{S + "/star*", "no such object"}, ""},
+		{"a missing local file is fatal", []string{"cp", filepath.Join(lsrc, "nope"), D + "/"}, nil, ExitFatal, []string{filepath.Join(lsrc, "nope"), "no such file"}, ""},
+		{"listing a missing bucket is fatal", []string{"ls", "s3://no-such-bucket-s3bulk"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk", "no such bucket"}, ""},
+		{"removing a missing bucket is fatal", []string{"rb", "s3://no-such-bucket-s3bulk"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk", "no such bucket"}, ""},
+		{"removing a bucket that holds objects is fatal", []string{"rb", S}, nil, ExitFatal, []string{S, "BucketNotEmpty"}, ""},
+		{"making a bucket that exists is fatal", []string{"mb", S}, nil, ExitFatal, []string{S, "already exists"}, ""},
+		{"a wrong secret key is fatal", []string{"cp", S + "/k", D + "/"}, map[string]string{"AWS_SECRET_ACCESS_KEY": "not-the-secret"}, ExitFatal, []string{S + "/k", "invalid credentials"}, ""},
+		{"an unknown access key is fatal", []string{"ls", S}, map[string]string{"AWS_ACCESS_KEY_ID": "AKIDUNKNOWN"}, ExitFatal, []string{S, "invalid credentials"}, ""},
+		{"missing credentials are fatal", []string{"ls", S}, map[string]string{"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""}, ExitFatal, []string{"AWS_ACCESS_KEY_ID", "credentials"}, ""},
+		{"a session token the server does not know is fatal", []string{"ls", S}, map[string]string{"AWS_SESSION_TOKEN": "token-nobody-issued"}, ExitFatal, []string{S, "invalid credentials"}, ""},
+		{"an unknown profile is fatal", []string{"--profile", "no-such-profile", "ls", S}, nil, ExitFatal, []string{"profile no-such-profile", "invalid credentials"}, ""},
+		{"a wrong region is fatal", []string{"--region", "eu-west-1", "cp", S + "/k", D + "/"}, nil, ExitFatal, []string{S + "/k", `region "eu-west-1" is wrong`}, ""},
+		{"an endpoint that is down is fatal", []string{"--endpoint-url", gone.Endpoint, "ls", S}, map[string]string{"AWS_MAX_ATTEMPTS": "2"}, ExitFatal, []string{S, "connection refused"}, ""},
+		{"a download below a file is fatal", []string{"cp", S + "/k", filepath.Join(ldst, "file", "k")}, nil, ExitFatal, []string{filepath.Join(ldst, "file"), "not a directory"}, ""},
+
+		// Object failures: the run went through, this object did not. Exit 1.
+		{"copying an object onto itself fails that object", []string{"cp", S + "/k", S + "/k"}, nil, ExitPartial, []string{S + "/k", "copy an object to itself"}, "copy " + S + "/k to"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLIEnv(t, srv, tt.env, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			lines := errorLines(stderr)
+			switch {
+			case len(lines) != 1:
+				t.Errorf("want one line of error, got %d:\n%s", len(lines), stderr)
+			default:
+				for _, m := range tt.mentions {
+					if !strings.Contains(lines[0], m) {
+						t.Errorf("error %q does not mention %q", lines[0], m)
+					}
+				}
+				once := tt.once
+				if once == "" {
+					once = tt.mentions[0]
+				}
+				if n := strings.Count(lines[0], once); n > 1 {
+					t.Errorf("error %q says %q %d times: wrapped twice", lines[0], once, n)
+				}
+			}
+			if stdout != "" {
+				t.Errorf("stdout reports something done:\n%s", stdout)
+			}
+			if after := take(); !cmp.Equal(before, after) {
+				t.Errorf("buckets or directories changed (-before +after):\n%s", cmp.Diff(before, after))
+				before = after // so that the next cases report only their own changes
+			}
+		})
+	}
+	t.Logf("%d bad inputs tried", len(tests))
+}
+
+// unprivilegedEnv marks the re-executed test binary that runs as nobody.
+const unprivilegedEnv = "S3BULK_CLI_TEST_UNPRIVILEGED"
+
+// rerunUnprivileged runs test name again in a copy of this test binary as
+// uid/gid 65534, against the same S3 server, and fails t if it fails.
+// Permissions are not enforced for root, so a test of an unreadable file
+// must run as someone else.
+func rerunUnprivileged(t *testing.T, srv *s3test.Server, name string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "s3bulk-cli-unprivileged-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// Sticky and world-writable: the other user makes its temp dirs here.
+	if err := os.Chmod(dir, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "cli.test")
+	if err := copyExecutable(exe, bin); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, "-test.run=^"+name+"$", "-test.count=1", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), srv.Env()...)
+	cmd.Env = append(cmd.Env,
+		unprivilegedEnv+"=1",
+		"TMPDIR="+dir,
+		"HOME="+dir,
+		s3test.EndpointEnv+"="+srv.Endpoint,
+		// The server's empty config files are in a directory only root reads.
+		"AWS_CONFIG_FILE="+empty,
+		"AWS_SHARED_CREDENTIALS_FILE="+empty,
+	)
+	const nobody = 65534
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+		t.Fatalf("unprivileged run of %s: %v\n%s", name, err, out)
+	}
+	t.Logf("unprivileged run:\n%s", out)
+}
+
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func TestUnreadableLocalFileFailsThatFileAndNamesIt(t *testing.T) {
+	srv := s3test.Start(t)
+	if os.Geteuid() == 0 {
+		if os.Getenv(unprivilegedEnv) != "" {
+			t.Fatal("still root after dropping privileges")
+		}
+		rerunUnprivileged(t, srv, t.Name())
+		return
+	}
+	bucket := srv.NewBucket(t)
+	local := t.TempDir()
+	writeFiles(t, local, map[string]string{"ok.txt": "ok", "secret.txt": "s", "locked/inside.txt": "i"})
+	for _, p := range []string{"secret.txt", "locked"} {
+		p := filepath.Join(local, p)
+		if err := os.Chmod(p, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(p, 0o755) })
+	}
+
+	t.Run("one file", func(t *testing.T) {
+		p := filepath.Join(local, "secret.txt")
+		_, stderr, code := runCLI(t, srv, "cp", p, "s3://"+bucket+"/one/")
+		if code != ExitPartial {
+			t.Errorf("exit %d, want %d", code, ExitPartial)
+		}
+		lines := errorLines(stderr)
+		if len(lines) != 1 || !strings.Contains(lines[0], p) || !strings.Contains(lines[0], "permission denied") {
+			t.Errorf("want one line naming %s and permission denied, got:\n%s", p, stderr)
+		}
+	})
+	t.Run("a directory holding an unreadable file and directory", func(t *testing.T) {
+		_, stderr, code := runCLI(t, srv, "cp", "--recursive", local, "s3://"+bucket+"/all/")
+		if code != ExitPartial {
+			t.Errorf("exit %d, want %d", code, ExitPartial)
+		}
+		secret, locked := filepath.Join(local, "secret.txt"), filepath.Join(local, "locked")
+		if !regexp.MustCompile(`(?m)^ERROR upload ` + regexp.QuoteMeta(secret) + ` .*permission denied$`).MatchString(stderr) {
+			t.Errorf("no error line names %s and permission denied:\n%s", secret, stderr)
+		}
+		if !strings.Contains(stderr, locked) || !strings.Contains(stderr, "unreadable directory: permission denied") {
+			t.Errorf("nothing says %s was left out because it is unreadable:\n%s", locked, stderr)
+		}
+	})
+	if diff := cmp.Diff(map[string]string{"all/ok.txt": "ok"}, bucketContents(t, srv, bucket, "")); diff != "" {
+		t.Errorf("bucket (-want +got):\n%s", diff)
+	}
+}
+
+// vanishingStore is a local source whose file vanish is deleted, or grow
+// appended to, just before the listing yields it: the file changes between
+// the plan and the transfer, as it does when another program writes the
+// directory during a run. The listing and the files are real.
+type vanishingStore struct {
+	*localstore.Store
+	vanish, grow string
+}
+
+func (v vanishingStore) List(ctx context.Context, prefix, delim string, fn func(store.Object) error) error {
+	return v.Store.List(ctx, prefix, delim, func(o store.Object) error {
+		p := filepath.Join(v.Root(), filepath.FromSlash(o.Key))
+		switch o.Key {
+		case v.vanish:
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		case v.grow:
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				return err
+			}
+			_, err = f.WriteString(" and more")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return fn(o)
+	})
+}
+
+// directClient is an s3store client straight to the server.
+func directClient(t *testing.T, srv *s3test.Server) *s3store.Client {
+	t.Helper()
+	return engineClient(t, srv, srv.Endpoint, s3store.Config{Concurrency: 8})
+}
+
+// collect runs job and returns its summary and failed results by source.
+func collect(t *testing.T, job engine.Job, opts engine.Options) (engine.Summary, map[string]error) {
+	t.Helper()
+	var mu sync.Mutex
+	failed := map[string]error{}
+	opts.Observer = func(r engine.Result) {
+		if r.Status == engine.StatusFailed {
+			mu.Lock()
+			failed[r.Task.Src] = r.Err
+			mu.Unlock()
+		}
+	}
+	sum, err := engine.Run(t.Context(), job, opts)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return sum, failed
+}
+
+func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.txt": "a", "gone.txt": "here at planning", "grown.txt": "short", "z.txt": "z"})
+	st, err := localstore.New(dir, localstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := directClient(t, srv)
+	sum, failed := collect(t, engine.Job{
+		Src:       engine.Endpoint{Store: vanishingStore{Store: st, vanish: "gone.txt", grow: "grown.txt"}, Loc: s3url.Location{Local: true}},
+		Dst:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
+		Recursive: true,
+	}, engine.Options{Concurrency: 4})
+	if sum.Objects != 2 || sum.Failed != 2 {
+		t.Errorf("%d done, %d failed; want 2, 2", sum.Objects, sum.Failed)
+	}
+	for key, cause := range map[string]string{"gone.txt": "no such file or directory", "grown.txt": "body has 14 bytes, want 5"} {
+		p := filepath.Join(dir, key)
+		err := failed[p]
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), cause) {
+			t.Errorf("%s: error %v; want one naming it and %q", key, err, cause)
+		}
+	}
+	if diff := cmp.Diff(map[string]string{"a.txt": "a", "z.txt": "z"}, bucketContents(t, srv, bucket, "")); diff != "" {
+		t.Errorf("bucket (-want +got):\n%s", diff)
+	}
+}
+
+// fullDisk is a local destination whose disk fills after room bytes: writes
+// beyond fail with ENOSPC. The failure is made up; the temp files, renames
+// and clean-up around it are localstore's own.
+type fullDisk struct {
+	*localstore.Store
+	room int64
+}
+
+var _ store.RandomWriter = fullDisk{}
+
+func (d fullDisk) Put(ctx context.Context, key string, body io.Reader, size int64, meta store.Metadata) error {
+	return d.Store.Put(ctx, key, &enospcReader{r: body, left: d.room}, size, meta)
+}
+
+func (d fullDisk) CreateTemp(ctx context.Context, key string, size int64) (store.TempFile, error) {
+	f, err := d.Store.CreateTemp(ctx, key, size)
+	if err != nil {
+		return nil, err
+	}
+	return &enospcTemp{TempFile: f, room: d.room}, nil
+}
+
+// enospcReader hands over left bytes, then fails as a write to a full disk
+// would: the bytes read are the bytes written.
+type enospcReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (e *enospcReader) Read(p []byte) (int, error) {
+	if e.left <= 0 {
+		return 0, syscall.ENOSPC
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	return n, err
+}
+
+type enospcTemp struct {
+	store.TempFile
+	room int64
+}
+
+func (e *enospcTemp) WriteAt(b []byte, off int64) (int, error) {
+	if off+int64(len(b)) > e.room {
+		return 0, &os.PathError{Op: "write", Path: "temp file", Err: syscall.ENOSPC}
+	}
+	return e.TempFile.WriteAt(b, off)
+}
+
+func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	objs := map[string][]byte{"small.bin": bodyFor(1, 64<<10), "big.bin": bodyFor(2, 11<<20)}
+	if err := putAll(t.Context(), srv.Client(t), bucket, objs); err != nil {
+		t.Fatal(err)
+	}
+	c := directClient(t, srv)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"small.bin": "older copy"})
+	st, err := localstore.New(dir, localstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, failed := collect(t, engine.Job{
+		Src:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
+		Dst:       engine.Endpoint{Store: fullDisk{Store: st, room: 32 << 10}, Loc: s3url.Location{Local: true}},
+		Recursive: true,
+	}, engine.Options{Concurrency: 4, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
+	if sum.Failed != 2 {
+		t.Errorf("%d failed, want both", sum.Failed)
+	}
+	for key := range objs {
+		err := failed["s3://"+bucket+"/"+key]
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, key)) || !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("%s: error %v; want one naming %s and no space left on device", key, err, filepath.Join(dir, key))
+		}
+	}
+	// No partial file under a final name, no temp file, the older copy kept.
+	if diff := cmp.Diff(map[string]string{"small.bin": "older copy"}, readFiles(t, dir)); diff != "" {
+		t.Errorf("local directory (-want +got):\n%s", diff)
+	}
+}
+
+func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	c := srv.Client(t)
+	old, changed := bodyFor(1, 11<<20), bodyFor(2, 11<<20)
+	s3test.PutObject(t, c, src, "big.bin", old)
+
+	// The proxy overwrites the source when the first part copy arrives,
+	// before any part copy reaches the server: every part then asks for a
+	// source that changed since the plan read its ETag.
+	var once sync.Once
+	proxy := startFaultProxy(t, srv, faultproxy.Config{Match: func(r *http.Request) bool {
+		if r.Method == http.MethodPut && r.URL.Query().Has("partNumber") && r.Header.Get("X-Amz-Copy-Source") != "" {
+			once.Do(func() {
+				_, err := c.PutObject(context.Background(), &s3.PutObjectInput{
+					Bucket: aws.String(src), Key: aws.String("big.bin"), Body: bytes.NewReader(changed),
+				})
+				if err != nil {
+					t.Errorf("change the source: %v", err)
+				}
+			})
+		}
+		return false
+	}})
+	_, stderr, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "cp", "--part-size", "5MiB", "--multipart-threshold", "5MiB",
+		"s3://"+src+"/big.bin", "s3://"+dst+"/big.bin")
+	if code != ExitPartial {
+		t.Errorf("exit %d, want %d", code, ExitPartial)
+	}
+	lines := errorLines(stderr)
+	if len(lines) != 1 || !strings.Contains(lines[0], "s3://"+src+"/big.bin") || !strings.Contains(lines[0], "source changed") {
+		t.Errorf("want one line naming the source and that it changed, got:\n%s", stderr)
+	}
+	if got := s3test.ListKeys(t, c, dst, ""); len(got) != 0 {
+		t.Errorf("destination holds %v; want nothing (neither version, nor a mix)", got)
+	}
+	if up := s3test.ListUploads(t, c, dst); len(up) != 0 {
+		t.Errorf("multipart uploads left behind: %v", up)
+	}
+	if !bytes.Equal(s3test.GetObject(t, c, src, "big.bin"), changed) {
+		t.Error("the source is not its new version")
+	}
+}
+
+func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
+	srv := s3test.Start(t)
+	local := t.TempDir()
+	writeFiles(t, local, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
+	for link, target := range map[string]string{"loop": ".", "sub/up": ".."} {
+		if err := os.Symlink(target, filepath.Join(local, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{"f.txt": "f", "sub/g.txt": "g"}
+
+	t.Run("by default a symlink is reported and left out", func(t *testing.T) {
+		bucket := srv.NewBucket(t)
+		_, stderr, code := runCLI(t, srv, "cp", "--recursive", local, "s3://"+bucket+"/")
+		if code != ExitOK {
+			t.Errorf("exit %d, want 0; stderr:\n%s", code, stderr)
+		}
+		for _, link := range []string{"loop", "sub/up"} {
+			p := filepath.Join(local, link)
+			if !strings.Contains(stderr, p) || !strings.Contains(stderr, "symlink not followed") {
+				t.Errorf("nothing says %s was not followed:\n%s", p, stderr)
+			}
+		}
+		if diff := cmp.Diff(want, bucketContents(t, srv, bucket, "")); diff != "" {
+			t.Errorf("bucket (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("followed, a loop is detected and left out", func(t *testing.T) {
+		// The CLI has no --follow-symlinks yet: the store option is what
+		// it would set.
+		bucket := srv.NewBucket(t)
+		var mu sync.Mutex
+		var skipped []string
+		st, err := localstore.New(local, localstore.Options{FollowSymlinks: true, OnSkip: func(p, reason string) {
+			mu.Lock()
+			skipped = append(skipped, strings.TrimPrefix(p, local+string(filepath.Separator))+": "+reason)
+			mu.Unlock()
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := directClient(t, srv)
+		sum, failed := collect(t, engine.Job{
+			Src: engine.Endpoint{Store: st, Loc: s3url.Location{Local: true}}, Dst: bucketEndpoint(t, c, "s3://"+bucket+"/"), Recursive: true,
+		}, engine.Options{Concurrency: 4})
+		if sum.Objects != 2 || len(failed) != 0 {
+			t.Errorf("%d done, failed %v; want 2 done", sum.Objects, failed)
+		}
+		wantSkips := []string{"loop: symlink loop: it points to a directory above it", "sub/up: symlink loop: it points to a directory above it"}
+		if diff := cmp.Diff(wantSkips, skipped); diff != "" {
+			t.Errorf("skips (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want, bucketContents(t, srv, bucket, "")); diff != "" {
+			t.Errorf("bucket (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	s3test.PutObject(t, srv.Client(t), bucket, "k.txt", []byte("new"))
+
+	t.Run("by default the object replaces the file", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"k.txt": "old"})
+		mustRun(t, srv, "cp", "s3://"+bucket+"/k.txt", dir+"/")
+		if diff := cmp.Diff(map[string]string{"k.txt": "new"}, readFiles(t, dir)); diff != "" {
+			t.Errorf("local (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("with --no-clobber the file is kept and the skip reported", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{"k.txt": "old"})
+		_, stderr, code := runCLI(t, srv, "cp", "--no-clobber", "s3://"+bucket+"/k.txt", dir+"/")
+		if code != ExitOK {
+			t.Errorf("exit %d, want 0", code)
+		}
+		if !strings.Contains(stderr, "SKIP s3://"+bucket+"/k.txt: destination exists") {
+			t.Errorf("the skip is not reported:\n%s", stderr)
+		}
+		if diff := cmp.Diff(map[string]string{"k.txt": "old"}, readFiles(t, dir)); diff != "" {
+			t.Errorf("local (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
+	t.Run("keys the server stores", func(t *testing.T) {
+		srv := s3test.Start(t)
+		bucket := srv.NewBucket(t)
+		hostile := []string{`a\b.txt`, `..\evil.txt`, `C:evil.txt`, `x:\evil.txt`}
+		for _, k := range append(hostile, "ok.txt") {
+			s3test.PutObject(t, srv.Client(t), bucket, k, []byte("x"))
+		}
+		parent := t.TempDir()
+		dst := filepath.Join(parent, "dst")
+		_, stderr, code := runCLI(t, srv, "cp", "--recursive", "s3://"+bucket+"/", dst)
+		if code != ExitPartial {
+			t.Errorf("exit %d, want %d", code, ExitPartial)
+		}
+		lines := errorLines(stderr)
+		if len(lines) != len(hostile) {
+			t.Errorf("%d error lines, want one per hostile key (%d):\n%s", len(lines), len(hostile), stderr)
+		}
+		for _, k := range hostile {
+			if !strings.Contains(stderr, "ERROR download s3://"+bucket+"/"+k+" ") || !strings.Contains(stderr, fmt.Sprintf("unsafe key %q", k)) {
+				t.Errorf("no error line names %q as unsafe:\n%s", k, stderr)
+			}
+		}
+		if diff := cmp.Diff(map[string]string{"dst/ok.txt": "x"}, readFiles(t, parent)); diff != "" {
+			t.Errorf("files under the destination's parent (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("keys only a hostile server sends", func(t *testing.T) {
+		parent := t.TempDir()
+		dst := filepath.Join(parent, "dst")
+		abs := filepath.Join(parent, "absolute.txt")
+		// A fake source: the real server refuses or rewrites these keys.
+		src := &keyedSource{objects: map[string]int64{
+			"ok.txt":              3,
+			"../evil.txt":         3,
+			"a/../../evil.txt":    3,
+			"a/../b.txt":          3,
+			abs:                   3, // an absolute path
+			"C:/evil.txt":         3,
+			"nul\x00.txt":         3,
+			`..\..\evil.txt`:      3,
+			"./dot.txt":           3,
+			"a//b.txt":            3,
+			"../big-evil.bin":     6 << 20, // takes the ranged download's path
+			"../../../../../etc/": 0,
+		}}
+		st, err := localstore.New(dst, localstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, failed := collect(t, engine.Job{
+			Src:       engine.Endpoint{Store: src, Loc: s3url.Location{Bucket: "hostile", Key: ""}},
+			Dst:       engine.Endpoint{Store: st, Loc: s3url.Location{Local: true}},
+			Recursive: true,
+		}, engine.Options{Concurrency: 4, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
+		if sum.Objects != 1 {
+			t.Errorf("%d downloaded, want only ok.txt", sum.Objects)
+		}
+		for k := range src.objects {
+			if k == "ok.txt" || strings.HasSuffix(k, "/") {
+				continue
+			}
+			err := failed[src.URL(k)]
+			if !errors.Is(err, store.ErrUnsafeKey) || !strings.Contains(err.Error(), src.URL(k)) {
+				t.Errorf("key %q: error %v; want an unsafe-key error naming it", k, err)
+			}
+		}
+		if diff := cmp.Diff(map[string]string{"dst/ok.txt": "xxx"}, readFiles(t, parent)); diff != "" {
+			t.Errorf("files under the destination's parent (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// keyedSource is a fake store that lists the keys a hostile or broken
+// server could send, each object a run of 'x'.
+type keyedSource struct {
+	objects map[string]int64
+}
+
+func (s *keyedSource) List(_ context.Context, prefix, _ string, fn func(store.Object) error) error {
+	keys := make([]string, 0, len(s.objects))
+	for k := range s.objects {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := fn(store.Object{Key: k, Size: s.objects[k], ModTime: time.Unix(0, 0)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *keyedSource) Head(_ context.Context, key string) (store.Object, store.Metadata, error) {
+	n, ok := s.objects[key]
+	if !ok {
+		return store.Object{}, store.Metadata{}, store.ErrNotFound
+	}
+	return store.Object{Key: key, Size: n}, store.Metadata{}, nil
+}
+
+func (s *keyedSource) Get(_ context.Context, key string, off, length int64, _ string) (io.ReadCloser, error) {
+	n, ok := s.objects[key]
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	if length < 0 {
+		length = n - off
+	}
+	return io.NopCloser(bytes.NewReader(bytes.Repeat([]byte("x"), int(length)))), nil
+}
+
+func (s *keyedSource) Put(context.Context, string, io.Reader, int64, store.Metadata) error {
+	return errors.ErrUnsupported
+}
+func (s *keyedSource) Delete(context.Context, string) error { return errors.ErrUnsupported }
+func (s *keyedSource) URL(key string) string                { return "s3://hostile/" + key }
