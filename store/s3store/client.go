@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -82,6 +83,10 @@ type Config struct {
 	Backoff retry.Backoff
 }
 
+// sdkResponseValidation is the SDK middleware that validates response
+// checksums; resumingReader does that job instead.
+const sdkResponseValidation = "AWSChecksum:ValidateOutputPayloadChecksum"
+
 const (
 	defaultRegion           = "us-east-1"
 	defaultConcurrency      = 64
@@ -104,6 +109,13 @@ type Client struct {
 	// raw, when set, sends metadata-keeping CopyObject requests without the
 	// SDK's operation stack (see rawcopy.go).
 	raw *rawCopier
+	// checksumWhenRequired turns off the checksums of checksum.go.
+	checksumWhenRequired bool
+	// uploads maps the ID of each multipart upload this client started
+	// and has not finished to whether it was started with a checksum, so
+	// that completing a copy costs no ListParts. An ID missing here (an
+	// upload resumed from an earlier run) is looked up.
+	uploads sync.Map
 }
 
 // NewClient loads the AWS configuration (environment, shared config and
@@ -148,9 +160,10 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 	}
 
 	c := &Client{
-		region:      awsCfg.Region,
-		maxAttempts: cfg.MaxAttempts,
-		backoff:     cfg.Backoff,
+		region:               awsCfg.Region,
+		maxAttempts:          cfg.MaxAttempts,
+		backoff:              cfg.Backoff,
+		checksumWhenRequired: cfg.ChecksumWhenRequired,
 	}
 	if c.maxAttempts <= 0 {
 		c.maxAttempts = awsCfg.RetryMaxAttempts
@@ -196,10 +209,16 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		o.Retryer = newRetryer(c.maxAttempts, cfg.Backoff)
 		o.RetryMaxAttempts = 0 // the retryer above already has it
 		o.ClientLogMode = 0    // never log signed requests or bodies
-		// The SDK would warn on every ranged GET (no checksum to validate).
+		// Get verifies downloads itself, across resumed requests, and
+		// asks for stored checksums only when it reads a whole object
+		// (checksum.go); the SDK would otherwise add the header to every
+		// ranged GET, and its validation stops at the first response.
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		o.DisableLogOutputChecksumValidationSkipped = true
 		obs := &observer{onRequest: cfg.OnRequest, onThrottle: cfg.OnThrottle, logger: cfg.Logger}
 		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			// Absent from operations without a response checksum.
+			_, _ = stack.Deserialize.Remove(sdkResponseValidation)
 			if cfg.Logger != nil {
 				if err := stack.Initialize.Add(targetRecorder{}, middleware.After); err != nil {
 					return err

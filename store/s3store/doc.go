@@ -28,6 +28,13 @@
 //   - Get resumes a body that breaks mid-stream with a ranged, If-Match
 //     request from the first missing byte, so a reset at 90% of a 5 GiB part
 //     does not cost the first 90% again.
+//   - Integrity: multipart uploads of client bytes carry a FULL_OBJECT
+//     CRC32C that the server verifies part by part and as a whole; a Get of
+//     a whole object hashes what it delivers, resumed requests included,
+//     and fails on a difference from the stored checksum (or from an ETag
+//     that is an MD5); PartsVerifier does the same for downloads in parts.
+//     checksum.go says which checksums and why; Config.ChecksumWhenRequired
+//     turns it all off for servers that reject checksum headers.
 //   - Errors wrap both the store sentinel (store.ErrNotFound, ...) and the
 //     SDK error, so callers use errors.Is for the first and
 //     internal/retry.Classify still sees the typed SDK error.

@@ -107,9 +107,12 @@ var codeSentinels = map[string]error{
 	"InvalidToken":          store.ErrInvalidCredentials,
 	"TokenRefreshRequired":  store.ErrInvalidCredentials,
 	// versitygw's answer (404) to an access key it does not know.
-	"XAdminUserNotFound":      store.ErrInvalidCredentials,
-	"BucketAlreadyOwnedByYou": store.ErrExists,
-	"BucketAlreadyExists":     store.ErrExists,
+	"XAdminUserNotFound": store.ErrInvalidCredentials,
+	// The server's checksum of a body differs from the one sent.
+	"BadDigest":                   store.ErrChecksumMismatch,
+	"XAmzContentChecksumMismatch": store.ErrChecksumMismatch,
+	"BucketAlreadyOwnedByYou":     store.ErrExists,
+	"BucketAlreadyExists":         store.ErrExists,
 }
 
 // statusSentinels is the fallback for responses without a code.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -12,8 +13,24 @@ import (
 	"github.com/s3bulk/s3bulk/store"
 )
 
-// CreateMultipart starts a multipart upload of key with meta.
+// CreateMultipart starts a multipart upload of key with meta, without a
+// checksum of its own: for server-side copies (UploadPartCopy), whose bytes
+// never reach this client. Uploads of bytes that do pass through it use
+// CreateMultipartChecksum.
 func (s *Store) CreateMultipart(ctx context.Context, key string, meta store.Metadata) (string, error) {
+	return s.createMultipart(ctx, key, meta, false)
+}
+
+// CreateMultipartChecksum starts a multipart upload whose content the
+// server verifies: each part's CRC32C when it arrives and, on completion,
+// the CRC32C of the whole object (FULL_OBJECT), which the object then keeps
+// for downloads to check against. With Config.ChecksumWhenRequired it is
+// CreateMultipart.
+func (s *Store) CreateMultipartChecksum(ctx context.Context, key string, meta store.Metadata) (string, error) {
+	return s.createMultipart(ctx, key, meta, !s.c.checksumWhenRequired)
+}
+
+func (s *Store) createMultipart(ctx context.Context, key string, meta store.Metadata, checksum bool) (string, error) {
 	in := &s3.CreateMultipartUploadInput{
 		Bucket:             aws.String(s.bucket),
 		Key:                aws.String(key),
@@ -25,23 +42,37 @@ func (s *Store) CreateMultipart(ctx context.Context, key string, meta store.Meta
 		StorageClass:       s3types.StorageClass(meta.StorageClass),
 		Metadata:           meta.User,
 	}
+	if checksum {
+		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
+		in.ChecksumType = s3types.ChecksumTypeFullObject
+	}
 	out, err := s.c.s3.CreateMultipartUpload(ctx, in)
 	if err != nil {
 		return "", wrap(err, "create multipart upload", s.URL(key))
 	}
-	return aws.ToString(out.UploadId), nil
+	id := aws.ToString(out.UploadId)
+	s.c.uploads.Store(id, checksum)
+	return id, nil
 }
 
-// UploadPart uploads part number (1-based) of size bytes from body.
+// UploadPart uploads part number (1-based) of size bytes from body. The
+// part carries its CRC32C, which the server checks; any upload accepts it,
+// whether or not it was started with a checksum.
 func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int32, body io.ReadSeeker, size int64) (store.Part, error) {
-	out, err := s.c.s3.UploadPart(ctx, &s3.UploadPartInput{
+	in := &s3.UploadPartInput{
 		Bucket:        aws.String(s.bucket),
 		Key:           aws.String(key),
 		UploadId:      aws.String(uploadID),
 		PartNumber:    aws.Int32(number),
 		Body:          body,
 		ContentLength: aws.Int64(size),
-	})
+	}
+	if !s.c.checksumWhenRequired {
+		// Computed by the SDK as it sends the body: in a trailer over
+		// HTTPS, else in the same pass as the payload's SHA-256.
+		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
+	}
+	out, err := s.c.s3.UploadPart(ctx, in)
 	if err != nil {
 		return store.Part{}, wrap(err, fmt.Sprintf("upload part %d of", number), s.URL(key))
 	}
@@ -77,18 +108,112 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 }
 
 // CompleteMultipart assembles parts, which must be in ascending part order.
+// For an upload started with a checksum (by CreateMultipartChecksum, or by
+// anyone, when the upload is being resumed) it lists the parts the server
+// holds, checks their sizes against parts, and sends each part's checksum
+// and the full-object checksum combined from them, which the server
+// verifies against what it assembles.
 func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, parts []store.Part) error {
-	completed := make([]s3types.CompletedPart, len(parts))
-	for i, p := range parts {
-		completed[i] = s3types.CompletedPart{PartNumber: aws.Int32(p.Number), ETag: aws.String(quoteETag(p.ETag))}
-	}
-	_, err := s.c.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+	in := &s3.CompleteMultipartUploadInput{
 		Bucket:          aws.String(s.bucket),
 		Key:             aws.String(key),
 		UploadId:        aws.String(uploadID),
-		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: completed},
-	})
-	return wrap(err, "complete multipart upload", s.URL(key))
+		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: make([]s3types.CompletedPart, len(parts))},
+	}
+	for i, p := range parts {
+		in.MultipartUpload.Parts[i] = s3types.CompletedPart{PartNumber: aws.Int32(p.Number), ETag: aws.String(quoteETag(p.ETag))}
+	}
+	checksum, known := s.c.uploads.Load(uploadID)
+	if !s.c.checksumWhenRequired && (!known || checksum.(bool)) {
+		if err := s.addChecksums(ctx, key, uploadID, parts, in); err != nil {
+			return err
+		}
+	}
+	_, err := s.c.s3.CompleteMultipartUpload(ctx, in)
+	if err != nil {
+		return wrap(err, "complete multipart upload", s.URL(key))
+	}
+	s.c.uploads.Delete(uploadID)
+	return nil
+}
+
+// addChecksums fills in the checksums of a Complete request for an upload
+// that has an algorithm; it leaves in alone for one that has none.
+func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []store.Part, in *s3.CompleteMultipartUploadInput) error {
+	listed, err := s.listParts(ctx, key, uploadID)
+	if err != nil {
+		return err
+	}
+	alg := algorithm(listed.algorithm)
+	if alg == "" || strings.EqualFold(string(alg), "null") {
+		return nil
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("complete multipart upload %s: %s", s.URL(key), fmt.Sprintf(format, args...))
+	}
+	byNumber := make(map[int32]listedPart, len(listed.parts))
+	for _, p := range listed.parts {
+		byNumber[p.Number] = p
+	}
+	pieces := make([]crcPiece, len(parts))
+	var total int64
+	for i, p := range parts {
+		lp, ok := byNumber[p.Number]
+		switch {
+		case !ok:
+			return fail("part %d is not among the parts the server holds", p.Number)
+		case p.Size > 0 && lp.Size != p.Size:
+			return fail("the server holds %d bytes of part %d, want %d", lp.Size, p.Number, p.Size)
+		case lp.checksums[alg] == "":
+			return fail("the server gave no %s of part %d", alg, p.Number)
+		}
+		setPartChecksum(&in.MultipartUpload.Parts[i], alg, lp.checksums[alg])
+		sum, err := alg.parse(lp.checksums[alg])
+		if err != nil {
+			return fail("%s of part %d: %v", alg, p.Number, err)
+		}
+		pieces[i] = crcPiece{sum: sum, size: lp.Size}
+		total += lp.Size
+	}
+	comb := alg.combiner()
+	if listed.typ != s3types.ChecksumTypeFullObject || comb == nil {
+		return nil // composite: the part checksums are all there is
+	}
+	whole, err := comb.combineDigests(pieces)
+	if err != nil {
+		return fail("combine the parts' %s: %v", alg, err)
+	}
+	in.ChecksumType = s3types.ChecksumTypeFullObject
+	in.MpuObjectSize = aws.Int64(total)
+	v := aws.String(alg.format(whole))
+	switch alg {
+	case algCRC32:
+		in.ChecksumCRC32 = v
+	case algCRC32C:
+		in.ChecksumCRC32C = v
+	case algCRC64NVME:
+		in.ChecksumCRC64NVME = v
+	}
+	return nil
+}
+
+func setPartChecksum(p *s3types.CompletedPart, alg algorithm, v string) {
+	switch alg {
+	case algCRC32:
+		p.ChecksumCRC32 = aws.String(v)
+	case algCRC32C:
+		p.ChecksumCRC32C = aws.String(v)
+	case algCRC64NVME:
+		p.ChecksumCRC64NVME = aws.String(v)
+	case algSHA1:
+		p.ChecksumSHA1 = aws.String(v)
+	case algSHA256:
+		p.ChecksumSHA256 = aws.String(v)
+	case algSHA512:
+		p.ChecksumSHA512 = aws.String(v)
+	case algMD5:
+		p.ChecksumMD5 = aws.String(v)
+	}
 }
 
 // AbortMultipart aborts an upload and frees its parts. An upload that no
@@ -103,6 +228,7 @@ func (s *Store) AbortMultipart(ctx context.Context, key, uploadID string) error 
 	if err := wrap(err, "abort multipart upload", s.URL(key)); err != nil && !isCode(err, "NoSuchUpload") {
 		return err
 	}
+	s.c.uploads.Delete(uploadID)
 	return nil
 }
 
@@ -133,7 +259,31 @@ func (s *Store) ListMultipartUploads(ctx context.Context, prefix string, fn func
 
 // ListParts returns the parts uploaded so far, in part order.
 func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]store.Part, error) {
-	var parts []store.Part
+	listed, err := s.listParts(ctx, key, uploadID)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]store.Part, len(listed.parts))
+	for i, p := range listed.parts {
+		parts[i] = p.Part
+	}
+	return parts, nil
+}
+
+// listedParts is what ListParts says about an upload.
+type listedParts struct {
+	algorithm s3types.ChecksumAlgorithm // "" or "null" for none
+	typ       s3types.ChecksumType
+	parts     []listedPart
+}
+
+type listedPart struct {
+	store.Part
+	checksums map[algorithm]string
+}
+
+func (s *Store) listParts(ctx context.Context, key, uploadID string) (listedParts, error) {
+	var out listedParts
 	p := s3.NewListPartsPaginator(s.c.s3, &s3.ListPartsInput{
 		Bucket:   aws.String(s.bucket),
 		Key:      aws.String(key),
@@ -143,15 +293,28 @@ func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]store.Pa
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, wrap(err, "list parts of", s.URL(key))
+			return listedParts{}, wrap(err, "list parts of", s.URL(key))
 		}
+		out.algorithm, out.typ = page.ChecksumAlgorithm, page.ChecksumType
 		for _, part := range page.Parts {
-			parts = append(parts, store.Part{
-				Number: aws.ToInt32(part.PartNumber),
-				ETag:   trimETag(aws.ToString(part.ETag)),
-				Size:   aws.ToInt64(part.Size),
-			})
+			lp := listedPart{
+				Part: store.Part{
+					Number: aws.ToInt32(part.PartNumber),
+					ETag:   trimETag(aws.ToString(part.ETag)),
+					Size:   aws.ToInt64(part.Size),
+				},
+				checksums: map[algorithm]string{},
+			}
+			for a, v := range map[algorithm]*string{
+				algCRC32: part.ChecksumCRC32, algCRC32C: part.ChecksumCRC32C, algCRC64NVME: part.ChecksumCRC64NVME,
+				algSHA1: part.ChecksumSHA1, algSHA256: part.ChecksumSHA256, algSHA512: part.ChecksumSHA512, algMD5: part.ChecksumMD5,
+			} {
+				if v != nil {
+					lp.checksums[a] = *v
+				}
+			}
+			out.parts = append(out.parts, lp)
 		}
 	}
-	return parts, nil
+	return out, nil
 }

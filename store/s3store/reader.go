@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3bulk/s3bulk/internal/retry"
 )
@@ -27,13 +30,23 @@ type resumingReader struct {
 	end  int64  // one past the last byte to deliver; < 0 until known
 	etag string // quoted; from the caller's ifMatch, else the first response
 
+	// verify asks the first response for the object's checksums. When that
+	// response holds the whole object, check hashes every byte delivered,
+	// resumed requests included, and the read that delivers the last byte
+	// fails if the digest differs (see checksum.go).
+	verify  bool
+	check   *verifier
+	checked bool
+
 	body     io.ReadCloser
 	failures int // consecutive breaks without a byte delivered in between
 	closed   bool
 }
 
 func (r *resumingReader) open() error {
-	out, err := r.s.getObject(r.ctx, r.key, r.off, r.end, r.etag)
+	first := r.verify
+	r.verify = false
+	out, err := r.s.getObject(r.ctx, r.key, r.off, r.end, r.etag, first)
 	if err != nil {
 		return err
 	}
@@ -45,8 +58,53 @@ func (r *resumingReader) open() error {
 	if out.ContentLength != nil {
 		r.end = r.off + *out.ContentLength
 	}
+	if first && r.off == 0 && r.end >= 0 && r.end == objectSize(out) {
+		if exp, ok := expectedOf(out); ok {
+			r.check = newVerifier(exp)
+		}
+	}
 	r.body = out.Body
 	return nil
+}
+
+// objectSize is the size of the whole object a GetObject response is part
+// of, or -1 when the response does not say.
+func objectSize(out *s3.GetObjectOutput) int64 {
+	cr := aws.ToString(out.ContentRange) // "bytes 0-99/1234"
+	if cr == "" {
+		if out.ContentLength == nil {
+			return -1
+		}
+		return *out.ContentLength
+	}
+	_, total, ok := strings.Cut(cr, "/")
+	n, err := strconv.ParseInt(total, 10, 64)
+	if !ok || err != nil {
+		return -1
+	}
+	return n
+}
+
+// expectedOf is what the bytes of a whole-object response must hash to:
+// a stored full-object checksum, else an ETag that is an MD5.
+func expectedOf(out *s3.GetObjectOutput) (expected, bool) {
+	exp, ok := fullObjectChecksum(out.ChecksumType, map[algorithm]*string{
+		algCRC32: out.ChecksumCRC32, algCRC32C: out.ChecksumCRC32C, algCRC64NVME: out.ChecksumCRC64NVME,
+		algMD5: out.ChecksumMD5, algSHA1: out.ChecksumSHA1, algSHA256: out.ChecksumSHA256, algSHA512: out.ChecksumSHA512,
+	})
+	if ok {
+		return exp, true
+	}
+	return etagMD5(aws.ToString(out.ETag), out.ServerSideEncryption, out.SSECustomerAlgorithm)
+}
+
+// finish checks the digest once every byte was delivered.
+func (r *resumingReader) finish() error {
+	if r.check == nil || r.checked {
+		return nil
+	}
+	r.checked = true
+	return r.check.check("get", r.s.URL(r.key))
 }
 
 func (r *resumingReader) Read(p []byte) (int, error) {
@@ -61,6 +119,9 @@ func (r *resumingReader) Read(p []byte) (int, error) {
 		}
 		if r.end >= 0 {
 			if r.off >= r.end {
+				if err := r.finish(); err != nil {
+					return 0, err
+				}
 				return 0, io.EOF
 			}
 			if int64(len(p)) > r.end-r.off {
@@ -71,6 +132,17 @@ func (r *resumingReader) Read(p []byte) (int, error) {
 		r.off += int64(n)
 		if n > 0 {
 			r.failures = 0
+			if r.check != nil {
+				r.check.Write(p[:n])
+			}
+		}
+		if r.end >= 0 && r.off >= r.end {
+			// The last byte is here: a mismatch fails this read, which
+			// the caller cannot miss (a final read for io.EOF may never
+			// come, or its error be ignored).
+			if cerr := r.finish(); cerr != nil {
+				return n, cerr
+			}
 		}
 		if err == nil {
 			return n, nil

@@ -136,7 +136,8 @@ func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch 
 		}
 		return io.NopCloser(strings.NewReader("")), nil
 	}
-	r := &resumingReader{ctx: ctx, s: s, key: key, off: off, end: -1, etag: quoteETag(ifMatch)}
+	r := &resumingReader{ctx: ctx, s: s, key: key, off: off, end: -1, etag: quoteETag(ifMatch),
+		verify: off == 0 && !s.c.checksumWhenRequired}
 	if length > 0 {
 		r.end = off + length
 	}
@@ -157,9 +158,14 @@ func metadataClass(c s3types.StorageClass) string {
 	return string(c)
 }
 
-// getObject sends one GetObject for [off, end) (end < 0: to the end).
-func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMatch string) (*s3.GetObjectOutput, error) {
+// getObject sends one GetObject for [off, end) (end < 0: to the end). With
+// checksums it asks for the object's stored checksums, which a server sends
+// only when the response holds the whole object.
+func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMatch string, checksums bool) (*s3.GetObjectOutput, error) {
 	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
+	if checksums {
+		in.ChecksumMode = s3types.ChecksumModeEnabled
+	}
 	switch {
 	case end >= 0:
 		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", off, end-1))

@@ -1,0 +1,346 @@
+package s3store
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// corruptWriter flips one bit of the response body at offset at, and can
+// drop the stored-checksum headers, so that only the ETag is left to check.
+type corruptWriter struct {
+	http.ResponseWriter
+	at, seen      int64
+	dropChecksums bool
+}
+
+func (c *corruptWriter) WriteHeader(code int) {
+	if c.dropChecksums {
+		for k := range c.Header() {
+			if strings.HasPrefix(strings.ToLower(k), "x-amz-checksum-") {
+				c.Header().Del(k)
+			}
+		}
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *corruptWriter) Write(p []byte) (int, error) {
+	if c.at >= c.seen && c.at < c.seen+int64(len(p)) {
+		q := bytes.Clone(p)
+		q[c.at-c.seen] ^= 0x20
+		p = q
+	}
+	c.seen += int64(len(p))
+	return c.ResponseWriter.Write(p)
+}
+
+func (c *corruptWriter) Flush() { c.ResponseWriter.(http.Flusher).Flush() }
+
+// isObjectGet selects the GETs of object bodies.
+func isObjectGet(r *http.Request) bool {
+	return r.Method == http.MethodGet && opOf(r) == "GetObject"
+}
+
+func readAll(t *testing.T, s *Store, key string, off, length int64) ([]byte, error) {
+	rc, err := s.Get(t.Context(), key, off, length, "")
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+func TestMultipartUploadWithAFullObjectChecksum(t *testing.T) {
+	srv := s3test.Start(t)
+	c := newTestClient(t, srv, nil)
+	s := c.Bucket(srv.NewBucket(t))
+	ctx := t.Context()
+	body := pattern(2*minPart + 1)
+
+	upload := func(t *testing.T, key string, sizes ...int) (string, []store.Part) {
+		t.Helper()
+		id, err := s.CreateMultipartChecksum(ctx, key, store.Metadata{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.AbortMultipart(ctx, key, id) })
+		var parts []store.Part
+		off := 0
+		for i, n := range sizes {
+			p, err := s.UploadPart(ctx, key, id, int32(i+1), bytes.NewReader(body[off:off+n]), int64(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, p)
+			off += n
+		}
+		return id, parts
+	}
+
+	t.Run("the object keeps the CRC32C of its whole content", func(t *testing.T) {
+		id, parts := upload(t, "whole", minPart, minPart, 1)
+		if err := s.CompleteMultipart(ctx, "whole", id, parts); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.SDK().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket()), Key: aws.String("whole"), ChecksumMode: s3types.ChecksumModeEnabled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := algCRC32C.format(crcOf(algCRC32C, body))
+		got := []string{aws.ToString(out.ChecksumCRC32C), string(out.ChecksumType)}
+		if diff := cmp.Diff([]string{want, "FULL_OBJECT"}, got); diff != "" {
+			t.Errorf("stored checksum and type (-want +got):\n%s", diff)
+		}
+		if b := mustGet(t, s, "whole"); !bytes.Equal(b, body) {
+			t.Error("the assembled object differs from the parts uploaded")
+		}
+	})
+	t.Run("a resumed upload (unknown to this client) completes with its checksums", func(t *testing.T) {
+		id, parts := upload(t, "resumed", minPart, minPart+1)
+		other := newTestClient(t, srv, nil).Bucket(s.Bucket())
+		if err := other.CompleteMultipart(ctx, "resumed", id, parts); err != nil {
+			t.Fatal(err)
+		}
+		if b := mustGet(t, s, "resumed"); !bytes.Equal(b, body) {
+			t.Error("the assembled object differs from the parts uploaded")
+		}
+	})
+	t.Run("a part of another size than planned fails the completion", func(t *testing.T) {
+		id, parts := upload(t, "short", minPart, minPart)
+		parts[1].Size++
+		err := s.CompleteMultipart(ctx, "short", id, parts)
+		if err == nil || !strings.Contains(err.Error(), "part 2") {
+			t.Errorf("complete with a part of the wrong size: %v; want an error naming part 2", err)
+		}
+	})
+	t.Run("without checksums the upload is a plain one", func(t *testing.T) {
+		plain := newTestClient(t, srv, func(cfg *Config) { cfg.ChecksumWhenRequired = true }).Bucket(s.Bucket())
+		id, err := plain.CreateMultipartChecksum(ctx, "plain", store.Metadata{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := plain.UploadPart(ctx, "plain", id, 1, bytes.NewReader(body[:10]), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := plain.CompleteMultipart(ctx, "plain", id, []store.Part{p}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.SDK().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.Bucket()), Key: aws.String("plain"), ChecksumMode: s3types.ChecksumModeEnabled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.ChecksumCRC32C != nil {
+			t.Errorf("an upload without checksums has a CRC32C: %s", aws.ToString(out.ChecksumCRC32C))
+		}
+	})
+}
+
+func TestMultipartCopyOfAChecksummedSourceKeepsItsContent(t *testing.T) {
+	srv := s3test.Start(t)
+	c := newTestClient(t, srv, nil)
+	s := c.Bucket(srv.NewBucket(t))
+	ctx := t.Context()
+	body := pattern(2*minPart + 7)
+	id, err := s.CreateMultipartChecksum(ctx, "src", store.Metadata{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, err := s.UploadPart(ctx, "src", id, 1, bytes.NewReader(body[:minPart]), minPart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := s.UploadPart(ctx, "src", id, 2, bytes.NewReader(body[minPart:]), int64(len(body)-minPart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CompleteMultipart(ctx, "src", id, []store.Part{p1, p2}); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := mustHead(t, s, "src")
+	cs := store.CopySource{Bucket: s.Bucket(), Key: "src", IfMatch: o.ETag}
+	// A copy's upload has no checksum of its own (see checksum.go): with
+	// one, versitygw would give each copied part the whole source's CRC32C
+	// and the copy a wrong full-object checksum, which Get would then
+	// reject.
+	cid, err := s.CreateMultipart(ctx, "copy", store.Metadata{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := s.UploadPartCopy(ctx, "copy", cid, 1, cs, 0, minPart-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := s.UploadPartCopy(ctx, "copy", cid, 2, cs, minPart, int64(len(body))-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CompleteMultipart(ctx, "copy", cid, []store.Part{c1, c2}); err != nil {
+		t.Fatal(err)
+	}
+	if b := mustGet(t, s, "copy"); !bytes.Equal(b, body) {
+		t.Error("the copy differs from its source")
+	}
+}
+
+func TestGetVerifiesWhatItDelivers(t *testing.T) {
+	srv := s3test.Start(t)
+	body := pattern(3<<20 + 5)
+	type faultCfg struct {
+		corruptAt     int64 // -1: none
+		dropChecksums bool
+		cutAt         int // cut the first response after this many bytes; 0: no cut
+	}
+	tests := []struct {
+		name         string
+		fault        faultCfg
+		whenRequired bool
+		off, length  int64
+		wantMismatch bool
+	}{
+		{"an intact body reads through", faultCfg{corruptAt: -1}, false, 0, -1, false},
+		{"a flipped bit fails against the stored checksum", faultCfg{corruptAt: 1234}, false, 0, -1, true},
+		{"a flipped last bit fails too", faultCfg{corruptAt: int64(len(body) - 1)}, false, 0, -1, true},
+		{"without stored checksums the ETag catches it", faultCfg{corruptAt: 99, dropChecksums: true}, false, 0, -1, true},
+		{"an intact body with only an ETag reads through", faultCfg{corruptAt: -1, dropChecksums: true}, false, 0, -1, false},
+		{"a body resumed after a cut is verified as a whole", faultCfg{corruptAt: -1, cutAt: 1 << 20}, false, 0, -1, false},
+		{"a flipped bit after a cut fails", faultCfg{corruptAt: 2 << 20, cutAt: 1 << 20}, false, 0, -1, true},
+		{"a range is not checked against the whole object", faultCfg{corruptAt: 10}, false, 0, 1 << 20, false},
+		{"checksums when required check nothing", faultCfg{corruptAt: 1234}, true, 0, -1, false},
+	}
+	setup := newTestClient(t, srv, nil)
+	bucket := srv.NewBucket(t)
+	mustPut(t, setup.Bucket(bucket), "k", body, store.Metadata{})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var gets atomic.Int64
+			c, _ := faultClient(t, srv, func(n int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+				if !isObjectGet(r) {
+					next.ServeHTTP(w, r)
+					return
+				}
+				// The corruption is placed by object offset: a resumed
+				// request starts at its Range.
+				start := int64(0)
+				if rg := r.Header.Get("Range"); rg != "" {
+					start = rangeStart(rg)
+				}
+				cw := &corruptWriter{ResponseWriter: w, at: tt.fault.corruptAt - start, dropChecksums: tt.fault.dropChecksums}
+				if tt.fault.corruptAt < 0 {
+					cw.at = -1
+				}
+				if gets.Add(1) == 1 && tt.fault.cutAt > 0 {
+					next.ServeHTTP(&cutWriter{ResponseWriter: cw, limit: tt.fault.cutAt, cut: func() {}}, r)
+					return
+				}
+				next.ServeHTTP(cw, r)
+			}, func(cfg *Config) { cfg.ChecksumWhenRequired = tt.whenRequired })
+			got, err := readAll(t, c.Bucket(bucket), "k", tt.off, tt.length)
+			if tt.wantMismatch {
+				if !errors.Is(err, store.ErrChecksumMismatch) {
+					t.Fatalf("read: %v; want store.ErrChecksumMismatch", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			if tt.fault.corruptAt >= 0 {
+				return // corrupted on purpose and not checked: nothing to compare
+			}
+			want := body[tt.off:]
+			if tt.length >= 0 {
+				want = want[:tt.length]
+			}
+			if !bytes.Equal(got, want) {
+				t.Error("the body read differs from the object")
+			}
+		})
+	}
+}
+
+// rangeStart reads the first byte of "bytes=N-..." .
+func rangeStart(h string) int64 {
+	var n int64
+	for _, c := range strings.TrimPrefix(h, "bytes=") {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
+
+func TestPartsVerifier(t *testing.T) {
+	srv := s3test.Start(t)
+	c := newTestClient(t, srv, nil)
+	s := c.Bucket(srv.NewBucket(t))
+	body := pattern(3*minPart + 3)
+	mustPut(t, s, "k", body, store.Metadata{}) // PutObject: a CRC32 of the whole
+	o, _ := mustHead(t, s, "k")
+	size := int64(len(body))
+	cuts := []int64{0, minPart, 2 * minPart, size}
+
+	write := func(v *PartsVerifier, corrupt bool, skip int) {
+		for i := 0; i+1 < len(cuts); i++ {
+			if i == skip {
+				continue
+			}
+			b := bytes.Clone(body[cuts[i]:cuts[i+1]])
+			if corrupt && i == 1 {
+				b[7] ^= 1
+			}
+			// Written in two pieces, as io.Copy would.
+			w := v.Part(cuts[i], cuts[i+1]-cuts[i])
+			w.Write(b[:len(b)/2])
+			w.Write(b[len(b)/2:])
+		}
+	}
+	tests := []struct {
+		name    string
+		corrupt bool
+		skip    int
+		check   func(error) bool
+	}{
+		{"intact parts verify", false, -1, func(err error) bool { return err == nil }},
+		{"a flipped bit in one part is a mismatch", true, -1, func(err error) bool { return errors.Is(err, store.ErrChecksumMismatch) }},
+		{"a missing part is an error", false, 1, func(err error) bool { return err != nil && strings.Contains(err.Error(), "cover") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := s.VerifyParts(t.Context(), "k", o.ETag, size)
+			if err != nil || v == nil {
+				t.Fatalf("VerifyParts = %v, %v; want a verifier", v, err)
+			}
+			write(v, tt.corrupt, tt.skip)
+			if err := v.Verify(); !tt.check(err) {
+				t.Errorf("Verify: %v", err)
+			}
+		})
+	}
+	t.Run("a changed object is a precondition failure", func(t *testing.T) {
+		_, err := s.VerifyParts(t.Context(), "k", "0123456789abcdef0123456789abcdef", size)
+		if !errors.Is(err, store.ErrPreconditionFailed) {
+			t.Errorf("VerifyParts with a stale ETag: %v; want store.ErrPreconditionFailed", err)
+		}
+	})
+	t.Run("with checksums when required there is nothing to verify", func(t *testing.T) {
+		plain := newTestClient(t, srv, func(cfg *Config) { cfg.ChecksumWhenRequired = true }).Bucket(s.Bucket())
+		if v, err := plain.VerifyParts(t.Context(), "k", o.ETag, size); v != nil || err != nil {
+			t.Errorf("VerifyParts = %v, %v; want nil, nil", v, err)
+		}
+	})
+}
