@@ -451,13 +451,15 @@ type demoFlags struct {
 	seed    seedFlags
 	latency time.Duration
 	out     string
-	// serverCmd makes the command that runs the S3 server; tests replace
-	// it, since a test binary cannot run `s3bulk serve`.
+	// serverCmd and proxyCmd make the commands that run the S3 server and
+	// the latency proxy; tests replace them, since a test binary cannot
+	// run s3bulk's commands.
 	serverCmd func(dir string) (*exec.Cmd, error)
+	proxyCmd  func(target string, latency time.Duration) (*exec.Cmd, error)
 }
 
 func (a *app) demoCmd() *cobra.Command {
-	f := demoFlags{seed: seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}, serverCmd: serveSelf}
+	f := demoFlags{seed: seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}, serverCmd: serveSelf, proxyCmd: proxySelf}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the benchmark on a local S3 server: no AWS account, no set-up",
@@ -503,7 +505,48 @@ on AWS. The put baseline is left out unless asked for with --methods.`,
 	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
 	fl.DurationVar(&f.latency, "latency", 0, "delay added to every request, e.g. 30ms")
 	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png")
+	cmd.AddCommand(a.latencyProxyCmd())
 	return cmd
+}
+
+// latencyProxyCmd runs demo's latency proxy. It is a process of its own so
+// that its CPU time never counts as the client CPU of in-process methods.
+func (a *app) latencyProxyCmd() *cobra.Command {
+	var target string
+	var latency time.Duration
+	cmd := &cobra.Command{
+		Use:    "latency-proxy --target URL --latency D",
+		Short:  "Forward to an S3 endpoint, delaying every request (used by demo)",
+		Hidden: true,
+		Args:   usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLatencyProxy(cmd.Context(), target, latency, a.stdio.Out)
+		},
+	}
+	cmd.Flags().StringVar(&target, "target", "", "endpoint to forward to")
+	cmd.Flags().DurationVar(&latency, "latency", 0, "delay added to every request")
+	return cmd
+}
+
+// runLatencyProxy serves until ctx is done, announcing itself the way the
+// gateway does so that gateway.Spawn can start it.
+func runLatencyProxy(ctx context.Context, target string, latency time.Duration, out io.Writer) error {
+	p, err := faultproxy.New(target, faultproxy.Config{Latency: latency})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s%s\n", gateway.EndpointPrefix, p.URL())
+	<-ctx.Done()
+	return p.Close()
+}
+
+// proxySelf runs this executable's latency proxy.
+func proxySelf(target string, latency time.Duration) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the s3bulk executable: %w", err)
+	}
+	return exec.Command(exe, "demo", "latency-proxy", "--target", target, "--latency", latency.String()), nil
 }
 
 // serveSelf runs this executable's serve command.
@@ -540,12 +583,20 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 	}()
 	endpoint := child.Endpoint
 	if f.latency > 0 {
-		proxied, stop, err := startLatencyProxy(endpoint, f.latency)
+		pcmd, err := f.proxyCmd(endpoint, f.latency)
+		if err != nil {
+			return err
+		}
+		proxy, err := gateway.Spawn(ctx, pcmd)
 		if err != nil {
 			return fmt.Errorf("demo: start the latency proxy: %w", err)
 		}
-		defer stop()
-		endpoint = proxied
+		defer func() {
+			if serr := proxy.Stop(); serr != nil && err == nil && ctx.Err() == nil {
+				err = fmt.Errorf("demo: %w", serr)
+			}
+		}()
+		endpoint = proxy.Endpoint
 	}
 	if !a.g.quiet {
 		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory)\n", endpoint)
@@ -597,14 +648,4 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 		fmt.Fprintf(a.stdio.Err, "demo: wrote %s and %s\n", f.bench.report, f.bench.chart)
 	}
 	return nil
-}
-
-// startLatencyProxy puts a proxy that delays every request by latency in
-// front of endpoint.
-func startLatencyProxy(endpoint string, latency time.Duration) (string, func(), error) {
-	p, err := faultproxy.New(endpoint, faultproxy.Config{Latency: latency})
-	if err != nil {
-		return "", nil, err
-	}
-	return p.URL(), func() { _ = p.Close() }, nil
 }

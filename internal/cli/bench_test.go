@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -130,35 +131,62 @@ func TestBenchUsageErrors(t *testing.T) {
 	}
 }
 
-// demoServerEnv makes this test binary a demo server: a test binary cannot
-// run `s3bulk serve`, which demo starts in production.
-const demoServerEnv = "S3BULK_TEST_DEMO_SERVER_DIR"
+// These variables make this test binary one of demo's children: a test
+// binary cannot run `s3bulk serve` or `s3bulk demo latency-proxy`.
+const (
+	demoServerEnv       = "S3BULK_TEST_DEMO_SERVER_DIR"
+	demoProxyTargetEnv  = "S3BULK_TEST_DEMO_PROXY_TARGET"
+	demoProxyLatencyEnv = "S3BULK_TEST_DEMO_PROXY_LATENCY"
+)
 
-// TestDemoServerProcess checks the command demo starts, and is that server
-// when re-executed with demoServerEnv set.
-func TestDemoServerProcess(t *testing.T) {
-	if dir := os.Getenv(demoServerEnv); dir != "" {
+// TestDemoChildProcesses checks the commands demo starts, and is one of
+// those children when re-executed with the variables above.
+func TestDemoChildProcesses(t *testing.T) {
+	if dir, target := os.Getenv(demoServerEnv), os.Getenv(demoProxyTargetEnv); dir != "" || target != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
-		err := gateway.Main(ctx, gateway.Options{Dir: dir, Quiet: true}, os.Stdout)
+		var err error
+		if dir != "" {
+			err = gateway.Main(ctx, gateway.Options{Dir: dir, Quiet: true}, os.Stdout)
+		} else {
+			latency, _ := time.ParseDuration(os.Getenv(demoProxyLatencyEnv))
+			err = runLatencyProxy(ctx, target, latency, os.Stdout)
+		}
 		if err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0) // nothing of the test framework's on stdout
 	}
-	cmd, err := serveSelf("/data")
+	server, err := serveSelf("/data")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"serve", "--dir", "/data", "--addr", "127.0.0.1:0"}, cmd.Args[1:]); diff != "" {
-		t.Errorf("demo's server command (-want +got):\n%s", diff)
+	proxy, err := proxySelf("http://127.0.0.1:1", 30*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [][]string{server.Args[1:], proxy.Args[1:]}
+	want := [][]string{
+		{"serve", "--dir", "/data", "--addr", "127.0.0.1:0"},
+		{"demo", "latency-proxy", "--target", "http://127.0.0.1:1", "--latency", "30ms"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("demo's child commands (-want +got):\n%s", diff)
 	}
 }
 
+func testChild(env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDemoChildProcesses$")
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
 func testServerCmd(dir string) (*exec.Cmd, error) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDemoServerProcess$")
-	cmd.Env = append(os.Environ(), demoServerEnv+"="+dir)
-	return cmd, nil
+	return testChild(demoServerEnv + "=" + dir), nil
+}
+
+func testProxyCmd(target string, latency time.Duration) (*exec.Cmd, error) {
+	return testChild(demoProxyTargetEnv+"="+target, demoProxyLatencyEnv+"="+latency.String()), nil
 }
 
 // demoApp is an app as Run builds it, for calling runDemo with a test
@@ -172,7 +200,7 @@ func demoApp(stdout, stderr io.Writer, json bool) *app {
 }
 
 func demoFlagsFor(out string, methods ...string) demoFlags {
-	return demoFlags{bench: benchFlags{methods: methods, companyConcurrency: 2}, latency: 0, out: out, serverCmd: testServerCmd}
+	return demoFlags{bench: benchFlags{methods: methods, companyConcurrency: 2}, latency: 0, out: out, serverCmd: testServerCmd, proxyCmd: testProxyCmd}
 }
 
 // smallDemo is 3 companies of 2 users of 4 files.
@@ -184,7 +212,7 @@ func TestDemoRunsTheBenchOnItsOwnServerAndCleansUp(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report")
 	var stdout, stderr bytes.Buffer
 	f := demoFlagsFor(out, bench.MethodCopyPerCompany, bench.MethodS3bulk)
-	f.latency = 2e6 // 2ms: the proxy in the path
+	f.latency = 2 * time.Millisecond // the proxy in the path
 	err := demoApp(&stdout, &stderr, true).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
 	if err != nil {
 		t.Fatalf("demo: %v\nstderr:\n%s", err, stderr.String())
