@@ -23,6 +23,7 @@ type transferFlags struct {
 	partSize           sizeFlag
 	multipartThreshold sizeFlag
 	journal            string
+	engine             engineFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -32,6 +33,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.noClobber, "no-clobber", "n", false, "skip objects whose destination already exists")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
+	f.engine.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
@@ -86,6 +88,18 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return usagef("destination %s: wildcards are only allowed in the source", dst)
 	}
 	s := a.newSession()
+	if move && f.engine.engine != "" && f.engine.engine != "local" {
+		return usagef("--engine %s: mv runs locally only (a job cannot delete the sources)", f.engine.engine)
+	}
+	if !move {
+		job, err := a.chooseEngine(ctx, s, f.engine, src, dst)
+		if err != nil {
+			return err
+		}
+		if job {
+			return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
+		}
+	}
 	srcEP, err := s.sourceEndpoint(ctx, src, f.recursive)
 	if err != nil {
 		return err
