@@ -14,5 +14,6 @@ func (a *app) commands() []*cobra.Command {
 		a.benchCmd(),
 		a.demoCmd(),
 		a.batchCmd(),
+		a.mpuCmd(),
 	}
 }
