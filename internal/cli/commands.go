@@ -14,6 +14,7 @@ func (a *app) commands() []*cobra.Command {
 		a.benchCmd(),
 		a.demoCmd(),
 		a.batchCmd(),
+		a.verifyCmd(),
 		a.mpuCmd(),
 	}
 }

@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// putMultipart uploads body as a multipart upload cut into parts of the
+// given sizes, so that its ETag is "digest-N".
+func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, sizes ...int) {
+	t.Helper()
+	ctx := t.Context()
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done []types.CompletedPart
+	off := 0
+	for i, n := range sizes {
+		out, err := c.UploadPart(ctx, &s3.UploadPartInput{
+			Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(int32(i + 1)),
+			Body: bytes.NewReader(body[off : off+n]), ContentLength: aws.Int64(int64(n)),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = append(done, types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(int32(i + 1))})
+		off += n
+	}
+	if off != len(body) {
+		t.Fatalf("parts of %d bytes for a body of %d", off, len(body))
+	}
+	_, err = c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+		Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: done},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	local := t.TempDir()
+	writeFiles(t, local, oddKeys)
+	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/data/")
+	mustRun(t, srv, "--quiet", "cp", "--recursive", "s3://"+src+"/data/", "s3://"+dst+"/copy/")
+
+	tests := []struct {
+		name, src, dst string
+		summary        string
+	}{
+		{"bucket to bucket compares ETags", "s3://" + src + "/data/", "s3://" + dst + "/copy", "7 source and 7 destination objects: 7 identical (0 by size only)"},
+		{"a directory against a bucket compares sizes", local, "s3://" + dst + "/copy/", "7 source and 7 destination objects: 7 identical (7 by size only)"},
+		{"a bucket against a directory compares sizes", "s3://" + src + "/data", local, "7 source and 7 destination objects: 7 identical (7 by size only)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, srv, "verify", tt.src, tt.dst)
+			if code != ExitOK {
+				t.Errorf("exit %d, want 0; stderr:\n%s", code, errOut)
+			}
+			if out != "" {
+				t.Errorf("findings on stdout:\n%s", out)
+			}
+			if !strings.HasPrefix(errOut, tt.summary+", 0 missing, 0 extra, 0 differing, 0 not comparable\n") {
+				t.Errorf("summary %q, want it to start with %q", errOut, tt.summary)
+			}
+		})
+	}
+}
+
+func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	c := srv.Client(t)
+	for k, v := range map[string]string{"p/same": "same", "p/longer": "short", "p/changed": "abcd", "p/missing": "m", "p/dir/deep": "d"} {
+		s3test.PutObject(t, c, src, k, []byte(v))
+	}
+	for k, v := range map[string]string{"q/same": "same", "q/longer": "shorter", "q/changed": "abcX", "q/extra": "ee", "q/dir/deep": "d", "q/dir/": ""} {
+		s3test.PutObject(t, c, dst, k, []byte(v))
+	}
+	S, D := "s3://"+src+"/p/", "s3://"+dst+"/q/"
+
+	t.Run("one line per finding and exit 1", func(t *testing.T) {
+		out, errOut, code := runCLI(t, srv, "verify", S, D)
+		if code != ExitPartial {
+			t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, errOut)
+		}
+		want := strings.Join([]string{
+			fmt.Sprintf("DIFFERS %schanged %schanged: ETags differ (source %s, destination %s)", S, D, md5sum("abcd"), md5sum("abcX")),
+			fmt.Sprintf("DIFFERS %slonger %slonger: sizes differ (source 5 bytes, destination 7)", S, D),
+			fmt.Sprintf("MISSING %smissing: not in the destination (1 bytes)", S),
+			fmt.Sprintf("EXTRA %sextra: not in the source (2 bytes)", D),
+		}, "\n") + "\n"
+		if diff := cmp.Diff(want, out); diff != "" {
+			t.Errorf("stdout (-want +got):\n%s", diff)
+		}
+		wantSum := "5 source and 5 destination objects: 2 identical (0 by size only), 1 missing, 1 extra, 2 differing, 0 not comparable\n"
+		if errOut != wantSum {
+			t.Errorf("stderr %q, want %q", errOut, wantSum)
+		}
+	})
+	t.Run("--json prints one document per finding and the summary", func(t *testing.T) {
+		out, errOut, code := runCLI(t, srv, "--json", "verify", S, D)
+		if code != ExitPartial {
+			t.Errorf("exit %d, want %d", code, ExitPartial)
+		}
+		var got []verifyFinding
+		dec := json.NewDecoder(strings.NewReader(out))
+		for dec.More() {
+			var f verifyFinding
+			if err := dec.Decode(&f); err != nil {
+				t.Fatalf("stdout is not JSON lines: %v\n%s", err, out)
+			}
+			got = append(got, f)
+		}
+		size := func(n int64) *int64 { return &n }
+		want := []verifyFinding{
+			{Type: "differs", Key: "changed", Src: S + "changed", Dst: D + "changed", SrcSize: size(4), DstSize: size(4),
+				SrcETag: md5sum("abcd"), DstETag: md5sum("abcX"), Reason: fmt.Sprintf("ETags differ (source %s, destination %s)", md5sum("abcd"), md5sum("abcX"))},
+			{Type: "differs", Key: "longer", Src: S + "longer", Dst: D + "longer", SrcSize: size(5), DstSize: size(7),
+				SrcETag: md5sum("short"), DstETag: md5sum("shorter"), Reason: "sizes differ (source 5 bytes, destination 7)"},
+			{Type: "missing", Key: "missing", Src: S + "missing", SrcSize: size(1), Reason: "not in the destination (1 bytes)"},
+			{Type: "extra", Key: "extra", Dst: D + "extra", DstSize: size(2), Reason: "not in the source (2 bytes)"},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("findings (-want +got):\n%s", diff)
+		}
+		var sum verifySummary
+		if err := json.Unmarshal([]byte(errOut), &sum); err != nil {
+			t.Fatalf("stderr is not one JSON summary: %v\n%s", err, errOut)
+		}
+		sum.Seconds = 0
+		wantSum := verifySummary{Type: "summary", Source: 5, Destination: 5, Identical: 2, Missing: 1, Extra: 1, Differing: 2}
+		if diff := cmp.Diff(wantSum, sum); diff != "" {
+			t.Errorf("summary (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a directory missing an object", func(t *testing.T) {
+		local := t.TempDir()
+		mustRun(t, srv, "--quiet", "cp", "--recursive", S, local)
+		if err := os.Remove(filepath.Join(local, "dir", "deep")); err != nil {
+			t.Fatal(err)
+		}
+		out, _, code := runCLI(t, srv, "verify", S, local)
+		if code != ExitPartial {
+			t.Errorf("exit %d, want %d", code, ExitPartial)
+		}
+		if want := "MISSING " + S + "dir/deep: not in the destination (1 bytes)\n"; out != want {
+			t.Errorf("stdout %q, want %q", out, want)
+		}
+	})
+}
+
+func md5sum(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
+
+func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	c := srv.Client(t)
+	const mib = 1 << 20
+	eleven := bodyFor(1, 11*mib)
+	other := bodyFor(2, 11*mib)
+	tight, tightOther := bodyFor(3, 5*mib+1), bodyFor(4, 5*mib+1) // two parts can only be 5 MiB + 1 byte
+
+	putMultipart(t, c, src, "same-parts", eleven, 5*mib, 5*mib, mib)
+	putMultipart(t, c, dst, "same-parts", eleven, 5*mib, 5*mib, mib)
+	putMultipart(t, c, src, "other-part-count", eleven, 5*mib, 5*mib, mib)
+	putMultipart(t, c, dst, "other-part-count", eleven, 6*mib, 5*mib)
+	putMultipart(t, c, src, "same-count-other-bytes", eleven, 6*mib, 5*mib)
+	putMultipart(t, c, dst, "same-count-other-bytes", other, 6*mib, 5*mib)
+	putMultipart(t, c, src, "tight-other-bytes", tight, 5*mib, 1)
+	putMultipart(t, c, dst, "tight-other-bytes", tightOther, 5*mib, 1)
+	putMultipart(t, c, src, "single-vs-multi", eleven, 5*mib, 5*mib, mib)
+	s3test.PutObject(t, c, dst, "single-vs-multi", eleven)
+
+	out, errOut, code := runCLI(t, srv, "verify", "s3://"+src, "s3://"+dst)
+	if code != ExitPartial {
+		t.Errorf("exit %d, want %d (one object differs); stderr:\n%s", code, ExitPartial, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	got := map[string]string{}
+	for _, l := range lines {
+		kind, rest, _ := strings.Cut(l, " ")
+		key := strings.TrimPrefix(strings.Fields(rest)[0], "s3://"+src+"/")
+		got[key] = kind
+	}
+	want := map[string]string{
+		"other-part-count":       "NOT-COMPARABLE",
+		"same-count-other-bytes": "NOT-COMPARABLE",
+		"tight-other-bytes":      "DIFFERS",
+		"single-vs-multi":        "NOT-COMPARABLE",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings by key (-want +got):\n%s\nstdout:\n%s", diff, out)
+	}
+	if !strings.Contains(errOut, "5 source and 5 destination objects: 1 identical (0 by size only), 0 missing, 0 extra, 1 differing, 3 not comparable") {
+		t.Errorf("summary: %s", errOut)
+	}
+}
+
+func TestVerifyUsageAndFatalErrors(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		mentions []string
+	}{
+		{"a wildcard is a usage error", []string{"verify", "s3://" + bucket + "/*.txt", "s3://" + bucket + "/x/"}, ExitUsage, []string{"s3://" + bucket + "/*.txt", "wildcards"}},
+		{"one argument is a usage error", []string{"verify", "s3://" + bucket}, ExitUsage, []string{"verify", "accepts 2 arg(s)"}},
+		{"a missing bucket is fatal", []string{"verify", "s3://" + bucket, "s3://no-such-bucket-s3bulk/x/"}, ExitFatal, []string{"s3://no-such-bucket-s3bulk/x/", "no such bucket"}},
+		{"a missing directory is fatal", []string{"verify", filepath.Join(t.TempDir(), "nope"), "s3://" + bucket}, ExitFatal, []string{"nope", "no such directory"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := runCLI(t, srv, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			lines := errorLines(errOut)
+			if len(lines) != 1 {
+				t.Fatalf("want one line of error, got:\n%s", errOut)
+			}
+			for _, m := range tt.mentions {
+				if !strings.Contains(lines[0], m) {
+					t.Errorf("error %q does not mention %q", lines[0], m)
+				}
+			}
+			if out != "" {
+				t.Errorf("stdout: %q", out)
+			}
+		})
+	}
+}
+
+func TestCompareObjects(t *testing.T) {
+	const mib = 1 << 20
+	md5a, md5b := "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
+	obj := func(size int64, etag string) store.Object { return store.Object{Size: size, ETag: etag} }
+	tests := []struct {
+		name     string
+		src, dst store.Object
+		want     verdict
+	}{
+		{"different sizes differ whatever the ETags", obj(1, md5a), obj(2, md5a), verdictDiffers},
+		{"equal single-part ETags are the same bytes", obj(1, md5a), obj(1, `"`+strings.ToUpper(md5a)+`"`), verdictSame},
+		{"different single-part ETags differ", obj(1, md5a), obj(1, md5b), verdictDiffers},
+		{"a missing ETag leaves the size alone", obj(1, ""), obj(1, md5a), verdictSameSize},
+		{"equal multipart ETags are the same bytes", obj(11*mib, md5a+"-3"), obj(11*mib, md5a+"-3"), verdictSame},
+		{"multipart ETags of other part counts prove nothing", obj(11*mib, md5a+"-3"), obj(11*mib, md5b+"-2"), verdictNotComparable},
+		{"multipart ETags whose part size is open prove nothing", obj(11*mib, md5a+"-2"), obj(11*mib, md5b+"-2"), verdictNotComparable},
+		{"multipart ETags whose part size is forced differ", obj(5*mib+1, md5a+"-2"), obj(5*mib+1, md5b+"-2"), verdictDiffers},
+		{"one-part multipart ETags differ", obj(10, md5a+"-1"), obj(10, md5b+"-1"), verdictDiffers},
+		{"single-part against multipart proves nothing", obj(11*mib, md5a), obj(11*mib, md5b+"-3"), verdictNotComparable},
+		{"ETags that are no digests prove nothing", obj(4, "abc"), obj(4, "abd"), verdictNotComparable},
+		{"a part count no upload can have proves nothing", obj(4*mib, md5a+"-2"), obj(4*mib, md5b+"-2"), verdictNotComparable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, reason := compareObjects(tt.src, tt.dst)
+			if got != tt.want {
+				t.Errorf("verdict %d (%s), want %d", got, reason, tt.want)
+			}
+			if back, _ := compareObjects(tt.dst, tt.src); back != got {
+				t.Errorf("not symmetric: %d one way, %d the other", got, back)
+			}
+		})
+	}
+}
+
+func TestPartSizeRange(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		size, parts, lo, hi int64
+	}{
+		{10, 1, 10, 10},
+		{5*mib + 1, 2, 5 * mib, 5 * mib},
+		{10 * mib, 2, 5 * mib, 10*mib - 1},
+		{11 * mib, 3, 5 * mib, 11*mib/2 - 1},
+		{4 * mib, 2, 5 * mib, 4*mib - 1}, // empty: lo > hi
+	}
+	for _, tt := range tests {
+		lo, hi := partSizeRange(tt.size, tt.parts)
+		if lo != tt.lo || hi != tt.hi {
+			t.Errorf("partSizeRange(%d, %d) = [%d, %d], want [%d, %d]", tt.size, tt.parts, lo, hi, tt.lo, tt.hi)
+		}
+		for _, p := range []int64{lo, hi} {
+			if lo <= hi && !((tt.parts-1)*p < tt.size && tt.size <= tt.parts*p) {
+				t.Errorf("part size %d does not cut %d bytes into %d parts", p, tt.size, tt.parts)
+			}
+		}
+	}
+}
+
+// FuzzCompareObjects checks that the verdict does not depend on which side
+// is the source, and that a multipart ETag is never called different from
+// one of another part count.
+func FuzzCompareObjects(f *testing.F) {
+	f.Add(int64(11<<20), "0123456789abcdef0123456789abcdef-2", "fedcba9876543210fedcba9876543210-2")
+	f.Add(int64(1), `"0123456789ABCDEF0123456789ABCDEF"`, "")
+	f.Add(int64(5<<20+1), "0123456789abcdef0123456789abcdef-2", "0123456789abcdef0123456789abcdef-3")
+	f.Fuzz(func(t *testing.T, size int64, a, b string) {
+		if size < 0 {
+			return
+		}
+		v1, _ := compareObjects(store.Object{Size: size, ETag: a}, store.Object{Size: size, ETag: b})
+		v2, _ := compareObjects(store.Object{Size: size, ETag: b}, store.Object{Size: size, ETag: a})
+		if v1 != v2 {
+			t.Errorf("verdict %d one way, %d the other", v1, v2)
+		}
+		na, aOK := multipartCount(normalETag(a))
+		nb, bOK := multipartCount(normalETag(b))
+		if aOK && bOK && na != nb && v1 == verdictDiffers {
+			t.Errorf("multipart ETags of %d and %d parts called different", na, nb)
+		}
+	})
+}
