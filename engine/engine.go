@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/s3url"
@@ -34,6 +35,12 @@ type Job struct {
 	Recursive bool
 	// Move deletes each source object after it was transferred.
 	Move bool
+	// Remove makes the job a deletion of the objects Src names (Dst is not
+	// used): see delete.go.
+	Remove bool
+	// Sync, when set, makes the job a sync of Src's prefix to Dst's: see
+	// SyncOptions.
+	Sync *SyncOptions
 }
 
 // Options say how. The zero value is usable.
@@ -55,9 +62,19 @@ type Options struct {
 	DryRun bool
 	// NoClobber skips objects whose destination already exists.
 	NoClobber bool
-	// Filter, when set, is asked about every listed source object; a false
-	// answer skips it silently (it is not part of the plan).
+	// Filter, when set, is asked about every listed source object (and,
+	// in a sync, every destination object that could be deleted) with its
+	// key relative to the source's base: the name it has at the
+	// destination. A false answer skips it silently (it is not part of the
+	// plan).
 	Filter func(store.Object) bool
+	// Shard, when its Count is above 1, keeps only the objects whose key
+	// relative to the source's base falls in it, so that n runs with
+	// shards 0/n to n-1/n together cover every object once.
+	Shard shard.Shard
+	// Workers is the number of object workers; 0 means Concurrency. A job
+	// of one object needs one (its parts still use Concurrency).
+	Workers int
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)
@@ -89,6 +106,12 @@ func (e *FatalError) Unwrap() error { return e.Err }
 // Summary.Failed); it is a *FatalError, or ctx's error, when the run stopped.
 func Run(ctx context.Context, job Job, opts Options) (Summary, error) {
 	ex := newExecutor(job, opts)
+	switch {
+	case job.Remove:
+		return ex.remove(ctx)
+	case job.Sync != nil:
+		return ex.runSync(ctx)
+	}
 	return ex.run(ctx)
 }
 
@@ -103,6 +126,8 @@ type executor struct {
 	fatal   error
 
 	resumedIDs resumed
+	// deletes holds a sync's deletes until its copies are done.
+	deletes *spool
 }
 
 func newExecutor(job Job, opts Options) *executor {
@@ -119,6 +144,14 @@ func newExecutor(job Job, opts Options) *executor {
 	}
 	p.concurrency = func() (int, int) { return lim.Limit(), lim.InFlight() }
 	return &executor{job: job, opts: opts, lim: lim, progress: p}
+}
+
+// workers is the number of object workers.
+func (e *executor) workers() int {
+	if e.opts.Workers > 0 {
+		return min(e.opts.Workers, e.opts.Concurrency)
+	}
+	return e.opts.Concurrency
 }
 
 func (e *executor) run(ctx context.Context) (Summary, error) {
@@ -150,7 +183,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	// request any worker makes (parts included) takes a slot of the one
 	// limiter, so objects x parts never multiply requests in flight.
 	var workers errgroup.Group
-	for range e.opts.Concurrency {
+	for range e.workers() {
 		workers.Go(func() error {
 			for t := range tasks {
 				if ctx.Err() != nil {

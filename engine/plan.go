@@ -19,6 +19,9 @@ var errStop = errors.New("stop listing")
 // what --dry-run and `plan` print, and what Run executes.
 func Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error {
 	e := newExecutor(job, opts)
+	if job.Sync != nil {
+		return e.planSyncTo(ctx, fn)
+	}
 	tasks := make(chan Task, 1000)
 	errc := make(chan error, 1)
 	go func() {
@@ -39,6 +42,12 @@ func Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error
 
 // plan lists the source and sends one task per object. It mutates nothing.
 func (e *executor) plan(ctx context.Context, out chan<- Task) error {
+	switch {
+	case e.job.Remove:
+		return e.planRemove(ctx, out)
+	case e.job.Sync != nil:
+		return e.planSync(ctx, out)
+	}
 	src, dst := e.job.Src, e.job.Dst
 	send := func(t Task) error {
 		e.progress.planned.Add(1)
@@ -68,25 +77,14 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
 		}
 		obj.Key = src.Loc.Key
+		if !e.keep(obj.Key[len(src.Loc.Base()):], obj) {
+			return nil
+		}
 		key := singleDestKey(obj.Key, dst.Loc)
 		return send(e.journaled(e.task(obj, key)))
 	}
 
-	loc := src.Loc
-	if loc.Local {
-		// Local keys are relative to the store root: "." is the root.
-		if loc.Key == "." {
-			loc.Key = ""
-		}
-		loc.Key = strings.TrimPrefix(loc.Key, "./")
-	}
-	if !loc.HasWildcard() {
-		loc = loc.AsDir()
-		if loc.Key == "/" {
-			loc.Key = ""
-		}
-	}
-	base := loc.Base()
+	loc, base := listing(src.Loc)
 	dstPrefix := dst.Loc.AsDir().Key
 	if dst.Loc.Local {
 		dstPrefix = strings.TrimPrefix(dstPrefix, "./")
@@ -105,10 +103,10 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if !strings.HasPrefix(o.Key, base) {
 			return nil
 		}
-		if e.opts.Filter != nil && !e.opts.Filter(o) {
+		rel := o.Key[len(base):]
+		if !e.keep(rel, o) {
 			return nil
 		}
-		rel := o.Key[len(base):]
 		if dstIsLocal(dst) && (rel == "" || strings.HasSuffix(rel, "/")) {
 			// A "directory marker" object has no file to become.
 			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "directory marker"})
@@ -130,6 +128,38 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
 	}
 	return nil
+}
+
+// listing returns what a location lists as a prefix or a wildcard, and
+// its base: the part of every listed key that destination names drop.
+func listing(loc s3url.Location) (s3url.Location, string) {
+	if loc.Local {
+		// Local keys are relative to the store root: "." is the root.
+		if loc.Key == "." {
+			loc.Key = ""
+		}
+		loc.Key = strings.TrimPrefix(loc.Key, "./")
+	}
+	if !loc.HasWildcard() {
+		loc = loc.AsDir()
+		if loc.Key == "/" {
+			loc.Key = ""
+		}
+	}
+	return loc, loc.Base()
+}
+
+// keep applies the run's filter and shard to a listed object whose key
+// relative to the source's base is rel.
+func (e *executor) keep(rel string, o store.Object) bool {
+	if !e.opts.Shard.Keep(rel) {
+		return false
+	}
+	if e.opts.Filter == nil {
+		return true
+	}
+	o.Key = rel
+	return e.opts.Filter(o)
 }
 
 // singleDestKey names the destination of one object: an exact key, or the

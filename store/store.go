@@ -136,3 +136,24 @@ type TempFile interface {
 type RandomWriter interface {
 	CreateTemp(ctx context.Context, key string, size int64) (TempFile, error)
 }
+
+// MaxBatchDelete is the most keys one BatchDeleter request takes: S3's
+// limit for DeleteObjects.
+const MaxBatchDelete = 1000
+
+// DeleteError is one key a batch delete could not delete.
+type DeleteError struct {
+	Key string
+	Err error
+}
+
+// BatchDeleter is implemented by stores that delete many objects with one
+// request (S3's DeleteObjects). Stores without it are deleted from one key
+// at a time.
+type BatchDeleter interface {
+	// DeleteKeys deletes up to MaxBatchDelete keys with one request. Keys
+	// it could not delete come back as DeleteErrors; missing keys are not
+	// errors. The error is for the request as a whole, which then may have
+	// deleted none of the keys.
+	DeleteKeys(ctx context.Context, keys []string) ([]DeleteError, error)
+}

@@ -1,0 +1,362 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// deleteBatchesInFlight bounds the batch delete requests in flight, and so
+// the tasks held for them (1,000 each). Sixteen requests of 1,000 keys
+// already ask more of a bucket than the 3,500 deletes a second S3 allows
+// per prefix; more would only hold more memory and meet SlowDown sooner.
+const deleteBatchesInFlight = 16
+
+// remove runs a Remove job: the planner's delete tasks stream straight into
+// batches, so deleting starts with the listing's first page and memory
+// stays flat.
+func (e *executor) remove(ctx context.Context) (Summary, error) {
+	// Deleting is idempotent and rerunning re-lists: nothing to journal.
+	e.opts.Journal = nil
+	start := time.Now()
+	e.progress.start.Store(start.UnixNano())
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	tasks := make(chan Task, 2*store.MaxBatchDelete)
+	var g errgroup.Group
+	g.Go(func() error {
+		defer close(tasks)
+		err := e.plan(ctx, tasks)
+		e.progress.planDone.Store(true)
+		if err != nil {
+			e.setFatal(err)
+			cancel(err)
+		}
+		return nil
+	})
+	e.deleteAll(ctx, cancel, e.job.Src.Store, tasks)
+	_ = g.Wait()
+	return e.summarize(ctx, start)
+}
+
+// summarize folds the run's results into its Summary and picks its error,
+// as run does at its end.
+func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.summary
+	s.Planned = e.progress.planned.Load()
+	s.Elapsed = time.Since(start)
+	s.Seconds = s.Elapsed.Seconds()
+	if e.fatal != nil {
+		return s, e.fatal
+	}
+	if ctx.Err() != nil {
+		return s, ctx.Err()
+	}
+	return s, nil
+}
+
+// planRemove lists what the job's source names and sends one delete task
+// per object. A single key is not looked up first: deleting a missing
+// object is not an error, so its task costs no request until it runs.
+func (e *executor) planRemove(ctx context.Context, out chan<- Task) error {
+	src := e.job.Src
+	send := e.sender(ctx, out)
+	task := func(o store.Object) Task {
+		return Task{Op: OpDelete, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, ETag: o.ETag, ModTime: o.ModTime}
+	}
+	if !src.Loc.HasWildcard() && !e.job.Recursive {
+		if src.Loc.IsDirLike() {
+			return &FatalError{Op: "remove", URL: src.Loc.String(), Err: errors.New("is a prefix or directory: use --recursive or a wildcard")}
+		}
+		o := store.Object{Key: src.Loc.Key}
+		if e.opts.Filter != nil {
+			// Sizes and times need the object itself.
+			err := e.do(ctx, func(ctx context.Context) error {
+				var err error
+				o, _, err = src.Store.Head(ctx, src.Loc.Key)
+				return err
+			})
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				return nil
+			case err != nil:
+				return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
+			}
+			o.Key = src.Loc.Key
+		}
+		if !e.keep(o.Key[len(src.Loc.Base()):], o) {
+			return nil
+		}
+		return send(task(o))
+	}
+	loc, base := listing(src.Loc)
+	wild := loc.HasWildcard()
+	if err := e.do(ctx, func(context.Context) error { return nil }); err != nil {
+		return err // a cancelled run lists nothing
+	}
+	err := src.Store.List(ctx, loc.Prefix(), "", func(o store.Object) error {
+		if o.IsPrefix || wild && !loc.Match(o.Key) || !strings.HasPrefix(o.Key, base) {
+			return nil
+		}
+		if !e.keep(o.Key[len(base):], o) {
+			return nil
+		}
+		return send(task(o))
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
+	}
+	return nil
+}
+
+// sender returns the function planners send tasks with: it counts the task
+// as planned and waits for room in out.
+func (e *executor) sender(ctx context.Context, out chan<- Task) func(Task) error {
+	return func(t Task) error {
+		e.progress.planned.Add(1)
+		e.progress.plannedBytes.Add(t.Size)
+		select {
+		case out <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// deleteAll carries out the delete tasks (and skips) from in, until in is
+// closed, on st: in batches of up to store.MaxBatchDelete keys when st is a
+// store.BatchDeleter, one key a request otherwise. Each task ends in one
+// result; a fatal failure cancels the run.
+func (e *executor) deleteAll(ctx context.Context, cancel context.CancelCauseFunc, st store.Store, in <-chan Task) {
+	bd, batched := st.(store.BatchDeleter)
+	var g errgroup.Group
+	if batched {
+		g.SetLimit(deleteBatchesInFlight)
+	} else {
+		g.SetLimit(e.opts.Concurrency)
+	}
+	fail := func(err error) {
+		if isFatal(err) {
+			e.setFatal(err)
+			cancel(err)
+		}
+	}
+	var batch []Task
+	flush := func() {
+		b := batch
+		batch = nil
+		g.Go(func() error {
+			if err := e.deleteBatch(ctx, bd, b); err != nil {
+				fail(err)
+			}
+			return nil
+		})
+	}
+	for t := range in {
+		switch {
+		case ctx.Err() != nil:
+			continue // drain so the planner can finish; start nothing new
+		case t.Op == OpSkip:
+			e.finish(Result{Task: t, Status: StatusSkipped})
+			continue
+		case e.opts.DryRun:
+			e.finish(Result{Task: t, Status: StatusDryRun})
+			continue
+		case !batched:
+			g.Go(func() error {
+				start := time.Now()
+				err := e.do(ctx, func(ctx context.Context) error { return st.Delete(ctx, t.SrcKey) })
+				r := Result{Task: t, Status: StatusDone, Duration: time.Since(start)}
+				if err != nil {
+					r = e.failed(r, err, start)
+					fail(err)
+				}
+				e.finish(r)
+				return nil
+			})
+			continue
+		}
+		if batch == nil {
+			batch = make([]Task, 0, store.MaxBatchDelete)
+		}
+		batch = append(batch, t)
+		if len(batch) == store.MaxBatchDelete {
+			flush()
+		}
+	}
+	if len(batch) > 0 && ctx.Err() == nil {
+		flush()
+	}
+	_ = g.Wait()
+}
+
+// deleteBatch deletes the tasks' keys with one request and finishes each
+// task. It returns the error of a request that failed as a whole.
+func (e *executor) deleteBatch(ctx context.Context, bd store.BatchDeleter, batch []Task) error {
+	start := time.Now()
+	keys := make([]string, len(batch))
+	for i, t := range batch {
+		keys[i] = t.SrcKey
+	}
+	var failed []store.DeleteError
+	err := e.do(ctx, func(ctx context.Context) error {
+		var err error
+		failed, err = bd.DeleteKeys(ctx, keys)
+		return err
+	})
+	d := time.Since(start)
+	var byKey map[string]error
+	if len(failed) > 0 {
+		byKey = make(map[string]error, len(failed))
+		for _, f := range failed {
+			byKey[f.Key] = f.Err
+		}
+	}
+	for _, t := range batch {
+		r := Result{Task: t, Status: StatusDone, Duration: d}
+		switch kerr, ok := byKey[t.SrcKey]; {
+		case err != nil:
+			r = e.failed(r, err, start)
+		case ok:
+			r = e.failed(r, kerr, start)
+		}
+		e.finish(r)
+	}
+	return err
+}
+
+// spool holds a sync's deletes until its copies are done: in memory while
+// they are few, then in a temporary file, so that a sync deleting millions
+// of objects holds none of them. Records are length-prefixed binary:
+// key, ETag, size, modification time.
+type spool struct {
+	dir string // for the temporary file; "" means os.TempDir()
+	n   int64
+
+	mem bytes.Buffer
+	f   *os.File
+	w   *bufio.Writer
+	buf []byte
+}
+
+// spoolMemory is how much of a spool stays in memory before it moves to a
+// file: a sync deleting a few thousand objects writes nothing to disk.
+const spoolMemory = 1 << 20
+
+func (s *spool) add(o store.Object) error {
+	b := s.buf[:0]
+	b = binary.AppendUvarint(b, uint64(len(o.Key)))
+	b = append(b, o.Key...)
+	b = binary.AppendUvarint(b, uint64(len(o.ETag)))
+	b = append(b, o.ETag...)
+	b = binary.AppendVarint(b, o.Size)
+	var mt int64
+	if !o.ModTime.IsZero() {
+		mt = o.ModTime.UnixNano()
+	}
+	b = binary.AppendVarint(b, mt)
+	s.buf = b
+	s.n++
+	if s.w != nil {
+		_, err := s.w.Write(b)
+		return err
+	}
+	s.mem.Write(b)
+	if s.mem.Len() < spoolMemory {
+		return nil
+	}
+	f, err := os.CreateTemp(s.dir, "s3bulk-deletes-*")
+	if err != nil {
+		return fmt.Errorf("hold deletes: %w", err)
+	}
+	s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
+	_, err = s.w.Write(s.mem.Bytes())
+	s.mem = bytes.Buffer{}
+	return err
+}
+
+// each calls fn for every object added, in order. It may be called once.
+func (s *spool) each(fn func(store.Object) error) error {
+	var r *bufio.Reader
+	if s.f != nil {
+		if err := s.w.Flush(); err != nil {
+			return fmt.Errorf("hold deletes: %w", err)
+		}
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("hold deletes: %w", err)
+		}
+		r = bufio.NewReaderSize(s.f, 64<<10)
+	} else {
+		r = bufio.NewReader(&s.mem)
+	}
+	for range s.n {
+		o, err := readSpooled(r)
+		if err != nil {
+			return fmt.Errorf("read held deletes: %w", err)
+		}
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readSpooled(r *bufio.Reader) (store.Object, error) {
+	var o store.Object
+	str := func() (string, error) {
+		n, err := binary.ReadUvarint(r)
+		if err != nil {
+			return "", err
+		}
+		b := make([]byte, n)
+		_, err = io.ReadFull(r, b)
+		return string(b), err
+	}
+	var err error
+	if o.Key, err = str(); err != nil {
+		return o, err
+	}
+	if o.ETag, err = str(); err != nil {
+		return o, err
+	}
+	if o.Size, err = binary.ReadVarint(r); err != nil {
+		return o, err
+	}
+	mt, err := binary.ReadVarint(r)
+	if mt != 0 {
+		o.ModTime = time.Unix(0, mt)
+	}
+	return o, err
+}
+
+// close removes the temporary file, if any.
+func (s *spool) close() error {
+	if s.f == nil {
+		return nil
+	}
+	name := s.f.Name()
+	err := s.f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	s.f = nil
+	return err
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/localstore"
+)
+
+func TestSpoolGivesBackWhatWasAdded(t *testing.T) {
+	for _, n := range []int{0, 3, 30_000} {
+		t.Run(fmt.Sprintf("%d objects come back in order", n), func(t *testing.T) {
+			dir := t.TempDir()
+			sp := &spool{dir: dir}
+			var want []store.Object
+			for i := range n {
+				o := store.Object{Key: fmt.Sprintf("dir/with\nnewline-%06d", i), Size: int64(i) - 1, ETag: strings.Repeat("e", i%40)}
+				if i%2 == 0 {
+					o.ModTime = time.Unix(1_700_000_000+int64(i), int64(i))
+				}
+				want = append(want, o)
+				if err := sp.add(o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []store.Object
+			err := sp.each(func(o store.Object) error { got = append(got, o); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
+				t.Errorf("objects (-want +got):\n%s", diff)
+			}
+			spilled := sp.f != nil
+			if spilled != (n == 30_000) {
+				t.Errorf("spilled to a file = %v for %d objects", spilled, n)
+			}
+			if err := sp.close(); err != nil {
+				t.Fatal(err)
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+		})
+	}
+}
+
+func TestProtectionCoversSkippedNamesAndWhatIsBelow(t *testing.T) {
+	p := newProtection(func() []string { return []string{"base/dir", "base/f.txt", "elsewhere/x"} }, "base/")
+	for rel, want := range map[string]bool{
+		"dir": true, "dir/a": true, "dir/a/b": true, "f.txt": true,
+		"dir2": false, "dirx/a": false, "f.txt.bak": false, "x": false, "other/dir": false,
+	} {
+		if got := p.covers(rel); got != want {
+			t.Errorf("covers(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	if !newProtection(func() []string { return []string{"a"} }, "a/b/").covers("anything") {
+		t.Error("a skipped directory above the base does not protect everything")
+	}
+}
+
+func TestFileETagMatchesWhatS3WouldCompute(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte(strings.Repeat("0123456789abcdef", (11<<20)/16)) // 11 MiB
+	if err := os.WriteFile(filepath.Join(dir, "f"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := localstore.New(dir, localstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := Endpoint{Store: st, Loc: s3url.Location{Local: true}}
+	e := newExecutor(Job{Src: ep, Dst: ep}, Options{PartSize: 5 << 20})
+
+	sum := md5.Sum(body)
+	whole := hex.EncodeToString(sum[:])
+	var cat []byte
+	for off := 0; off < len(body); off += 5 << 20 {
+		s := md5.Sum(body[off:min(off+5<<20, len(body))])
+		cat = append(cat, s[:]...)
+	}
+	all := md5.Sum(cat)
+	multi := hex.EncodeToString(all[:]) + "-3"
+
+	tests := []struct {
+		name, like, want string
+	}{
+		{"against an MD5 ETag it is the file's MD5", `"0123456789abcdef0123456789abcdef"`, whole},
+		{"against a multipart ETag with the same number of parts it is the multipart ETag", "ffffffffffffffffffffffffffffffff-3", multi},
+		{"against a multipart ETag with another number of parts it is unknown", "ffffffffffffffffffffffffffffffff-2", ""},
+		{"against no ETag it is the MD5", "", whole},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := e.fileETag(t.Context(), st, "f", int64(len(body)), tt.like)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("ETag = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

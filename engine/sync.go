@@ -1,0 +1,392 @@
+package engine
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/s3bulk/s3bulk/engine/diff"
+	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// SyncOptions make a Job a sync: the source's prefix (or directory) is
+// compared with the destination's, key by key relative to each side's base,
+// and only what differs is copied.
+//
+// A sync's plan comes from diff.Run, which pairs the two listings in bounded
+// memory whatever their order: a key only the source has is copied, a key
+// both have is copied when diff.Decide says so, and a key only the
+// destination has is deleted when Delete is set. Deletes are held back (on
+// disk when many) and carried out only after every copy has ended, in
+// batches: a destination never loses an object before the objects that
+// replace it have arrived. They are not carried out at all when a copy
+// failed, and none is when there are more than MaxDelete.
+//
+// Objects a filter leaves out are neither copied nor deleted, on either
+// side; with a shard, each run copies and deletes the names of its shard.
+type SyncOptions struct {
+	// Mode is how a pair is compared: diff.SizeAndTime (the default),
+	// diff.SizeOnly or diff.Checksum. With Checksum, a local file of the
+	// same size as its object is read to compute the ETag S3 would give it
+	// (its MD5, or its multipart ETag when the part size s3bulk would use
+	// gives the object's number of parts); a pair that still has no
+	// comparable checksum is reported as a skip saying why.
+	Mode diff.Mode
+	// Delete removes destination objects that the source lacks.
+	Delete bool
+	// MaxDelete, when positive, is the most objects a sync may delete: with
+	// more to delete, it deletes none and fails with a *DeleteLimitError.
+	MaxDelete int64
+	// SourceSkipped, when set, returns the entries the source's listing left
+	// out (a local directory's unreadable entries, symlinks not followed,
+	// special files), as keys relative to the source store's root. It is
+	// called once, after the listings ended. A destination object with such
+	// a name, or below such a directory, is never deleted: its source may
+	// well exist. A skipped root protects every name.
+	SourceSkipped func() []string
+	// Memory and TempDir bound the listings' comparison: see diff.Options.
+	Memory  int64
+	TempDir string
+}
+
+// DeleteLimitError is a sync that would have deleted more objects than
+// SyncOptions.MaxDelete allows; it deleted none.
+type DeleteLimitError struct {
+	Count, Max int64
+}
+
+func (e *DeleteLimitError) Error() string {
+	return fmt.Sprintf("refusing to delete %d objects, more than the limit of %d: deleted none", e.Count, e.Max)
+}
+
+// runSync runs a sync: the copies on the executor's workers as they are
+// planned, then the deletes held back.
+func (e *executor) runSync(ctx context.Context) (Summary, error) {
+	// A sync is its own journal: rerunning it compares the listings again.
+	e.opts.Journal = nil
+	sp := &spool{dir: e.job.Sync.TempDir}
+	defer sp.close()
+	e.deletes = sp
+	sum, err := e.run(ctx)
+	if err != nil || sp.n == 0 {
+		return sum, err
+	}
+	start := time.Now().Add(-sum.Elapsed)
+	if err := e.deleteLimit(); err != nil {
+		e.progress.skipped.Add(sp.n)
+		sum.Skipped += sp.n
+		return sum, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	tasks := make(chan Task, 2*store.MaxBatchDelete)
+	var held error
+	go func() {
+		defer close(tasks)
+		send := func(t Task) error {
+			select {
+			case tasks <- t:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		held = sp.each(func(o store.Object) error {
+			t := e.syncDelete(o)
+			if sum.Failed > 0 {
+				// The destination may still miss what replaces these.
+				t.Op, t.Reason = OpSkip, fmt.Sprintf("not deleted: %d copies failed; sync again to finish", sum.Failed)
+			}
+			return send(t)
+		})
+		if held != nil {
+			cancel(held)
+		}
+	}()
+	e.deleteAll(ctx, cancel, e.job.Dst.Store, tasks)
+	if held != nil && !errors.Is(held, context.Canceled) {
+		e.setFatal(&FatalError{Op: "sync", URL: e.job.Dst.Loc.String(), Err: held})
+	}
+	return e.summarize(ctx, start)
+}
+
+// deleteLimit checks the number of deletes held against MaxDelete.
+func (e *executor) deleteLimit() error {
+	if max := e.job.Sync.MaxDelete; max > 0 && e.deletes.n > max {
+		return &DeleteLimitError{Count: e.deletes.n, Max: max}
+	}
+	return nil
+}
+
+// planSyncTo is Plan for a sync: the copies and skips as the listings are
+// compared, then the deletes.
+func (e *executor) planSyncTo(ctx context.Context, fn func(Task) error) error {
+	sp := &spool{dir: e.job.Sync.TempDir}
+	defer sp.close()
+	e.deletes = sp
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	tasks := make(chan Task, 1000)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(tasks)
+		errc <- e.plan(ctx, tasks)
+	}()
+	var fnErr error
+	for t := range tasks {
+		if fnErr == nil {
+			if fnErr = fn(t); fnErr != nil {
+				cancel()
+			}
+		}
+	}
+	if err := <-errc; err != nil && fnErr == nil {
+		return err
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	if err := e.deleteLimit(); err != nil {
+		return err
+	}
+	return sp.each(func(o store.Object) error { return fn(e.syncDelete(o)) })
+}
+
+// syncDelete is the task deleting destination object o (its key relative to
+// the destination's base).
+func (e *executor) syncDelete(o store.Object) Task {
+	_, base := listing(e.job.Dst.Loc)
+	key := base + o.Key
+	return Task{Op: OpDelete, Src: e.job.Dst.Store.URL(key), SrcKey: key, Size: o.Size, ETag: o.ETag, ModTime: o.ModTime, Reason: "only at the destination"}
+}
+
+// planSync compares the listings and sends the copies (and the skips worth
+// reporting) to out; deletes go to e.deletes.
+func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
+	so, src, dst := e.job.Sync, e.job.Src, e.job.Dst
+	if src.Loc.HasWildcard() {
+		return &FatalError{Op: "sync", URL: src.Loc.String(), Err: errors.New("a sync source is a prefix or directory, not a wildcard (use include and exclude filters)")}
+	}
+	srcLoc, srcBase := listing(src.Loc)
+	dstLoc, dstBase := listing(dst.Loc)
+	send := e.sender(ctx, out)
+	copyTask := func(o store.Object, why string) Task {
+		rel := o.Key
+		o.Key = srcBase + rel
+		if dst.Loc.Local && strings.HasSuffix(rel, "/") {
+			// A "directory marker" object has no file to become.
+			return Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "directory marker"}
+		}
+		t := e.task(o, dstBase+rel)
+		t.Reason = why
+		return t
+	}
+	h := diff.Handler{
+		OnlySource: func(s store.Object) error {
+			if !e.keep(s.Key, s) {
+				return nil
+			}
+			return send(copyTask(s, "missing at the destination"))
+		},
+		Both: func(s, d store.Object) error {
+			if !e.keep(s.Key, s) {
+				return nil
+			}
+			if so.Mode == diff.Checksum {
+				if err := e.localChecksums(ctx, srcBase, dstBase, &s, &d); err != nil {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return send(Task{Op: OpSkip, Src: src.Store.URL(srcBase + s.Key), SrcKey: srcBase + s.Key, Size: s.Size,
+						Reason: "cannot compare checksums: " + err.Error()})
+				}
+			}
+			copy, why := diff.Decide(&s, &d, so.Mode)
+			switch {
+			case copy:
+				return send(copyTask(s, why))
+			case strings.HasPrefix(why, "cannot compare"):
+				return send(Task{Op: OpSkip, Src: src.Store.URL(srcBase + s.Key), SrcKey: srcBase + s.Key, Size: s.Size, Reason: why})
+			}
+			// Unchanged: counted, not reported one by one, so that a sync
+			// of an unchanged tree prints nothing but its summary.
+			e.progress.skipped.Add(1)
+			e.mu.Lock()
+			e.summary.Skipped++
+			e.mu.Unlock()
+			return nil
+		},
+	}
+	if so.Delete {
+		var prot *protection
+		h.OnlyDest = func(d store.Object) error {
+			if !e.keep(d.Key, d) {
+				return nil
+			}
+			if prot == nil {
+				// The listings have ended: what the source skipped is known.
+				prot = newProtection(so.SourceSkipped, srcBase)
+			}
+			if prot.covers(d.Key) {
+				t := e.syncDelete(d)
+				t.Op, t.Reason = OpSkip, "not deleted: the source listing skipped this name (unreadable, a symlink or a special file)"
+				return send(t)
+			}
+			e.progress.planned.Add(1)
+			e.progress.plannedBytes.Add(d.Size)
+			return e.deletes.add(d)
+		}
+	}
+	listSrc := diff.Relative(src.Store, srcLoc.Prefix(), srcBase)
+	listDst := diff.Relative(dst.Store, dstLoc.Prefix(), dstBase)
+	if dst.Loc.Local {
+		// A directory not made yet (a dry run makes none) is empty.
+		l := listDst
+		listDst = func(ctx context.Context, fn func(store.Object) error) error {
+			if err := l(ctx, fn); err != nil && !errors.Is(err, store.ErrBucketNotFound) {
+				return err
+			}
+			return nil
+		}
+	}
+	if err := e.do(ctx, func(context.Context) error { return nil }); err != nil {
+		return err // a cancelled run lists nothing
+	}
+	_, err := diff.Run(ctx, listSrc, listDst, h, diff.Options{Memory: so.Memory, TempDir: so.TempDir})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &FatalError{Op: "sync", URL: src.Loc.String() + " to " + dst.Loc.String(), Err: err}
+	}
+	return nil
+}
+
+// protection answers whether a destination name may be deleted, given the
+// names the source's listing skipped.
+type protection struct {
+	all   bool
+	names map[string]bool // relative to the source's base
+}
+
+func newProtection(skipped func() []string, base string) *protection {
+	p := &protection{}
+	if skipped == nil {
+		return p
+	}
+	for _, k := range skipped() {
+		k = strings.TrimSuffix(filepath.ToSlash(k), "/")
+		switch {
+		case k == "" || k == "." || strings.HasPrefix(base, k+"/"):
+			// The root, or a directory above the base: nothing is known.
+			p.all = true
+		case strings.HasPrefix(k, base):
+			if p.names == nil {
+				p.names = map[string]bool{}
+			}
+			p.names[k[len(base):]] = true
+		}
+	}
+	return p
+}
+
+// covers reports whether rel, or a directory above it, was skipped.
+func (p *protection) covers(rel string) bool {
+	if p.all {
+		return true
+	}
+	if len(p.names) == 0 {
+		return false
+	}
+	for i := len(rel); i > 0; i = strings.LastIndexByte(rel[:i], '/') {
+		if p.names[rel[:i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// localChecksums gives the local side(s) of a pair of the same size the
+// ETag S3 would have for them, so that Decide can compare a file with an
+// object, or two files. It leaves ETags it cannot make empty; Decide then
+// says why it cannot compare.
+func (e *executor) localChecksums(ctx context.Context, srcBase, dstBase string, s, d *store.Object) error {
+	if s.Size != d.Size {
+		return nil
+	}
+	src, dst := e.job.Src, e.job.Dst
+	var err error
+	switch {
+	case src.Loc.Local && dst.Loc.Local:
+		if s.ETag, err = e.fileETag(ctx, src.Store, srcBase+s.Key, s.Size, ""); err != nil {
+			return err
+		}
+		d.ETag, err = e.fileETag(ctx, dst.Store, dstBase+d.Key, d.Size, "")
+	case src.Loc.Local && s.ETag == "" && d.ETag != "":
+		s.ETag, err = e.fileETag(ctx, src.Store, srcBase+s.Key, s.Size, d.ETag)
+	case dst.Loc.Local && d.ETag == "" && s.ETag != "":
+		d.ETag, err = e.fileETag(ctx, dst.Store, dstBase+d.Key, d.Size, s.ETag)
+	}
+	return err
+}
+
+// fileETag computes the ETag of a local file in the form of like: a
+// multipart ETag ("hex-N") when like is one and the part size this run
+// would upload the file with gives N parts, else the file's MD5. It returns
+// "" when like is multipart with another number of parts: the part size
+// that made it is unknown.
+func (e *executor) fileETag(ctx context.Context, st store.Store, key string, size int64, like string) (string, error) {
+	like = strings.ToLower(strings.Trim(like, `"`))
+	var layout parts.Layout
+	multipart := false
+	if _, n, ok := strings.Cut(like, "-"); ok {
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			return "", nil
+		}
+		ps := e.opts.PartSize
+		if ps == 0 {
+			ps = parts.Auto(size, parts.Upload)
+		}
+		if layout, err = parts.NewLayout(size, ps); err != nil || int(layout.Count) != count {
+			return "", nil
+		}
+		multipart = true
+	}
+	var r io.ReadCloser
+	err := e.do(ctx, func(ctx context.Context) error {
+		var err error
+		r, err = st.Get(ctx, key, 0, -1, "")
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", st.URL(key), err)
+	}
+	defer r.Close()
+	if !multipart {
+		h := md5.New()
+		if _, err := io.Copy(h, r); err != nil {
+			return "", fmt.Errorf("read %s: %w", st.URL(key), err)
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	// A multipart ETag is the MD5 of the parts' MD5s, then "-" and the
+	// number of parts.
+	all := md5.New()
+	for p := range layout.All() {
+		h := md5.New()
+		if _, err := io.CopyN(h, r, p.Size); err != nil {
+			return "", fmt.Errorf("read %s: %w", st.URL(key), err)
+		}
+		all.Write(h.Sum(nil))
+	}
+	return hex.EncodeToString(all.Sum(nil)) + "-" + strconv.Itoa(int(layout.Count)), nil
+}

@@ -1,0 +1,363 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/engine/diff"
+	"github.com/s3bulk/s3bulk/engine/shard"
+	"github.com/s3bulk/s3bulk/internal/filter"
+)
+
+// These tests sync between two local directories; the S3 directions run
+// against a real S3 server in the CLI's tests.
+
+func syncJob(t *testing.T, srcDir, dstDir string, so engine.SyncOptions) engine.Job {
+	t.Helper()
+	return engine.Job{Src: endpoint(t, srcDir, ""), Dst: endpoint(t, dstDir, ""), Sync: &so}
+}
+
+// ops lists the results as "op key status" lines, sorted.
+func (c *collector) ops() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, r := range c.results {
+		key := r.Task.DstKey
+		if r.Task.Op == engine.OpDelete || key == "" {
+			key = r.Task.SrcKey
+		}
+		out = append(out, fmt.Sprintf("%s %s %s", r.Task.Op, key, r.Status))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestSyncBetweenDirectories(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	writeTree(t, srcDir, map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc"})
+	run := func(t *testing.T, so engine.SyncOptions) (engine.Summary, []string) {
+		t.Helper()
+		var c collector
+		sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, so), engine.Options{Concurrency: 4, Observer: c.observe})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum, c.ops()
+	}
+
+	t.Run("a first sync copies every file", func(t *testing.T) {
+		sum, ops := run(t, engine.SyncOptions{})
+		want := []string{"stream a.txt done", "stream dir/b.txt done", "stream dir/sub/c.txt done"}
+		if diff := cmp.Diff(want, ops); diff != "" {
+			t.Errorf("results (-want +got):\n%s", diff)
+		}
+		if sum.Objects != 3 {
+			t.Errorf("summary = %+v, want 3 objects", sum)
+		}
+		if diff := cmp.Diff(readTree(t, srcDir), readTree(t, dstDir)); diff != "" {
+			t.Errorf("destination (-source +destination):\n%s", diff)
+		}
+	})
+	t.Run("a second sync of an unchanged tree copies nothing and reports nothing", func(t *testing.T) {
+		sum, ops := run(t, engine.SyncOptions{Delete: true})
+		if len(ops) != 0 || sum.Objects != 0 || sum.Skipped != 3 {
+			t.Errorf("summary = %+v, results %v; want no results, 3 unchanged", sum, ops)
+		}
+	})
+	t.Run("a changed file is copied again", func(t *testing.T) {
+		writeTree(t, srcDir, map[string]string{"dir/b.txt": "changed"})
+		_, ops := run(t, engine.SyncOptions{})
+		if diff := cmp.Diff([]string{"stream dir/b.txt done"}, ops); diff != "" {
+			t.Errorf("results (-want +got):\n%s", diff)
+		}
+		if got := readTree(t, dstDir)["dir/b.txt"]; got != "changed" {
+			t.Errorf("dir/b.txt = %q, want changed", got)
+		}
+	})
+	t.Run("without delete a name only at the destination stays", func(t *testing.T) {
+		writeTree(t, dstDir, map[string]string{"extra.txt": "x"})
+		_, ops := run(t, engine.SyncOptions{})
+		if len(ops) != 0 {
+			t.Errorf("results = %v, want none", ops)
+		}
+		if _, ok := readTree(t, dstDir)["extra.txt"]; !ok {
+			t.Error("extra.txt was deleted without Delete")
+		}
+	})
+	t.Run("with delete a name only at the destination is removed", func(t *testing.T) {
+		_, ops := run(t, engine.SyncOptions{Delete: true})
+		if diff := cmp.Diff([]string{"delete extra.txt done"}, ops); diff != "" {
+			t.Errorf("results (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(readTree(t, srcDir), readTree(t, dstDir)); diff != "" {
+			t.Errorf("destination (-source +destination):\n%s", diff)
+		}
+	})
+}
+
+func TestSyncIntoADirectoryNotMadeYetCopiesEverything(t *testing.T) {
+	srcDir := t.TempDir()
+	dstDir := filepath.Join(t.TempDir(), "not", "yet")
+	writeTree(t, srcDir, map[string]string{"a": "1", "b/c": "2"})
+	var c collector
+	sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{DryRun: true, Observer: c.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"stream a dry-run", "stream b/c dry-run"}, c.ops()); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if sum.Objects != 2 {
+		t.Errorf("summary = %+v, want 2 objects", sum)
+	}
+	if _, err := os.Stat(dstDir); !os.IsNotExist(err) {
+		t.Errorf("a dry run made the destination (stat: %v)", err)
+	}
+}
+
+func TestSyncDeletesOnlyAfterEveryCopy(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("new/%02d", i)] = "n"
+		writeTree(t, dstDir, map[string]string{fmt.Sprintf("old/%02d", i): "o"})
+	}
+	writeTree(t, srcDir, files)
+	var c collector
+	_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Concurrency: 8, Observer: c.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastCopy, firstDelete := -1, len(c.results)
+	for i, r := range c.results {
+		if r.Task.Op == engine.OpDelete {
+			firstDelete = min(firstDelete, i)
+		} else {
+			lastCopy = i
+		}
+	}
+	if lastCopy > firstDelete {
+		t.Errorf("result %d is a copy, after the first delete (result %d)", lastCopy, firstDelete)
+	}
+	if diff := cmp.Diff(files, readTree(t, dstDir)); diff != "" {
+		t.Errorf("destination (-want +got):\n%s", diff)
+	}
+}
+
+func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	writeTree(t, srcDir, map[string]string{"keep": "k", "new": "n"})
+	writeTree(t, dstDir, map[string]string{"keep": "k", "x1": "1", "x2": "2", "x3": "3"})
+	before := readTree(t, dstDir)
+	var c collector
+	_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{Observer: c.observe})
+	var le *engine.DeleteLimitError
+	if !errors.As(err, &le) || le.Count != 3 || le.Max != 2 {
+		t.Fatalf("err = %v, want a DeleteLimitError of 3 over 2", err)
+	}
+	before["new"] = "n"
+	if diff := cmp.Diff(before, readTree(t, dstDir)); diff != "" {
+		t.Errorf("destination (-want +got): the copy is done, no delete:\n%s", diff)
+	}
+
+	t.Run("and a plan says so too", func(t *testing.T) {
+		err := engine.Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{}, func(engine.Task) error { return nil })
+		if !errors.As(err, &le) {
+			t.Errorf("err = %v, want a DeleteLimitError", err)
+		}
+	})
+	t.Run("a limit as high as the deletes lets them through", func(t *testing.T) {
+		_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 3}), engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(map[string]string{"keep": "k", "new": "n"}, readTree(t, dstDir)); diff != "" {
+			t.Errorf("destination (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestSyncDeletesNothingWhenACopyFailed(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	// The file "x" cannot replace the destination's directory "x/".
+	writeTree(t, srcDir, map[string]string{"x": "file", "ok": "ok"})
+	writeTree(t, dstDir, map[string]string{"x/inner": "i", "stale": "s"})
+	var c collector
+	sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Observer: c.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"skip stale skipped", "skip x/inner skipped", "stream ok done", "stream x failed"}
+	if diff := cmp.Diff(want, c.ops()); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if sum.Failed != 1 {
+		t.Errorf("summary = %+v, want 1 failed", sum)
+	}
+	if got := readTree(t, dstDir); got["stale"] != "s" || got["x/inner"] != "i" {
+		t.Errorf("destination %v: an object was deleted after a failed copy", got)
+	}
+}
+
+func TestSyncFiltersApplyToBothSides(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	writeTree(t, srcDir, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/big.txt": strings.Repeat("x", 100)})
+	writeTree(t, dstDir, map[string]string{"old.tmp": "o", "old.txt": "o", "huge.txt": strings.Repeat("y", 200)})
+	max := int64(50)
+	f, err := filter.New(filter.Options{Exclude: []string{"*.tmp"}, MaxSize: &max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c collector
+	_, err = engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Filter: f.Keep, Observer: c.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Excluded and too big: neither copied from the source nor deleted at
+	// the destination.
+	want := []string{"delete old.txt done", "stream a.txt done"}
+	if diff := cmp.Diff(want, c.ops()); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+func TestSyncShardsTogetherCoverEveryNameOnce(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	src, dst := map[string]string{}, map[string]string{}
+	for i := range 60 {
+		src[fmt.Sprintf("d%d/f%02d", i%3, i)] = "new"
+		if i%4 == 0 {
+			dst[fmt.Sprintf("d%d/f%02d", i%3, i)] = "old-and-longer"
+		}
+		if i%5 == 0 {
+			dst[fmt.Sprintf("gone/%02d", i)] = "g"
+		}
+	}
+	writeTree(t, srcDir, src)
+	writeTree(t, dstDir, dst)
+	var all []string
+	job := syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true})
+	err := engine.Plan(context.Background(), job, engine.Options{}, func(t engine.Task) error {
+		all = append(all, string(t.Op)+" "+t.Src)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3
+	var union []string
+	for i := range n {
+		opts := engine.Options{Shard: shard.Shard{Index: i, Count: n}}
+		err := engine.Plan(context.Background(), job, opts, func(t engine.Task) error {
+			union = append(union, string(t.Op)+" "+t.Src)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(all)
+	sort.Strings(union)
+	if len(all) != 60+12 {
+		t.Fatalf("the whole plan has %d tasks, want 72", len(all))
+	}
+	if diff := cmp.Diff(all, union); diff != "" {
+		t.Errorf("shards' plans together (-whole +shards):\n%s", diff)
+	}
+}
+
+func TestSyncNeverDeletesWhatTheSourceListingSkipped(t *testing.T) {
+	tests := []struct {
+		name    string
+		skipped []string
+		want    []string
+	}{
+		{"a skipped directory protects every name below it", []string{"dir"}, []string{"delete other done", "skip dir/a skipped", "skip dir/b/c skipped"}},
+		{"a skipped file protects its own name only", []string{"dir/a"}, []string{"delete dir/b/c done", "delete other done", "skip dir/a skipped"}},
+		{"a skipped root protects everything", []string{"."}, []string{"skip dir/a skipped", "skip dir/b/c skipped", "skip other skipped"}},
+		{"nothing skipped deletes everything", nil, []string{"delete dir/a done", "delete dir/b/c done", "delete other done"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srcDir, dstDir := t.TempDir(), t.TempDir()
+			writeTree(t, dstDir, map[string]string{"dir/a": "a", "dir/b/c": "c", "other": "o"})
+			var c collector
+			calls := 0
+			so := engine.SyncOptions{Delete: true, SourceSkipped: func() []string { calls++; return tt.skipped }}
+			_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, so), engine.Options{Observer: c.observe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.ops()); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
+			}
+			if calls != 1 {
+				t.Errorf("SourceSkipped called %d times, want once", calls)
+			}
+		})
+	}
+}
+
+func TestSyncChecksumComparesContents(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	writeTree(t, srcDir, map[string]string{"same": "abc", "differs": "abc"})
+	writeTree(t, dstDir, map[string]string{"same": "abc", "differs": "xyz"})
+	// The destination is newer: comparing sizes and times copies nothing.
+	later := time.Now().Add(time.Hour)
+	for _, k := range []string{"same", "differs"} {
+		if err := os.Chtimes(filepath.Join(dstDir, k), later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		mode diff.Mode
+		want []string
+	}{
+		{"by size and time nothing is copied", diff.SizeAndTime, nil},
+		{"by checksum the file whose contents differ is copied", diff.Checksum, []string{"stream differs dry-run"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var c collector
+			_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Mode: tt.mode}), engine.Options{DryRun: true, Observer: c.observe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.ops()); diff != "" {
+				t.Errorf("results (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSyncPlanListsCopiesThenDeletes(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	writeTree(t, srcDir, map[string]string{"b": "1", "c": "2"})
+	writeTree(t, dstDir, map[string]string{"a": "old", "c": "2"})
+	var got []string
+	err := engine.Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly}), engine.Options{}, func(t engine.Task) error {
+		got = append(got, fmt.Sprintf("%s %s %s", t.Op, t.SrcKey, t.Reason))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"stream b missing at the destination", "delete a only at the destination"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"a": "old", "c": "2"}, readTree(t, dstDir)); diff != "" {
+		t.Errorf("planning changed the destination (-want +got):\n%s", diff)
+	}
+}
