@@ -528,3 +528,23 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 		})
 	}
 }
+
+// TestDebugLogsAndResultsShareStderrWithoutARace runs a copy whose objects
+// all fail while every request is logged, into the plain buffers a library
+// caller of Run would pass: error lines and log lines go to stderr from many
+// goroutines, and must not race on it.
+func TestDebugLogsAndResultsShareStderrWithoutARace(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	const n = 50
+	seedObjects(t, srv, src, "", n, 16)
+	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	proxy := startFaultProxy(t, srv, faultproxy.Config{InternalErrorRate: 1, Match: isCopyObject})
+	_, stderr, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "--log-level", "debug", "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
+	if code != ExitPartial {
+		t.Errorf("exit %d, want %d:\n%s", code, ExitPartial, tail(stderr, 10))
+	}
+	if e, d := strings.Count(stderr, "ERROR copy "), strings.Count(stderr, "level=DEBUG"); e != n || d < n {
+		t.Errorf("%d error lines and %d debug lines for %d failed copies", e, d, n)
+	}
+}
