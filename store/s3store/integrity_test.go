@@ -54,13 +54,21 @@ func isObjectGet(r *http.Request) bool {
 	return r.Method == http.MethodGet && opOf(r) == "GetObject"
 }
 
+// readAll reads like localstore does: exactly the size it expects, with
+// io.CopyN, which drops the error of a read that completes its count.
 func readAll(t *testing.T, s *Store, key string, off, length int64) ([]byte, error) {
 	rc, err := s.Get(t.Context(), key, off, length, "")
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(rc)
+	if length < 0 {
+		o, _ := mustHead(t, s, key)
+		length = o.Size - off
+	}
+	var b bytes.Buffer
+	_, err = io.CopyN(&b, rc, length)
+	return b.Bytes(), err
 }
 
 func TestMultipartUploadWithAFullObjectChecksum(t *testing.T) {

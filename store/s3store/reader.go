@@ -34,9 +34,10 @@ type resumingReader struct {
 	// response holds the whole object, check hashes every byte delivered,
 	// resumed requests included, and the read that delivers the last byte
 	// fails if the digest differs (see checksum.go).
-	verify  bool
-	check   *verifier
-	checked bool
+	verify   bool
+	check    *verifier
+	checked  bool
+	checkErr error
 
 	body     io.ReadCloser
 	failures int // consecutive breaks without a byte delivered in between
@@ -98,13 +99,17 @@ func expectedOf(out *s3.GetObjectOutput) (expected, bool) {
 	return etagMD5(aws.ToString(out.ETag), out.ServerSideEncryption, out.SSECustomerAlgorithm)
 }
 
-// finish checks the digest once every byte was delivered.
+// finish checks the digest once every byte was read, and keeps failing
+// afterwards.
 func (r *resumingReader) finish() error {
-	if r.check == nil || r.checked {
+	if r.check == nil {
 		return nil
 	}
-	r.checked = true
-	return r.check.check("get", r.s.URL(r.key))
+	if !r.checked {
+		r.checked = true
+		r.checkErr = r.check.check("get", r.s.URL(r.key))
+	}
+	return r.checkErr
 }
 
 func (r *resumingReader) Read(p []byte) (int, error) {
@@ -137,11 +142,12 @@ func (r *resumingReader) Read(p []byte) (int, error) {
 			}
 		}
 		if r.end >= 0 && r.off >= r.end {
-			// The last byte is here: a mismatch fails this read, which
-			// the caller cannot miss (a final read for io.EOF may never
-			// come, or its error be ignored).
+			// The last bytes are here. On a mismatch they are withheld:
+			// a caller that stops after the size it expects never reads
+			// again for io.EOF, and io.CopyN drops the error of a read
+			// that completed its count.
 			if cerr := r.finish(); cerr != nil {
-				return n, cerr
+				return 0, cerr
 			}
 		}
 		if err == nil {

@@ -1,0 +1,449 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+// The tests in this file move big objects in parts, with the threshold and
+// the part size lowered to S3's minimum so that every boundary (exactly the
+// threshold, a last part of one byte, exact multiples) costs megabytes, not
+// gigabytes. The code path is the one a 5 GiB object takes.
+
+const mib = 1 << 20
+
+// partFlags make everything from 5 MiB up move in 5 MiB parts.
+var partFlags = []string{"--multipart-threshold", "5MiB", "--part-size", "5MiB"}
+
+// stamped is n bytes in which every 16-byte line names its own offset, so
+// that a part written at the wrong place, twice, or not at all shows.
+func stamped(n int64) []byte {
+	var b bytes.Buffer
+	b.Grow(int(n) + 16)
+	for off := int64(0); off < n; off += 16 {
+		fmt.Fprintf(&b, "%015x\n", off)
+	}
+	return b.Bytes()[:n]
+}
+
+// wantETag is the ETag S3 gives body uploaded in parts of partSize (0: in
+// one request): the MD5 of the body, or the MD5 of the parts' MD5s
+// followed by "-" and the number of parts.
+func wantETag(body []byte, partSize int64) string {
+	if partSize == 0 {
+		sum := md5.Sum(body)
+		return hex.EncodeToString(sum[:])
+	}
+	var sums []byte
+	n := 0
+	for off := int64(0); off < int64(len(body)) || n == 0; off += partSize {
+		sum := md5.Sum(body[off:min(off+partSize, int64(len(body)))])
+		sums = append(sums, sum[:]...)
+		n++
+	}
+	sum := md5.Sum(sums)
+	return fmt.Sprintf("%s-%d", hex.EncodeToString(sum[:]), n)
+}
+
+// objectState is what a test checks of an object: its body, exactly, and
+// its ETag.
+func objectState(t *testing.T, srv *s3test.Server, bucket, key string) (body []byte, etag string) {
+	t.Helper()
+	out, err := srv.Client(t).GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("get s3://%s/%s: %v", bucket, key, err)
+	}
+	defer out.Body.Close()
+	body, err = io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatalf("read s3://%s/%s: %v", bucket, key, err)
+	}
+	return body, strings.Trim(aws.ToString(out.ETag), `"`)
+}
+
+// cpJSON runs cp with --json and returns its one result record and the
+// summary.
+func cpJSON(t *testing.T, srv *s3test.Server, args ...string) (map[string]any, cliSummary) {
+	t.Helper()
+	out, errOut, code := runCLI(t, srv, append([]string{"--json", "cp"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("cp %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, tail(errOut, 20))
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(out), &rec); err != nil {
+		t.Fatalf("cp %s: stdout is not one JSON record: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return rec, parseSummary(t, errOut)
+}
+
+func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	local := t.TempDir()
+	sizes := []struct {
+		name  string
+		size  int64
+		parts int // 0: one request
+	}{
+		{"an empty object moves in one request", 0, 0},
+		{"one byte under the threshold moves in one request", 5*mib - 1, 0},
+		{"exactly the threshold moves as one part", 5 * mib, 1},
+		{"the threshold and one byte moves as a part and a part of one byte", 5*mib + 1, 2},
+		{"an exact multiple of the part size has no short part", 10 * mib, 2},
+		{"three parts and a last part of one byte", 15*mib + 1, 4},
+	}
+	for i, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			body := stamped(sz.size)
+			key := fmt.Sprintf("size-%d.bin", sz.size)
+			file := filepath.Join(local, key)
+			if err := os.WriteFile(file, body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			partSize := int64(0)
+			if sz.parts > 0 {
+				partSize = 5 * mib
+			}
+			// Each direction names the request that moves a part and the
+			// one that moves a whole object.
+			check := func(t *testing.T, rec map[string]any, sum cliSummary, partOp, wholeOp string) {
+				t.Helper()
+				gotParts, _ := rec["parts"].(float64)
+				wantRequests := map[string]int64{partOp: int64(sz.parts)}
+				if sz.parts == 0 {
+					wantRequests = map[string]int64{partOp: 0, wholeOp: 1}
+				}
+				gotRequests := map[string]int64{partOp: sum.Requests[partOp]}
+				if sz.parts == 0 {
+					gotRequests[wholeOp] = sum.Requests[wholeOp]
+				}
+				if int(gotParts) != sz.parts {
+					t.Errorf("moved in %v parts, want %d", gotParts, sz.parts)
+				}
+				if diff := cmp.Diff(wantRequests, gotRequests); diff != "" {
+					t.Errorf("requests (-want +got):\n%s", diff)
+				}
+			}
+			t.Run("upload", func(t *testing.T) {
+				rec, sum := cpJSON(t, srv, append(partFlags, file, "s3://"+bucket+"/up/"+key)...)
+				check(t, rec, sum, "UploadPart", "PutObject")
+				got, etag := objectState(t, srv, bucket, "up/"+key)
+				if !bytes.Equal(got, body) {
+					t.Errorf("the uploaded object differs from the file (%d bytes, want %d)", len(got), len(body))
+				}
+				if want := wantETag(body, partSize); etag != want {
+					t.Errorf("ETag %s, want %s", etag, want)
+				}
+			})
+			t.Run("server-side copy", func(t *testing.T) {
+				rec, sum := cpJSON(t, srv, append(partFlags, "s3://"+bucket+"/up/"+key, "s3://"+bucket+"/copy/"+key)...)
+				check(t, rec, sum, "UploadPartCopy", "CopyObject")
+				got, etag := objectState(t, srv, bucket, "copy/"+key)
+				if !bytes.Equal(got, body) {
+					t.Errorf("the copy differs from the source (%d bytes, want %d)", len(got), len(body))
+				}
+				if want := wantETag(body, partSize); etag != want {
+					t.Errorf("ETag %s, want %s", etag, want)
+				}
+			})
+			t.Run("download", func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
+				rec, sum := cpJSON(t, srv, append(partFlags, "s3://"+bucket+"/copy/"+key, dir+"/")...)
+				// Each part is one ranged GET.
+				check(t, rec, sum, "GetObject", "GetObject")
+				got, err := os.ReadFile(filepath.Join(dir, key))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, body) {
+					t.Errorf("the downloaded file differs from the object (%d bytes, want %d)", len(got), len(body))
+				}
+				if diff := cmp.Diff(map[string]string{key: string(body)}, readFiles(t, dir)); diff != "" && len(diff) < 1000 {
+					t.Errorf("files in the destination (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+func TestMultipartCopyLooksExactlyLikeASmallCopy(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(12*mib + 3)
+	_, err := srv.Client(t).PutObject(t.Context(), &s3.PutObjectInput{
+		Bucket:             aws.String(bucket),
+		Key:                aws.String("src/report.bin"),
+		Body:               bytes.NewReader(body),
+		ContentType:        aws.String("application/x-report"),
+		CacheControl:       aws.String("max-age=3600, private"),
+		ContentDisposition: aws.String(`attachment; filename="report 3.bin"`),
+		ContentEncoding:    aws.String("identity"),
+		ContentLanguage:    aws.String("en-GB"),
+		Metadata:           map[string]string{"origin": "report-3", "checked-by": "s3bulk tests"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without flags, 12 MiB is below the copy threshold: one CopyObject,
+	// which keeps the metadata server-side. With the lowered threshold the
+	// same object goes through UploadPartCopy, as every object above
+	// 5 GiB must, and the metadata has to be carried over by s3bulk.
+	_, small := cpJSON(t, srv, "s3://"+bucket+"/src/report.bin", "s3://"+bucket+"/small/report.bin")
+	rec, big := cpJSON(t, srv, append(partFlags, "s3://"+bucket+"/src/report.bin", "s3://"+bucket+"/big/report.bin")...)
+	if small.Requests["CopyObject"] != 1 || small.Requests["UploadPartCopy"] != 0 {
+		t.Errorf("the small copy's requests: %v; want one CopyObject", small.Requests)
+	}
+	if big.Requests["UploadPartCopy"] != 3 || big.Requests["CopyObject"] != 0 || rec["parts"] != float64(3) {
+		t.Errorf("the multipart copy: %v parts, requests %v; want 3 UploadPartCopy and no CopyObject", rec["parts"], big.Requests)
+	}
+
+	head := func(key string) *s3.HeadObjectOutput {
+		out, err := srv.Client(t).HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("head %s: %v", key, err)
+		}
+		return out
+	}
+	type attrs struct {
+		ContentType, CacheControl, ContentDisposition, ContentEncoding, ContentLanguage string
+		Metadata                                                                        map[string]string
+		Size                                                                            int64
+	}
+	attrsOf := func(o *s3.HeadObjectOutput) attrs {
+		return attrs{aws.ToString(o.ContentType), aws.ToString(o.CacheControl), aws.ToString(o.ContentDisposition),
+			aws.ToString(o.ContentEncoding), aws.ToString(o.ContentLanguage), o.Metadata, aws.ToInt64(o.ContentLength)}
+	}
+	src := attrsOf(head("src/report.bin"))
+	if src.ContentType != "application/x-report" || src.Metadata["origin"] != "report-3" {
+		t.Fatalf("the source did not keep its own metadata: %+v", src)
+	}
+	for _, key := range []string{"small/report.bin", "big/report.bin"} {
+		if diff := cmp.Diff(src, attrsOf(head(key))); diff != "" {
+			t.Errorf("%s: attributes differ from the source's (-source +copy):\n%s", key, diff)
+		}
+	}
+	got, etag := objectState(t, srv, bucket, "big/report.bin")
+	if !bytes.Equal(got, body) {
+		t.Error("the multipart copy differs from its source")
+	}
+	if want := wantETag(body, 5*mib); etag != want {
+		t.Errorf("ETag of the multipart copy %s, want %s", etag, want)
+	}
+}
+
+// isPartAfterTheFirst selects UploadPart (or, with copy, UploadPartCopy)
+// requests for every part but part 1.
+func isPartAfterTheFirst(copy bool) func(*http.Request) bool {
+	return func(r *http.Request) bool {
+		q := r.URL.Query()
+		return r.Method == http.MethodPut && q.Has("uploadId") && q.Get("partNumber") != "1" &&
+			(r.Header.Get("X-Amz-Copy-Source") != "") == copy
+	}
+}
+
+// isRangedGetAfterTheFirst selects the ranged GETs of every part but the
+// first.
+func isRangedGetAfterTheFirst(r *http.Request) bool {
+	rg := r.Header.Get("Range")
+	return r.Method == http.MethodGet && rg != "" && !strings.HasPrefix(rg, "bytes=0-")
+}
+
+func TestAFailedPartLeavesNothingBehind(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(15*mib + 1)
+	file := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s3test.PutObject(t, srv.Client(t), bucket, "src/big.bin", body)
+	// Two attempts, so that giving up takes milliseconds.
+	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	tests := []struct {
+		name  string
+		match func(*http.Request) bool
+		src   string
+		dst   func(t *testing.T) string
+	}{
+		{"an upload whose parts after the first get 500s", isPartAfterTheFirst(false), file,
+			func(*testing.T) string { return "s3://" + bucket + "/up/big.bin" }},
+		{"a copy whose part copies after the first get 500s", isPartAfterTheFirst(true), "s3://" + bucket + "/src/big.bin",
+			func(*testing.T) string { return "s3://" + bucket + "/copy/big.bin" }},
+		{"a download whose ranged reads after the first get 500s", isRangedGetAfterTheFirst, "s3://" + bucket + "/src/big.bin",
+			func(t *testing.T) string { return t.TempDir() + "/" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			proxy := startFaultProxy(t, srv, faultproxy.Config{Seed: 21, InternalErrorRate: 1, Match: tt.match})
+			dst := tt.dst(t)
+			args := append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...)
+			_, errOut, code := runCLI(t, srv, append(args, tt.src, dst)...)
+			if code != ExitPartial {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+			}
+			if !strings.Contains(errOut, "InternalError") {
+				t.Errorf("stderr does not say why:\n%s", tail(errOut, 10))
+			}
+			if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
+				t.Errorf("unfinished multipart uploads left: %v", up)
+			}
+			if strings.HasPrefix(dst, "s3://") {
+				key := strings.TrimPrefix(dst, "s3://"+bucket+"/")
+				if objs := s3test.ListKeys(t, srv.Client(t), bucket, key); len(objs) != 0 {
+					t.Errorf("an object was written: %v", objs)
+				}
+			} else if files := readFiles(t, dst); len(files) != 0 {
+				t.Errorf("files left in the destination: %v", keys(files))
+			}
+		})
+	}
+}
+
+// hookServer forwards every request to srv after handle has seen it;
+// handle may act first (change the source behind s3bulk's back) or replace
+// the response writer.
+func hookServer(t *testing.T, srv *s3test.Server, handle func(w http.ResponseWriter, r *http.Request, next http.Handler)) string {
+	t.Helper()
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(w, r, proxy) }))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(15*mib + 1)
+	tests := []struct {
+		name    string
+		trigger func(*http.Request) bool // the request after which the source changes
+		dst     func(t *testing.T) string
+	}{
+		{"a multipart copy (If-Match on every part copy)", isPartAfterTheFirst(true),
+			func(*testing.T) string { return "s3://" + bucket + "/copy/big.bin" }},
+		{"a download in parts (If-Match on every ranged read)", isRangedGetAfterTheFirst,
+			func(t *testing.T) string { return t.TempDir() + "/" }},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key := fmt.Sprintf("src/%d.bin", i)
+			s3test.PutObject(t, srv.Client(t), bucket, key, body)
+			var once sync.Once
+			endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+				if tt.trigger(r) {
+					// A new version of the same size: only its ETag tells.
+					once.Do(func() { s3test.PutObject(t, srv.Client(t), bucket, key, bytes.ToUpper(body)) })
+				}
+				next.ServeHTTP(w, r)
+			})
+			dst := tt.dst(t)
+			args := append([]string{"--endpoint-url", endpoint, "cp"}, partFlags...)
+			_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/"+key, dst)...)
+			if code != ExitPartial {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+			}
+			if !strings.Contains(errOut, "source changed") {
+				t.Errorf("stderr does not say the source changed:\n%s", tail(errOut, 10))
+			}
+			if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
+				t.Errorf("unfinished multipart uploads left: %v", up)
+			}
+			if strings.HasPrefix(dst, "s3://") {
+				if objs := s3test.ListKeys(t, srv.Client(t), bucket, "copy/"); len(objs) != 0 {
+					t.Errorf("an object was written: %v", objs)
+				}
+			} else if files := readFiles(t, dst); len(files) != 0 {
+				t.Errorf("files left in the destination: %v", keys(files))
+			}
+		})
+	}
+}
+
+// flipBit passes a response through with one bit of its body flipped, at
+// object offset at (a ranged response starts at its range).
+type flipBit struct {
+	http.ResponseWriter
+	at, seen int64
+}
+
+func (f *flipBit) Write(p []byte) (int, error) {
+	if f.at >= f.seen && f.at < f.seen+int64(len(p)) {
+		p = bytes.Clone(p)
+		p[f.at-f.seen] ^= 0x01
+	}
+	f.seen += int64(len(p))
+	return f.ResponseWriter.Write(p)
+}
+
+func (f *flipBit) Flush() { f.ResponseWriter.(http.Flusher).Flush() }
+
+// corruptingServer flips one bit at object offset at in every object body
+// it forwards.
+func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
+	return hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.Method != http.MethodGet || r.URL.Query().Has("list-type") || r.URL.Query().Has("uploads") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var start int64
+		if rg := r.Header.Get("Range"); rg != "" {
+			fmt.Sscanf(rg, "bytes=%d-", &start)
+		}
+		next.ServeHTTP(&flipBit{ResponseWriter: w, at: at - start}, r)
+	})
+}
+
+func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(3*mib + 5)
+	s3test.PutObject(t, srv.Client(t), bucket, "k.bin", body)
+	endpoint := corruptingServer(t, srv, 2*mib+1)
+	dir := t.TempDir()
+	// Below the threshold: one GET, checked against the stored checksum.
+	_, errOut, code := runCLI(t, srv, "--endpoint-url", endpoint, "cp", "s3://"+bucket+"/k.bin", dir+"/")
+	if code != ExitPartial {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+	}
+	if !strings.Contains(errOut, "checksum mismatch") {
+		t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
+	}
+	if files := readFiles(t, dir); len(files) != 0 {
+		t.Errorf("files left in the destination: %v", keys(files))
+	}
+	// The same download with checksums off goes through, corrupted: the
+	// check above is the only thing that stopped it.
+	_, errOut, code = runCLI(t, srv, "--endpoint-url", endpoint, "--checksum-when-required", "cp", "s3://"+bucket+"/k.bin", dir+"/")
+	if code != ExitOK {
+		t.Errorf("with --checksum-when-required: exit %d, want 0; stderr:\n%s", code, tail(errOut, 10))
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "k.bin")); bytes.Equal(got, body) || len(got) != len(body) {
+		t.Errorf("the unchecked download is not the corrupted body the proxy sent")
+	}
+}
