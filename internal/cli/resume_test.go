@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -187,5 +188,47 @@ func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
 	}
 	if ups := s3test.ListUploads(t, srv.Client(t), dst); len(ups) != 0 {
 		t.Errorf("uploads left behind: %v", ups)
+	}
+}
+
+func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
+	srv := s3test.Start(t)
+	dst := srv.NewBucket(t)
+	local := t.TempDir()
+	files := map[string]string{}
+	for i := range 200 {
+		files[fmt.Sprintf("small/%03d", i)] = "x"
+	}
+	writeFiles(t, local, files)
+	big := bytes.Repeat([]byte("z"), 8*5<<20)
+	if err := os.WriteFile(filepath.Join(local, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	child, out := startChild(t, srv, "--endpoint-url", proxy.URL(), "--concurrency", "4", "cp", "--recursive",
+		"--part-size", "5MiB", "--multipart-threshold", "5MiB", local, "s3://"+dst+"/")
+	waitFor(t, "a multipart upload to start", func() bool {
+		return len(s3test.ListUploads(t, srv.Client(t), dst)) > 0
+	}, child)
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err = child.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitInterrupted {
+		t.Fatalf("child ended with %v, want exit %d; output:\n%s", err, ExitInterrupted, out)
+	}
+	if !strings.Contains(out.String(), " objects, ") {
+		t.Errorf("no summary after the interrupt:\n%s", out)
+	}
+	if ups := s3test.ListUploads(t, srv.Client(t), dst); len(ups) != 0 {
+		t.Errorf("multipart uploads left after the interrupt: %v", ups)
+	}
+	if got := s3test.ListKeys(t, srv.Client(t), dst, "big.bin"); len(got) != 0 {
+		t.Errorf("the interrupted big object exists: %v", got)
 	}
 }
