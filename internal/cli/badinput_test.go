@@ -136,7 +136,7 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		// Fatal errors: the command line is fine, the world is not. Exit 3.
 		{"a missing source bucket is fatal", []string{"cp", "s3://no-such-bucket-s3bulk/k", D + "/"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk/k", "no such bucket"}, ""},
 		{"a missing destination bucket is fatal", []string{"cp", S + "/k", "s3://no-such-bucket-s3bulk/k"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk/k", "no such bucket"}, ""},
-		{"an upload to a missing bucket is fatal", []string{"cp", "--recursive", lsrc, "s3://no-such-bucket-s3bulk/up/"}, nil, ExitFatal, []string{filepath.Join(lsrc, "f.txt"), "s3://no-such-bucket-s3bulk/up/", "no such bucket"}, ""},
+		{"an upload to a missing bucket is fatal", []string{"cp", "--recursive", lsrc, "s3://no-such-bucket-s3bulk/up/"}, nil, ExitFatal, []string{lsrc + string(filepath.Separator), "s3://no-such-bucket-s3bulk/up/", "no such bucket"}, ""},
 		{"a missing key is fatal", []string{"cp", S + "/missing", ldst + "/"}, nil, ExitFatal, []string{S + "/missing", "no such object"}, ""},
 		{"a literal star that names no key is fatal", []string{"cp", "--raw", S + "/star*", ldst + "/"}, nil, ExitFatal, []string{S + "/star*", "no such object"}, ""},
 		{"a missing local file is fatal", []string{"cp", filepath.Join(lsrc, "nope"), D + "/"}, nil, ExitFatal, []string{filepath.Join(lsrc, "nope"), "no such file"}, ""},
