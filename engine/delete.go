@@ -70,21 +70,36 @@ func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, err
 }
 
 // planRemove lists what the job's source names and sends one delete task
-// per object. A single key is not looked up first: deleting a missing
-// object is not an error, so its task costs no request until it runs.
+// per object. A single key is not looked up first (unless a filter needs
+// its size or time): deleting a missing object is not an error, so its task
+// costs no request until it runs.
 func (e *executor) planRemove(ctx context.Context, out chan<- Task) error {
 	src := e.job.Src
 	send := e.sender(ctx, out)
-	task := func(o store.Object) Task {
-		return Task{Op: OpDelete, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, ETag: o.ETag, ModTime: o.ModTime}
-	}
+	return e.walk(ctx, e.opts.Filter != nil, func(o store.Object) error {
+		return send(Task{Op: OpDelete, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, ETag: o.ETag, ModTime: o.ModTime})
+	})
+}
+
+// Walk calls fn for every object job.Src names, as a copy or a remove of it
+// would find them: a prefix (job.Recursive) or a wildcard is listed, a
+// single key is looked up (a missing one yields nothing), and
+// opts.Filter and opts.Shard apply. It touches nothing; only the source is
+// used. An error from fn stops it and is returned.
+func Walk(ctx context.Context, job Job, opts Options, fn func(store.Object) error) error {
+	return newExecutor(job, opts).walk(ctx, true, fn)
+}
+
+// walk is Walk; head says whether a single key is looked up (otherwise it
+// is yielded with its key alone).
+func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) error) error {
+	src := e.job.Src
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
-			return &FatalError{Op: "remove", URL: src.Loc.String(), Err: errors.New("is a prefix or directory: use --recursive or a wildcard")}
+			return &FatalError{Op: "list", URL: src.Loc.String(), Err: errors.New("is a prefix or directory: use --recursive or a wildcard")}
 		}
 		o := store.Object{Key: src.Loc.Key}
-		if e.opts.Filter != nil {
-			// Sizes and times need the object itself.
+		if head {
 			err := e.do(ctx, func(ctx context.Context) error {
 				var err error
 				o, _, err = src.Store.Head(ctx, src.Loc.Key)
@@ -101,13 +116,14 @@ func (e *executor) planRemove(ctx context.Context, out chan<- Task) error {
 		if !e.keep(o.Key[len(src.Loc.Base()):], o) {
 			return nil
 		}
-		return send(task(o))
+		return fn(o)
 	}
 	loc, base := listing(src.Loc)
 	wild := loc.HasWildcard()
 	if err := e.do(ctx, func(context.Context) error { return nil }); err != nil {
 		return err // a cancelled run lists nothing
 	}
+	var fnErr error
 	err := src.Store.List(ctx, loc.Prefix(), "", func(o store.Object) error {
 		if o.IsPrefix || wild && !loc.Match(o.Key) || !strings.HasPrefix(o.Key, base) {
 			return nil
@@ -115,15 +131,18 @@ func (e *executor) planRemove(ctx context.Context, out chan<- Task) error {
 		if !e.keep(o.Key[len(base):], o) {
 			return nil
 		}
-		return send(task(o))
+		fnErr = fn(o)
+		return fnErr
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
+	switch {
+	case err == nil:
+		return nil
+	case fnErr != nil:
+		return fnErr
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
-	return nil
+	return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
 }
 
 // sender returns the function planners send tasks with: it counts the task

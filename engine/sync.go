@@ -200,8 +200,9 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 			if !e.keep(s.Key, s) {
 				return nil
 			}
+			cs, cd := s, d // the task keeps the listed ETag, the comparison a computed one
 			if so.Mode == diff.Checksum {
-				if err := e.localChecksums(ctx, srcBase, dstBase, &s, &d); err != nil {
+				if err := e.localChecksums(ctx, srcBase, dstBase, &cs, &cd); err != nil {
 					if ctx.Err() != nil {
 						return ctx.Err()
 					}
@@ -209,7 +210,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 						Reason: "cannot compare checksums: " + err.Error()})
 				}
 			}
-			copy, why := diff.Decide(&s, &d, so.Mode)
+			copy, why := diff.Decide(&cs, &cd, so.Mode)
 			switch {
 			case copy:
 				return send(copyTask(s, why))

@@ -6,7 +6,14 @@ import "github.com/spf13/cobra"
 func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.cpCmd(),
+		a.mvCmd(),
+		a.syncCmd(),
+		a.rmCmd(),
 		a.lsCmd(),
+		a.duCmd(),
+		a.catCmd(),
+		a.runCmd(),
+		a.planCmd(),
 		a.mbCmd(),
 		a.rbCmd(),
 		a.serveCmd(),

@@ -24,6 +24,7 @@ type transferFlags struct {
 	multipartThreshold sizeFlag
 	journal            string
 	engine             engineFlags
+	sel                selectFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -34,6 +35,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	f.engine.register(cmd)
+	f.sel.register(cmd, true)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
@@ -87,9 +89,16 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if dst.HasWildcard() {
 		return usagef("destination %s: wildcards are only allowed in the source", dst)
 	}
+	var sel engine.Options
+	if err := f.sel.apply(&sel); err != nil {
+		return err
+	}
 	s := a.newSession()
 	if move && f.engine.engine != "" && f.engine.engine != "local" {
 		return usagef("--engine %s: mv runs locally only (a job cannot delete the sources)", f.engine.engine)
+	}
+	if f.sel.active() && f.engine.engine != "" && f.engine.engine != "local" {
+		return usagef("--engine %s: filters and shards need --engine local", f.engine.engine)
 	}
 	if !move {
 		job, err := a.chooseEngine(ctx, s, f.engine, src, dst)
@@ -114,12 +123,17 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
 		MultipartThreshold: int64(f.multipartThreshold),
+		Filter:             sel.Filter,
+		Shard:              sel.Shard,
+	}
+	if !many {
+		opts.Workers = 1
 	}
 	verb := "cp"
 	if move {
 		verb = "mv"
 	}
-	j, err := a.openJournal(f.journal, verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw))
+	j, err := a.openJournal(f.journal, verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw)+f.sel.fingerprint())
 	if err != nil {
 		return err
 	}
@@ -175,6 +189,9 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
 	opts.DryRun = a.g.dryRun
+	if a.planOnly {
+		return a.writePlan(ctx, job, opts)
+	}
 	opts.Progress = &engine.Progress{}
 	var observe func(engine.Result)
 	if a.g.json {
@@ -194,7 +211,9 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 		bar.Stop(opts.Progress.Snapshot())
 	}
 	sum.Requests = s.requests.snapshot()
-	if !a.g.quiet || a.g.json {
+	if a.collect != nil {
+		a.collect(sum)
+	} else if !a.g.quiet || a.g.json {
 		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit())
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 func (a *app) lsCmd() *cobra.Command {
 	var recursive, human, summarize bool
+	var sel selectFlags
 	cmd := &cobra.Command{
 		Use:   "ls [s3://bucket[/prefix]]",
 		Short: "List buckets, or objects and prefixes under a prefix",
@@ -31,6 +32,10 @@ func (a *app) lsCmd() *cobra.Command {
 			if !loc.IsS3() {
 				return usagef("ls %s: want an s3:// URL", loc)
 			}
+			keep, err := sel.filter()
+			if err != nil {
+				return err
+			}
 			c, err := s.s3(ctx)
 			if err != nil {
 				return err
@@ -45,6 +50,14 @@ func (a *app) lsCmd() *cobra.Command {
 			err = b.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
 				if loc.HasWildcard() && !loc.Match(o.Key) {
 					return nil
+				}
+				if keep != nil && !o.IsPrefix {
+					// Filters see keys as cp does: relative to the base.
+					rel := o
+					rel.Key = strings.TrimPrefix(o.Key, loc.Base())
+					if !keep(rel) {
+						return nil
+					}
 				}
 				if a.g.json {
 					return enc.Encode(lsRecord{Key: o.Key, URL: b.URL(o.Key), Size: o.Size, ModTime: o.ModTime.UTC().Format("2006-01-02T15:04:05Z"), ETag: o.ETag, StorageClass: o.StorageClass, IsPrefix: o.IsPrefix})
@@ -74,6 +87,7 @@ func (a *app) lsCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "list every object under the prefix, not just one level")
 	cmd.Flags().BoolVarP(&human, "human-readable", "H", false, "sizes as KiB, MiB, GiB")
 	cmd.Flags().BoolVar(&summarize, "summarize", false, "print the number of objects and their total size")
+	sel.register(cmd, false)
 	return cmd
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/s3bulk/s3bulk/engine"
 )
 
 // Stdio is where a command reads and writes; tests pass buffers.
@@ -46,6 +48,14 @@ type app struct {
 	g       globals
 	logger  *slog.Logger
 	profile *os.File
+
+	// shared, when set, is the session of every line of a `run` file.
+	shared *session
+	// planOnly makes execute print the plan as JSON lines (`plan`).
+	planOnly bool
+	// collect, when set, takes each run's summary instead of printing it
+	// (`run` prints one for all its lines).
+	collect func(engine.Summary)
 }
 
 func (a *app) startProfile() error {

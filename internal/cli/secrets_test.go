@@ -128,6 +128,10 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	parts := []string{"--part-size", "5MiB", "--multipart-threshold", "5MiB"}
+	runFile := filepath.Join(t.TempDir(), "commands")
+	if err := os.WriteFile(runFile, []byte("cp s3://src/one.txt s3://dst/run.txt\nrm s3://dst/run.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	// Every command, every direction, with the requests it makes logged.
 	commands := [][]string{
@@ -155,6 +159,14 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 		append([]string{"batch", "policy", "s3://src/up/", "s3://dst/batch/"}, batchFlags...),
 		{"mpu", "ls", "s3://src/"},
 		{"mpu", "abort", "s3://src/unfinished/"},
+		{"mv", "s3://dst/one.txt", "s3://dst/moved.txt"},
+		{"sync", "--delete", up, "s3://dst/synced/"},
+		{"--json", "plan", "sync", "--delete", "s3://src/up/", "s3://dst/synced/"},
+		{"du", "s3://src/"},
+		{"cat", "s3://src/one.txt"},
+		{"run", runFile},
+		{"--dry-run", "rm", "--recursive", "s3://dst/synced/"},
+		{"rm", "s3://dst/moved.txt"},
 		{"rb", "s3://empty"},
 	}
 	// Every verb is here, but two: serve is the server above, and demo

@@ -25,9 +25,14 @@ type session struct {
 	lim    *limiter.Limiter
 	// requests counts HTTP attempts by operation for the summary.
 	requests *requestCounter
+	// skips records what local listings left out (see sync.go).
+	skips skipLog
 }
 
 func (a *app) newSession() *session {
+	if a.shared != nil {
+		return a.shared // one pool and limiter for every line of a `run` file
+	}
 	c := a.g.concurrency
 	return &session{a: a, lim: limiter.New(c, max(1, c/16)), requests: newRequestCounter()}
 }
@@ -154,7 +159,10 @@ func (s *session) local(root string, rel s3url.Location) (engine.Endpoint, error
 		root = string(filepath.Separator)
 	}
 	st, err := localstore.New(root, localstore.Options{
-		OnSkip: func(p, reason string) { s.a.logger.Warn("skipped", "path", p, "reason", reason) },
+		OnSkip: func(p, reason string) {
+			s.a.logger.Warn("skipped", "path", p, "reason", reason)
+			s.skips.add(p)
+		},
 	})
 	if err != nil {
 		return engine.Endpoint{}, err

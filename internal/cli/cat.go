@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+func (a *app) catCmd() *cobra.Command {
+	var raw bool
+	cmd := &cobra.Command{
+		Use:   "cat s3://bucket/key",
+		Short: "Write one object to standard output",
+		Long: `Stream one object to standard output as it arrives: memory stays flat
+whatever its size.
+
+  s3bulk cat s3://bucket/config.json | jq .
+  s3bulk cat s3://bucket/dump.sql.gz | gunzip | psql`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			loc, err := parseLocation(args[0], raw)
+			if err != nil {
+				return err
+			}
+			switch {
+			case !loc.IsS3():
+				return usagef("cat %s: want an s3:// URL", loc)
+			case loc.HasWildcard():
+				return usagef("cat %s: one object, not a wildcard", loc)
+			case loc.IsDirLike():
+				return usagef("cat %s: is a bucket or prefix, not an object", loc)
+			}
+			c, err := a.newSession().s3(ctx)
+			if err != nil {
+				return err
+			}
+			body, err := c.Bucket(loc.Bucket).Get(ctx, loc.Key, 0, -1, "")
+			if err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					return fmt.Errorf("cat %s: no such object", loc)
+				}
+				return fmt.Errorf("cat %s: %w", loc, err)
+			}
+			defer body.Close()
+			if _, err := io.Copy(a.stdio.Out, body); err != nil {
+				return fmt.Errorf("cat %s: %w", loc, err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")
+	return cmd
+}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// duRecord is the JSON form of one du line.
+type duRecord struct {
+	URL          string `json:"url"`
+	StorageClass string `json:"storage_class,omitempty"`
+	Objects      int64  `json:"objects"`
+	Bytes        int64  `json:"bytes"`
+}
+
+func (a *app) duCmd() *cobra.Command {
+	var human, group, raw bool
+	var sel selectFlags
+	cmd := &cobra.Command{
+		Use:   "du LOCATION...",
+		Short: "Count the objects under a prefix, a wildcard or a directory, and their total size",
+		Long: `Count objects and add up their sizes, streaming the listing: memory stays
+flat whatever the number of keys.
+
+  s3bulk du s3://bucket/logs/
+  s3bulk du -H --group 's3://bucket/**.parquet'
+  s3bulk du --newer-than 7d ./photos`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			var opts engine.Options
+			if err := sel.apply(&opts); err != nil {
+				return err
+			}
+			s := a.newSession()
+			enc := json.NewEncoder(a.stdio.Out)
+			enc.SetEscapeHTML(false)
+			for _, arg := range args {
+				loc, err := parseLocation(arg, raw)
+				if err != nil {
+					return err
+				}
+				ep, err := s.sourceEndpoint(ctx, loc, true)
+				if err != nil {
+					return err
+				}
+				// A local file is one object; anything else is a prefix.
+				recursive := !(loc.Local && !ep.Loc.HasWildcard() && ep.Loc.Key != "")
+				classes := map[string]*duRecord{}
+				total := &duRecord{URL: loc.String()}
+				err = engine.Walk(ctx, engine.Job{Src: ep, Recursive: recursive}, opts, func(o store.Object) error {
+					total.Objects++
+					total.Bytes += o.Size
+					if group {
+						c := classes[o.StorageClass]
+						if c == nil {
+							c = &duRecord{URL: loc.String(), StorageClass: o.StorageClass}
+							classes[o.StorageClass] = c
+						}
+						c.Objects++
+						c.Bytes += o.Size
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				lines := []*duRecord{total}
+				if group && len(classes) > 0 {
+					lines = lines[:0]
+					for _, c := range classes {
+						lines = append(lines, c)
+					}
+					sort.Slice(lines, func(i, j int) bool { return lines[i].StorageClass < lines[j].StorageClass })
+				}
+				for _, r := range lines {
+					if a.g.json {
+						if err := enc.Encode(r); err != nil {
+							return err
+						}
+						continue
+					}
+					size := fmt.Sprintf("%d bytes", r.Bytes)
+					if human {
+						size = strings.TrimSpace(progress.HumanBytes(r.Bytes))
+					}
+					class := ""
+					if group {
+						class = " " + orDefault(r.StorageClass, "STANDARD")
+					}
+					noun := "objects"
+					if r.Objects == 1 {
+						noun = "object"
+					}
+					fmt.Fprintf(a.stdio.Out, "%s in %d %s%s: %s\n", size, r.Objects, noun, class, r.URL)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&human, "human-readable", "H", false, "sizes as KiB, MiB, GiB")
+	cmd.Flags().BoolVarP(&group, "group", "g", false, "one line per storage class")
+	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")
+	sel.register(cmd, false)
+	return cmd
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

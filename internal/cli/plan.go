@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/s3bulk/s3bulk/engine"
+)
+
+func (a *app) planCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan cp|mv|sync|rm ARGS...",
+		Short: "Print the plan of a cp, mv, sync or rm as JSON lines, touching nothing",
+		Long: `Print what a command would do, one task a line, as JSON: the same plan that
+the command carries out, that --shard splits and that a journal resumes.
+
+  s3bulk plan sync --delete ./site s3://bucket/site/ > plan.jsonl
+  s3bulk plan rm --recursive --older-than 90d s3://bucket/logs/ | wc -l
+
+Each line is a task: {"op":"copy"|"upload"|"download"|"stream"|"delete"|"skip",
+"src", "dst", "src_key", "dst_key", "size", "etag", "mtime", "part_size"
+(when the object moves in parts), "reason" (why a sync copies, why a task is
+a skip), "delete_source" (mv)}. A sync lists its copies first and its
+deletes last, in the order it would carry them out. The commands take the
+same arguments and flags as when they run; --dry-run --json prints their
+results instead.`,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			a.planOnly = true
+			a.g.dryRun = true // nothing is created, not even a destination directory
+			return a.setup()
+		},
+	}
+	cmd.AddCommand(a.cpCmd(), a.mvCmd(), a.syncCmd(), a.rmCmd())
+	return cmd
+}
+
+// writePlan prints job's plan as JSON lines on stdout.
+func (a *app) writePlan(ctx context.Context, job engine.Job, opts engine.Options) error {
+	enc := json.NewEncoder(a.stdio.Out)
+	enc.SetEscapeHTML(false)
+	return engine.Plan(ctx, job, opts, func(t engine.Task) error { return enc.Encode(t) })
+}

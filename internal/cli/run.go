@@ -1,0 +1,345 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
+)
+
+// runVerbs are the commands a run file may hold.
+var runVerbs = map[string]bool{"cp": true, "mv": true, "rm": true, "sync": true}
+
+// heavyLines bounds the lines running at once that list (a prefix, a
+// wildcard, a sync): each has a worker per request in flight, and a few of
+// them already keep the run's budget of requests busy. Lines of one object
+// run up to --concurrency at once.
+const heavyLines = 4
+
+func (a *app) runCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "run FILE|-",
+		Short: "Run the cp, mv, rm and sync commands of a file (or stdin) in one process, with one pool of requests",
+		Long: `Run many commands at once, as s5cmd's run does: one command a line, with the
+arguments and flags it takes on the command line, all sharing one connection
+pool and one budget of requests in flight (--concurrency).
+
+  # comments and blank lines are skipped
+  cp s3://src/a.json s3://dst/a.json
+  cp --recursive ./build/ s3://site/build/
+  mv 's3://src/incoming/*.csv' s3://src/done/
+  rm s3://src/tmp/old.json
+  sync --delete s3://src/data/ s3://dst/data/
+
+Words are split like a shell's: 'single' and "double" quotes, backslash
+escapes. Every line is checked before the first one runs: a bad line is a
+usage error that names its line number, and nothing runs. Lines run at once,
+in no particular order, so one line must not depend on another. Global flags
+(--dry-run, --json, --quiet, --concurrency...) go before "run"; one summary
+covers every line. The exit code is the worst of the lines'.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runFile(cmd.Context(), args[0])
+		},
+	}
+}
+
+// runLine is one command of a run file.
+type runLine struct {
+	n     int // line number, from 1
+	args  []string
+	heavy bool
+}
+
+func (a *app) runFile(ctx context.Context, name string) error {
+	var f *os.File
+	if name == "-" {
+		// Stdin is read once: it is kept in a temporary file so that
+		// checking every line first does not hold them all in memory.
+		tmp, err := os.CreateTemp("", "s3bulk-run-*")
+		if err != nil {
+			return fmt.Errorf("run -: %w", err)
+		}
+		defer os.Remove(tmp.Name())
+		defer tmp.Close()
+		if _, err := io.Copy(tmp, a.stdio.In); err != nil {
+			return fmt.Errorf("run -: read stdin: %w", err)
+		}
+		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("run -: %w", err)
+		}
+		f = tmp
+	} else {
+		var err error
+		if f, err = os.Open(name); err != nil {
+			return usagef("run %s: %v", name, unwrapPathError(err))
+		}
+		defer f.Close()
+	}
+
+	// First pass: check every line, run nothing.
+	anyS3 := false
+	var heavyAt []bool // by command, in order
+	err := eachRunLine(f, name, func(l runLine) error {
+		heavy, s3, err := a.checkRunLine(l)
+		if err != nil {
+			return usagef("run %s line %d: %v", name, l.n, err)
+		}
+		anyS3 = anyS3 || s3
+		heavyAt = append(heavyAt, heavy)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("run %s: %w", name, err)
+	}
+
+	// Output from lines running at once goes through one lock, line by line.
+	lw := &lockedWriters{}
+	a.stdio.Out, a.stdio.Err = lw.wrap(a.stdio.Out), lw.wrap(a.stdio.Err)
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(a.g.logLevel))
+	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
+	s := a.newSession()
+	if anyS3 {
+		// Made now, once: lines running at once would race to make it.
+		if _, err := s.s3(ctx); err != nil {
+			return err
+		}
+	}
+
+	var mu sync.Mutex
+	var total engine.Summary
+	var failedLines, partial int
+	collect := func(sum engine.Summary) {
+		mu.Lock()
+		defer mu.Unlock()
+		total.Objects += sum.Objects
+		total.Bytes += sum.Bytes
+		total.Failed += sum.Failed
+		total.Skipped += sum.Skipped
+		total.Planned += sum.Planned
+	}
+	var light, heavy errgroup.Group
+	light.SetLimit(a.g.concurrency)
+	heavy.SetLimit(heavyLines)
+	start := time.Now()
+	i := 0
+	err = eachRunLine(f, name, func(l runLine) error {
+		if i == len(heavyAt) {
+			return fmt.Errorf("run %s: the file changed while it ran", name)
+		}
+		l.heavy, i = heavyAt[i], i+1
+		g := &light
+		if l.heavy {
+			g = &heavy
+		}
+		g.Go(func() error {
+			err := a.runOneLine(ctx, s, l, collect)
+			var pe partialError
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+			case errors.As(err, &pe):
+				partial++
+			default:
+				failedLines++
+				fmt.Fprintf(a.stdio.Err, "s3bulk: run %s line %d: %s\n", name, l.n, oneLine(err))
+			}
+			return nil
+		})
+		return ctx.Err()
+	})
+	_ = light.Wait()
+	_ = heavy.Wait()
+	total.Elapsed = time.Since(start)
+	total.Seconds = total.Elapsed.Seconds()
+	total.Requests = s.requests.snapshot()
+	if !a.g.quiet || a.g.json {
+		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.lim.Limit())
+	}
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return err
+	case failedLines > 0:
+		return fmt.Errorf("run %s: %d line(s) failed", name, failedLines)
+	case partial > 0:
+		return partialError{failed: total.Failed}
+	}
+	return nil
+}
+
+// lineApp is the app a line runs in: the run's settings and session, its
+// own flags.
+func (a *app) lineApp(s *session, collect func(engine.Summary)) (*app, *cobra.Command) {
+	child := &app{stdio: a.stdio, logger: a.logger, shared: s, collect: collect}
+	root := child.rootCmd()
+	// Defining the flags reset child.g to their defaults: the run's global
+	// flags apply to every line, which may override them.
+	child.g = a.g
+	child.g.cpuProfile = ""
+	return child, root
+}
+
+// checkRunLine parses a line as its command would, without running it. It
+// reports whether the line lists (a prefix, a wildcard, a sync) and whether
+// it names S3.
+func (a *app) checkRunLine(l runLine) (heavy, s3 bool, err error) {
+	_, root := a.lineApp(nil, nil)
+	cmd, rest, err := root.Find(l.args)
+	if err != nil {
+		return false, false, err
+	}
+	if cmd == root || !runVerbs[cmd.Name()] || cmd.Parent() != root {
+		return false, false, fmt.Errorf("%q: a run file holds cp, mv, rm and sync commands", strings.Join(l.args, " "))
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		return false, false, fmt.Errorf("%s: %w", cmd.Name(), err)
+	}
+	pos := cmd.Flags().Args()
+	if err := cmd.ValidateArgs(pos); err != nil {
+		return false, false, err
+	}
+	raw, _ := cmd.Flags().GetBool("raw")
+	recursive, _ := cmd.Flags().GetBool("recursive")
+	heavy = recursive || cmd.Name() == "sync"
+	for _, p := range pos {
+		loc, err := parseLocation(p, raw)
+		if err != nil {
+			return false, false, err
+		}
+		heavy = heavy || loc.HasWildcard()
+		s3 = s3 || loc.IsS3()
+	}
+	return heavy, s3, nil
+}
+
+// runOneLine runs one line as its command, in the run's session.
+func (a *app) runOneLine(ctx context.Context, s *session, l runLine, collect func(engine.Summary)) error {
+	_, root := a.lineApp(s, collect)
+	root.SetArgs(l.args)
+	root.SetIn(strings.NewReader(""))
+	root.SetOut(a.stdio.Out)
+	root.SetErr(a.stdio.Err)
+	return root.ExecuteContext(ctx)
+}
+
+// eachRunLine calls fn for every command line of r: comments and blank
+// lines are skipped, and a leading "s3bulk" is dropped.
+func eachRunLine(r io.Reader, name string, fn func(runLine) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		args, err := splitLine(strings.TrimSuffix(sc.Text(), "\r"))
+		if err != nil {
+			return usagef("run %s line %d: %v", name, n, err)
+		}
+		if len(args) > 0 && args[0] == "s3bulk" {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			continue
+		}
+		if err := fn(runLine{n: n, args: args}); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("run %s line %d: %w", name, n+1, err)
+	}
+	return nil
+}
+
+// splitLine splits a line into words as a POSIX shell does, without
+// expansions: blanks separate words; 'single quotes' keep everything;
+// "double quotes" keep everything but a backslash before " or \; outside
+// quotes a backslash keeps the next character; an unquoted # starting a
+// word begins a comment.
+func splitLine(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			return words, nil
+		case c == '\\':
+			if i+1 == len(s) {
+				return nil, errors.New("a line ends with a backslash")
+			}
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i == len(s) {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord = true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
+}
+
+// lockedWriters serialize the writes of lines running at once. Renderers
+// write whole lines with one call, so lines never interleave.
+type lockedWriters struct{ mu sync.Mutex }
+
+func (l *lockedWriters) wrap(w io.Writer) io.Writer { return &lockedWriter{l: l, w: w} }
+
+type lockedWriter struct {
+	l *lockedWriters
+	w io.Writer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	return w.w.Write(p)
+}

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/engine/diff"
+	"github.com/s3bulk/s3bulk/store/localstore"
+)
+
+type syncFlags struct {
+	raw                bool
+	del                bool
+	maxDelete          int64
+	sizeOnly           bool
+	checksum           bool
+	partSize           sizeFlag
+	multipartThreshold sizeFlag
+	sel                selectFlags
+}
+
+func (a *app) syncCmd() *cobra.Command {
+	var f syncFlags
+	cmd := &cobra.Command{
+		Use:   "sync SRC DST",
+		Short: "Copy what differs from a prefix or directory to another; --delete removes what the source lacks",
+		Long: `Make DST like SRC: S3 to S3 (server-side), local to S3, or S3 to local.
+
+  s3bulk sync ./site s3://bucket/site/
+  s3bulk sync --delete s3://src/data/ s3://dst/data/
+  s3bulk sync --exclude '*.tmp' --size-only s3://bucket/photos/ ./photos
+
+Keys are compared relative to each side's prefix. A key only the source has
+is copied; a key both have is copied when the sizes differ or the source is
+newer (--size-only: sizes only; --checksum: contents, by MD5 ETags, or by
+reading local files of the same size). Unchanged objects are counted, not
+printed: a second sync of an unchanged tree costs only the two listings.
+
+--delete removes destination objects the source lacks, only after every copy
+ended, in batches of 1,000 keys a request, and not at all when a copy failed
+or when there would be more than --max-delete. Objects a filter leaves out
+are neither copied nor deleted. A name a local source could not list (an
+unreadable directory, a symlink not followed, a special file) is never
+deleted at the destination: its source may exist.
+
+Listings may come in any order (directory buckets and some S3-compatible
+stores do not sort): they are compared on disk when needed, never whole in
+memory.`,
+		Args: usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSync(cmd.Context(), args[0], args[1], &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the locations as ordinary characters")
+	fl.BoolVar(&f.del, "delete", false, "delete destination objects that the source lacks")
+	fl.Int64Var(&f.maxDelete, "max-delete", 0, "with --delete, refuse to delete anything when more than this many objects would be (0: no limit)")
+	fl.BoolVar(&f.sizeOnly, "size-only", false, "compare sizes only")
+	fl.BoolVar(&f.checksum, "checksum", false, "compare contents: MD5 ETags, or local files read and hashed; says when it cannot")
+	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
+	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
+	f.sel.register(cmd, true)
+	return cmd
+}
+
+func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) error {
+	src, err := parseLocation(srcArg, f.raw)
+	if err != nil {
+		return err
+	}
+	dst, err := parseLocation(dstArg, f.raw)
+	if err != nil {
+		return err
+	}
+	switch {
+	case src.HasWildcard() || dst.HasWildcard():
+		return usagef("sync %s %s: sync takes prefixes or directories, not wildcards (use --include and --exclude)", src, dst)
+	case f.sizeOnly && f.checksum:
+		return usagef("--size-only and --checksum: give one or the other")
+	case f.maxDelete < 0:
+		return usagef("--max-delete %d: must be 0 (no limit) or more", f.maxDelete)
+	case f.maxDelete > 0 && !f.del:
+		return usagef("--max-delete %d: only means something with --delete", f.maxDelete)
+	}
+	var opts engine.Options
+	if err := f.sel.apply(&opts); err != nil {
+		return err
+	}
+	if src.Local {
+		fi, err := os.Stat(filepath.FromSlash(src.Key))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("sync %s: no such directory", src)
+		case err != nil:
+			return fmt.Errorf("sync %s: %w", src, unwrapPathError(err))
+		case !fi.IsDir():
+			return usagef("sync %s: not a directory (to copy one file use cp)", src)
+		}
+	}
+	s := a.newSession()
+	srcEP, err := s.sourceEndpoint(ctx, src, true)
+	if err != nil {
+		return err
+	}
+	dstEP, err := s.destEndpoint(ctx, dst, true)
+	if err != nil {
+		return err
+	}
+	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete}
+	switch {
+	case f.sizeOnly:
+		so.Mode = diff.SizeOnly
+	case f.checksum:
+		so.Mode = diff.Checksum
+	}
+	if st, ok := srcEP.Store.(*localstore.Store); ok {
+		so.SourceSkipped = func() []string { return s.skips.under(st.Root()) }
+	}
+	opts.PartSize = int64(f.partSize)
+	opts.MultipartThreshold = int64(f.multipartThreshold)
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: true, Sync: so}
+	err = a.execute(ctx, s, job, opts)
+	var le *engine.DeleteLimitError
+	if errors.As(err, &le) {
+		return fmt.Errorf("sync %s %s: %w (--max-delete %d)", src, dst, err, f.maxDelete)
+	}
+	return err
+}
+
+// skipLog records the paths local listings left out, for sync's deletes.
+type skipLog struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (l *skipLog) add(p string) {
+	l.mu.Lock()
+	l.paths = append(l.paths, p)
+	l.mu.Unlock()
+}
+
+// under returns the recorded paths inside root, relative to it with '/'
+// separators ("." for root itself).
+func (l *skipLog) under(root string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, p := range l.paths {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+// requestsOf returns the summary's requests by operation.
+func requestsOf(t *testing.T, stderr string) map[string]int64 {
+	t.Helper()
+	got := map[string]int64{}
+	if m, ok := summaryOf(t, stderr)["requests"].(map[string]any); ok {
+		for k, v := range m {
+			got[k] = int64(v.(float64))
+		}
+	}
+	return got
+}
+
+func mustRunJSON(t *testing.T, srv *s3test.Server, args ...string) (stdout, stderr string) {
+	t.Helper()
+	out, errOut, code := runCLI(t, srv, append([]string{"--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("s3bulk --json %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out, errOut
+}
+
+func unprefixed(prefix string, m map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		out[strings.TrimPrefix(k, prefix)] = v
+	}
+	return out
+}
+
+func TestSyncInThreeDirections(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	local := t.TempDir()
+	tree := map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc", "odd/with space+plus.txt": "odd"}
+	writeFiles(t, local, tree)
+	down := filepath.Join(t.TempDir(), "not-made-yet")
+
+	// Each direction: a first sync copies everything, a rerun of the
+	// unchanged tree costs only the listings, and a change, an addition and
+	// a deletion at the source come across with --delete.
+	steps := []struct {
+		name      string
+		from, to  string
+		contents  func() map[string]string
+		listings  int64 // ListObjectsV2 requests of an unchanged rerun
+		change    func()
+		changeOps map[string]int64 // requests of the sync after the change, but listings
+	}{
+		{
+			name: "local to S3", from: local, to: "s3://" + src + "/up/",
+			contents: func() map[string]string { return unprefixed("up/", bucketContents(t, srv, src, "up/")) },
+			listings: 1,
+			change: func() {
+				writeFiles(t, local, map[string]string{"dir/b.txt": "changed", "new.txt": "new"})
+				if err := os.Remove(filepath.Join(local, "a.txt")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			changeOps: map[string]int64{"PutObject": 2, "DeleteObjects": 1},
+		},
+		{
+			name: "S3 to S3", from: "s3://" + src + "/up/", to: "s3://" + dst + "/copy",
+			contents: func() map[string]string { return unprefixed("copy/", bucketContents(t, srv, dst, "copy/")) },
+			listings: 2,
+			change: func() {
+				s3test.PutObject(t, srv.Client(t), src, "up/dir/sub/c.txt", []byte("changed again"))
+				s3test.PutObject(t, srv.Client(t), src, "up/more.txt", []byte("more"))
+				mustRun(t, srv, "rm", "s3://"+src+"/up/new.txt")
+			},
+			changeOps: map[string]int64{"CopyObject": 2, "DeleteObjects": 1},
+		},
+		{
+			name: "S3 to local", from: "s3://" + dst + "/copy/", to: down,
+			contents: func() map[string]string { return readFiles(t, down) },
+			listings: 1,
+			change: func() {
+				s3test.PutObject(t, srv.Client(t), dst, "copy/a.txt", []byte("back again"))
+				mustRun(t, srv, "rm", "s3://"+dst+"/copy/more.txt")
+			},
+			changeOps: map[string]int64{"GetObject": 1},
+		},
+	}
+	want := func(from string) map[string]string {
+		if strings.HasPrefix(from, "s3://") {
+			loc := strings.TrimPrefix(from, "s3://")
+			bucket, prefix, _ := strings.Cut(loc, "/")
+			return unprefixed(prefix, bucketContents(t, srv, bucket, prefix))
+		}
+		return readFiles(t, from)
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			mustRun(t, srv, "sync", "--delete", st.from, st.to)
+			if diff := cmp.Diff(want(st.from), st.contents()); diff != "" {
+				t.Fatalf("after the first sync (-source +destination):\n%s", diff)
+			}
+
+			out, errOut := mustRunJSON(t, srv, "sync", "--delete", st.from, st.to)
+			if out != "" {
+				t.Errorf("an unchanged rerun printed results:\n%s", out)
+			}
+			if diff := cmp.Diff(map[string]int64{"ListObjectsV2": st.listings}, requestsOf(t, errOut)); diff != "" {
+				t.Errorf("requests of an unchanged rerun (-want +got):\n%s", diff)
+			}
+			if sum := summaryOf(t, errOut); sum["objects"] != float64(0) || sum["skipped"] != float64(len(want(st.from))) {
+				t.Errorf("summary of an unchanged rerun = %v, want 0 objects and every object skipped", sum)
+			}
+
+			st.change()
+			_, errOut = mustRunJSON(t, srv, "sync", "--delete", st.from, st.to)
+			reqs := requestsOf(t, errOut)
+			delete(reqs, "ListObjectsV2")
+			delete(reqs, "HeadObject")
+			if diff := cmp.Diff(st.changeOps, reqs); diff != "" {
+				t.Errorf("requests after a change (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want(st.from), st.contents()); diff != "" {
+				t.Errorf("after the change (-source +destination):\n%s", diff)
+			}
+		})
+	}
+	t.Run("S3 to local deletes local files the source lacks", func(t *testing.T) {
+		writeFiles(t, down, map[string]string{"stray/file.txt": "x"})
+		mustRun(t, srv, "sync", "--delete", "s3://"+dst+"/copy/", down)
+		if _, err := os.Stat(filepath.Join(down, "stray")); !os.IsNotExist(err) {
+			t.Errorf("the stray file's directory is still there (stat: %v)", err)
+		}
+	})
+}
+
+func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	local := t.TempDir()
+	files := map[string]string{}
+	for i := range 2100 {
+		files[fmt.Sprintf("f/%04d", i)] = ""
+	}
+	writeFiles(t, local, files)
+	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+bucket+"/")
+	empty := t.TempDir()
+	writeFiles(t, empty, map[string]string{"f/0000": ""})
+
+	out, errOut, code := runCLI(t, srv, "--json", "sync", "--delete", "--max-delete", "2000", empty, "s3://"+bucket+"/")
+	if code != ExitFatal || !strings.Contains(errOut, "refusing to delete 2099 objects") || !strings.Contains(errOut, "--max-delete 2000") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d refusing 2099 deletes", code, errOut, ExitFatal)
+	}
+	if strings.Contains(out, `"op":"rm"`) {
+		t.Errorf("deletes were reported:\n%s", out)
+	}
+	if n := len(s3test.ListKeys(t, srv.Client(t), bucket, "")); n != 2100 {
+		t.Fatalf("%d objects left, want all 2100", n)
+	}
+
+	_, errOut = mustRunJSON(t, srv, "sync", "--delete", "--max-delete", "2099", empty, "s3://"+bucket+"/")
+	if got := requestsOf(t, errOut)["DeleteObjects"]; got != 3 {
+		t.Errorf("%d DeleteObjects requests for 2,099 keys, want 3", got)
+	}
+	if diff := cmp.Diff([]string{"f/0000"}, s3test.ListKeys(t, srv.Client(t), bucket, "")); diff != "" {
+		t.Errorf("left (-want +got):\n%s", diff)
+	}
+}
+
+func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	local := t.TempDir()
+	writeFiles(t, local, map[string]string{"same.txt": "12345", "edited.txt": "abcde"})
+	mustRun(t, srv, "sync", local, "s3://"+bucket+"/")
+	// Same size, older modification time: only the contents tell.
+	writeFiles(t, local, map[string]string{"edited.txt": "ABCDE"})
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(filepath.Join(local, "edited.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+
+	out, _ := mustRunJSON(t, srv, "sync", local, "s3://"+bucket+"/")
+	if out != "" {
+		t.Errorf("comparing sizes and times found a change:\n%s", out)
+	}
+	out, _ = mustRunJSON(t, srv, "sync", "--checksum", local, "s3://"+bucket+"/")
+	if n := strings.Count(out, "\n"); n != 1 || !strings.Contains(out, "edited.txt") {
+		t.Errorf("--checksum results, want one upload of edited.txt:\n%s", out)
+	}
+	if got := string(s3test.GetObject(t, srv.Client(t), bucket, "edited.txt")); got != "ABCDE" {
+		t.Errorf("edited.txt = %q, want ABCDE", got)
+	}
+	out, _ = mustRunJSON(t, srv, "sync", "--checksum", "s3://"+bucket+"/", local)
+	if out != "" {
+		t.Errorf("a download by checksum of equal files did something:\n%s", out)
+	}
+}
+
+func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	c := srv.Client(t)
+	s3test.PutObject(t, c, bucket, "keep.tmp", []byte("dest only, excluded"))
+	s3test.PutObject(t, c, bucket, "gone.txt", []byte("dest only"))
+	local := t.TempDir()
+	writeFiles(t, local, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/x.log": "x"})
+	mustRun(t, srv, "sync", "--delete", "--exclude", "*.tmp", "--exclude", "logs/", local, "s3://"+bucket+"/")
+	want := map[string]string{"a.txt": "a", "keep.tmp": "dest only, excluded"}
+	if diff := cmp.Diff(want, bucketContents(t, srv, bucket, "")); diff != "" {
+		t.Errorf("bucket (-want +got):\n%s", diff)
+	}
+}
+
+func TestSyncUsageErrors(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	local := t.TempDir()
+	writeFiles(t, local, map[string]string{"file": "x"})
+	tests := []struct {
+		name, message string
+		args          []string
+	}{
+		{"a wildcard source", "not wildcards", []string{"sync", "s3://" + bucket + "/*.txt", local}},
+		{"both comparison modes", "one or the other", []string{"sync", "--size-only", "--checksum", local, "s3://" + bucket}},
+		{"a file as the source", "not a directory", []string{"sync", filepath.Join(local, "file"), "s3://" + bucket}},
+		{"a limit without --delete", "only means something with --delete", []string{"sync", "--max-delete", "5", local, "s3://" + bucket}},
+		{"a bad filter", "--min-size", []string{"sync", "--min-size", "10", "--max-size", "5", local, "s3://" + bucket}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is a usage error", func(t *testing.T) {
+			_, errOut, code := runCLI(t, srv, tt.args...)
+			if code != ExitUsage || !strings.Contains(errOut, tt.message) {
+				t.Errorf("exit %d, stderr %q; want %d mentioning %q", code, errOut, ExitUsage, tt.message)
+			}
+		})
+	}
+	if n := len(s3test.ListKeys(t, srv.Client(t), bucket, "")); n != 0 {
+		t.Errorf("a usage error wrote %d objects", n)
+	}
+}
