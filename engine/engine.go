@@ -75,6 +75,9 @@ type Options struct {
 	// Workers is the number of object workers; 0 means Concurrency. A job
 	// of one object needs one (its parts still use Concurrency).
 	Workers int
+	// Metadata, when set, changes what is written with each uploaded or
+	// copied object.
+	Metadata *MetadataOptions
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)
@@ -88,6 +91,19 @@ type Options struct {
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
+}
+
+// MetadataOptions change the metadata written with each object. By default
+// an object keeps its source's metadata (a copy reads it, an upload guesses
+// the content type from the name) and Set's non-empty fields replace those
+// fields; Set.User's entries are added to the source's user metadata. A
+// server-side copy then sends the whole set (S3's REPLACE directive), which
+// costs a HEAD of the source.
+type MetadataOptions struct {
+	Set store.Metadata
+	// Replace drops the source's metadata first: the object gets Set, and
+	// a content type guessed from its name unless Set has one.
+	Replace bool
 }
 
 // FatalError is a failure that stops the whole run: nothing else can

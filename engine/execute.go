@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"path"
 	"time"
@@ -108,8 +109,17 @@ func (e *executor) single(ctx context.Context, t Task) error {
 	if t.Op == OpCopy {
 		c := dst.(store.Copier)
 		bucket, _ := c.CanCopyFrom(src)
+		var replace *store.Metadata // nil: the source's, with no extra request
+		if e.opts.Metadata != nil {
+			m, err := e.headMeta(ctx, t.SrcKey)
+			if err != nil {
+				return err
+			}
+			m = e.withMetadata(m, t.DstKey)
+			replace = &m
+		}
 		return e.do(ctx, func(ctx context.Context) error {
-			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag}, t.DstKey, nil)
+			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag}, t.DstKey, replace)
 		})
 	}
 	meta := store.Metadata{}
@@ -123,6 +133,7 @@ func (e *executor) single(ctx context.Context, t Task) error {
 		}
 		meta = m
 	}
+	meta = e.withMetadata(meta, t.DstKey)
 	// Reading and writing are one request pair under one slot: the body
 	// streams from one to the other.
 	return e.do(ctx, func(ctx context.Context) error {
@@ -145,6 +156,36 @@ func (e *executor) headMeta(ctx context.Context, key string) (store.Metadata, er
 		return err
 	})
 	return meta, err
+}
+
+// withMetadata applies the run's MetadataOptions to m, the metadata an
+// object would otherwise be written with under key.
+func (e *executor) withMetadata(m store.Metadata, key string) store.Metadata {
+	o := e.opts.Metadata
+	if o == nil {
+		return m
+	}
+	if o.Replace {
+		m = store.Metadata{ContentType: mime.TypeByExtension(path.Ext(key))}
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&m.ContentType, o.Set.ContentType)
+	set(&m.ContentEncoding, o.Set.ContentEncoding)
+	set(&m.ContentLanguage, o.Set.ContentLanguage)
+	set(&m.CacheControl, o.Set.CacheControl)
+	set(&m.ContentDisposition, o.Set.ContentDisposition)
+	set(&m.StorageClass, o.Set.StorageClass)
+	if len(o.Set.User) > 0 {
+		user := make(map[string]string, len(m.User)+len(o.Set.User))
+		maps.Copy(user, m.User)
+		maps.Copy(user, o.Set.User)
+		m.User = user
+	}
+	return m
 }
 
 // multipart moves an object in parts, each part one request on the run's
@@ -222,6 +263,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		}
 	}
+	meta = e.withMetadata(meta, t.DstKey)
 	uploadID, already, resuming := e.resumeUpload(ctx, t, layout, mp)
 	if !resuming {
 		err = e.do(ctx, func(ctx context.Context) error {

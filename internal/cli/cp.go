@@ -25,6 +25,7 @@ type transferFlags struct {
 	journal            string
 	engine             engineFlags
 	sel                selectFlags
+	meta               metaFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -36,6 +37,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	f.engine.register(cmd)
 	f.sel.register(cmd, true)
+	f.meta.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
@@ -93,12 +95,16 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err := f.sel.apply(&sel); err != nil {
 		return err
 	}
+	meta, err := f.meta.options()
+	if err != nil {
+		return err
+	}
 	s := a.newSession()
 	if move && f.engine.engine != "" && f.engine.engine != "local" {
 		return usagef("--engine %s: mv runs locally only (a job cannot delete the sources)", f.engine.engine)
 	}
-	if f.sel.active() && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: filters and shards need --engine local", f.engine.engine)
+	if (f.sel.active() || meta != nil) && f.engine.engine != "" && f.engine.engine != "local" {
+		return usagef("--engine %s: filters, shards and metadata flags need --engine local", f.engine.engine)
 	}
 	if !move {
 		job, err := a.chooseEngine(ctx, s, f.engine, src, dst)
@@ -125,6 +131,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		MultipartThreshold: int64(f.multipartThreshold),
 		Filter:             sel.Filter,
 		Shard:              sel.Shard,
+		Metadata:           meta,
 	}
 	if !many {
 		opts.Workers = 1

@@ -26,6 +26,7 @@ type syncFlags struct {
 	partSize           sizeFlag
 	multipartThreshold sizeFlag
 	sel                selectFlags
+	meta               metaFlags
 }
 
 func (a *app) syncCmd() *cobra.Command {
@@ -69,6 +70,7 @@ memory.`,
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	f.sel.register(cmd, true)
+	f.meta.register(cmd)
 	return cmd
 }
 
@@ -93,6 +95,9 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	}
 	var opts engine.Options
 	if err := f.sel.apply(&opts); err != nil {
+		return err
+	}
+	if opts.Metadata, err = f.meta.options(); err != nil {
 		return err
 	}
 	if src.Local {
