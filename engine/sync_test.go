@@ -17,6 +17,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine/diff"
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/filter"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // These tests sync between two local directories; the S3 directions run
@@ -359,5 +360,51 @@ func TestSyncPlanListsCopiesThenDeletes(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{"a": "old", "c": "2"}, readTree(t, dstDir)); diff != "" {
 		t.Errorf("planning changed the destination (-want +got):\n%s", diff)
+	}
+}
+
+// reversed lists a store backwards: the order some S3-compatible stores
+// and directory buckets do not promise either.
+type reversed struct{ store.Store }
+
+func (r reversed) List(ctx context.Context, prefix, delim string, fn func(store.Object) error) error {
+	var all []store.Object
+	if err := r.Store.List(ctx, prefix, delim, func(o store.Object) error { all = append(all, o); return nil }); err != nil {
+		return err
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if err := fn(all[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestSyncOfListingsOutOfOrderIsExact(t *testing.T) {
+	srcDir, dstDir := t.TempDir(), t.TempDir()
+	src, dst := map[string]string{}, map[string]string{}
+	for i := range 40 {
+		src[fmt.Sprintf("k%02d", i)] = "new"
+		switch i % 3 {
+		case 0:
+			dst[fmt.Sprintf("k%02d", i)] = "new" // unchanged
+		case 1:
+			dst[fmt.Sprintf("stale%02d", i)] = "s"
+		}
+	}
+	writeTree(t, srcDir, src)
+	writeTree(t, dstDir, dst)
+	job := syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly})
+	job.Src.Store, job.Dst.Store = reversed{job.Src.Store}, reversed{job.Dst.Store}
+	var c collector
+	sum, err := engine.Run(context.Background(), job, engine.Options{Observer: c.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Objects != 26+13 || sum.Skipped != 14 {
+		t.Errorf("summary = %+v, want 26 copies and 13 deletes done, 14 unchanged", sum)
+	}
+	if diff := cmp.Diff(src, readTree(t, dstDir)); diff != "" {
+		t.Errorf("destination (-want +got):\n%s", diff)
 	}
 }

@@ -43,8 +43,9 @@ func (a *app) syncCmd() *cobra.Command {
 Keys are compared relative to each side's prefix. A key only the source has
 is copied; a key both have is copied when the sizes differ or the source is
 newer (--size-only: sizes only; --checksum: contents, by MD5 ETags, or by
-reading local files of the same size). Unchanged objects are counted, not
-printed: a second sync of an unchanged tree costs only the two listings.
+reading local files of the same size). Unchanged objects are not printed,
+only counted with the skipped in the summary: a second sync of an unchanged
+tree costs only the two listings. Metadata flags apply to what is copied.
 
 --delete removes destination objects the source lacks, only after every copy
 ended, in batches of 1,000 keys a request, and not at all when a copy failed
