@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,7 +114,17 @@ type FatalError struct {
 	Err error
 }
 
-func (e *FatalError) Error() string { return fmt.Sprintf("%s %s: %v", e.Op, e.URL, e.Err) }
+func (e *FatalError) Error() string { return prefixOnce(e.Op+" "+e.URL, e.Err) }
+
+// prefixOnce writes "prefix: err", unless err's message already starts with
+// prefix: a store's errors name their operation and object themselves.
+func prefixOnce(prefix string, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, prefix+":") {
+		return msg
+	}
+	return prefix + ": " + msg
+}
 func (e *FatalError) Unwrap() error { return e.Err }
 
 // Run plans and executes job, returning when every task has ended. The error
@@ -206,10 +216,17 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 					continue // drain so the planner can finish; start nothing new
 				}
 				r := e.execute(ctx, t)
-				e.finish(r)
-				if r.Status == StatusFailed && isFatal(r.Err) {
-					e.setFatal(r.Err)
+				switch {
+				case r.Status == StatusFailed && isFatal(r.Err):
+					if !e.firstFatal(r.Err) {
+						continue // the cause that stopped the run, reported once
+					}
+					e.finish(r)
 					cancel(r.Err)
+				case r.Status == StatusFailed && ctx.Err() != nil && errors.Is(r.Err, context.Canceled):
+					continue // stopped by the run's end, like the tasks drained above: not a failure
+				default:
+					e.finish(r)
 				}
 			}
 			return nil
@@ -234,6 +251,19 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 		return s, ctx.Err()
 	}
 	return s, nil
+}
+
+// firstFatal records err as the run's fatal error and reports whether it
+// is the first: the tasks that fail for the same cause before the run stops
+// are not news.
+func (e *executor) firstFatal(err error) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fatal != nil {
+		return false
+	}
+	e.fatal = err
+	return true
 }
 
 func (e *executor) setFatal(err error) {

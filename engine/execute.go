@@ -97,9 +97,9 @@ type TaskError struct {
 
 func (e *TaskError) Error() string {
 	if e.Dst == "" {
-		return fmt.Sprintf("%s %s: %v", e.Op, e.Src, e.Err)
+		return prefixOnce(e.Op+" "+e.Src, e.Err)
 	}
-	return fmt.Sprintf("%s %s to %s: %v", e.Op, e.Src, e.Dst, e.Err)
+	return prefixOnce(e.Op+" "+e.Src+" to "+e.Dst, e.Err)
 }
 func (e *TaskError) Unwrap() error { return e.Err }
 

@@ -10,8 +10,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -91,6 +93,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if dst.HasWildcard() {
 		return usagef("destination %s: wildcards are only allowed in the source", dst)
 	}
+	if ps := int64(f.partSize); ps != 0 && (ps < parts.MinPartSize || ps > parts.MaxPartSize) {
+		return usagef("--part-size %s: must be between 5 MiB and 5 GiB", units.FormatSize(ps))
+	}
 	var sel engine.Options
 	if err := f.sel.apply(&sel); err != nil {
 		return err
@@ -114,6 +119,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		if job {
 			return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
 		}
+	}
+	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
+		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
 	srcEP, err := s.sourceEndpoint(ctx, src, f.recursive)
 	if err != nil {

@@ -76,7 +76,7 @@ func (a *app) lsCmd() *cobra.Command {
 				return err
 			})
 			if err != nil {
-				return fmt.Errorf("list %s: %w", loc, err)
+				return err // the store names the operation and the URL
 			}
 			if summarize && !a.g.json {
 				fmt.Fprintf(a.stdio.Out, "\nTotal Objects: %d\n   Total Size: %s\n", count, strings.TrimSpace(progress.HumanBytes(total)))
@@ -145,7 +145,7 @@ func (a *app) mbCmd() *cobra.Command {
 				return err
 			}
 			if err := c.MakeBucket(cmd.Context(), loc.Bucket); err != nil {
-				return fmt.Errorf("make bucket %s: %w", loc, err)
+				return err
 			}
 			fmt.Fprintf(a.stdio.Out, "mb %s\n", loc)
 			return nil
@@ -175,7 +175,7 @@ func (a *app) rbCmd() *cobra.Command {
 				return err
 			}
 			if err := c.RemoveBucket(cmd.Context(), loc.Bucket); err != nil {
-				return fmt.Errorf("remove bucket %s: %w", loc, err)
+				return err
 			}
 			fmt.Fprintf(a.stdio.Out, "rb %s\n", loc)
 			return nil

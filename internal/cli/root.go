@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"runtime/pprof"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -80,6 +82,21 @@ func (a *app) stopProfile() {
 
 // Run executes one s3bulk command line and returns the process exit code.
 func Run(ctx context.Context, args []string, stdio Stdio) int {
+	// The logger and the renderers write from many goroutines; one lock per
+	// writer keeps a caller's buffer whole (an *os.File needs none, and must
+	// stay one for the terminal check).
+	if _, ok := stdio.Err.(*os.File); !ok && stdio.Err != nil {
+		sw := &syncWriter{w: stdio.Err}
+		if stdio.Out == stdio.Err {
+			stdio.Out = sw
+		}
+		stdio.Err = sw
+	}
+	if _, ok := stdio.Out.(*os.File); !ok && stdio.Out != nil {
+		if _, done := stdio.Out.(*syncWriter); !done {
+			stdio.Out = &syncWriter{w: stdio.Out}
+		}
+	}
 	a := &app{stdio: stdio}
 	root := a.rootCmd()
 	root.SetArgs(args)
@@ -91,7 +108,9 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if err == nil {
 		return ExitOK
 	}
-	if !errors.As(err, new(partialError)) {
+	// A task's fatal error was printed as its ERROR line already.
+	var te *engine.TaskError
+	if !errors.As(err, new(partialError)) && (a.g.json || !errors.As(err, &te)) {
 		fmt.Fprintf(stdio.Err, "s3bulk: %s\n", oneLine(err))
 	}
 	var ue usageError
@@ -150,6 +169,12 @@ func (a *app) setup() error {
 	default:
 		return usagef("--path-style %q: want auto, true or false", a.g.pathStyle)
 	}
+	if a.g.endpointURL != "" {
+		u, err := url.Parse(a.g.endpointURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return usagef("--endpoint-url %q: want http://HOST[:PORT] or https://HOST[:PORT]", a.g.endpointURL)
+		}
+	}
 	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
 	return a.startProfile()
 }
@@ -171,4 +196,16 @@ func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", "; ")
+}
+
+// syncWriter serialises writes to w.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }

@@ -15,9 +15,13 @@ import (
 type Backoff struct {
 	// Base caps the first retry of a Retryable error; default 100ms.
 	Base time.Duration
-	// ThrottleBase caps the first retry of a Throttled error; default 1s.
-	// Throttling means the server is overloaded now, so the first wait is
-	// longer than for a lost connection.
+	// ThrottleBase caps the first retry of a Throttled error; default
+	// 250ms. Throttling means the server is overloaded now, so the first
+	// wait is longer than for a lost connection; but the run's limiter
+	// already halves the requests in flight on throttling (AIMD), and a
+	// throttled request holds its slot while it waits: with 1s, a copy
+	// under 5% SlowDown ran at 48-69% of the clean rate, with 50ms above
+	// 100%. 250ms keeps retries spread out without idling slots.
 	ThrottleBase time.Duration
 	// Max caps every wait; default 20s.
 	Max time.Duration
@@ -28,7 +32,7 @@ type Backoff struct {
 
 const (
 	defaultBase         = 100 * time.Millisecond
-	defaultThrottleBase = time.Second
+	defaultThrottleBase = 250 * time.Millisecond
 	defaultMax          = 20 * time.Second
 )
 

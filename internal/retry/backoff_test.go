@@ -23,10 +23,10 @@ func TestBackoffCaps(t *testing.T) {
 			want:    caps(100*time.Millisecond, 200*time.Millisecond, 400*time.Millisecond, 800*time.Millisecond, 1600*time.Millisecond, 3200*time.Millisecond, 6400*time.Millisecond, 12800*time.Millisecond, 20*time.Second, 20*time.Second),
 		},
 		{
-			name:    "throttled errors start at one second",
+			name:    "throttled errors start at a quarter second",
 			backoff: Backoff{Rand: top},
 			class:   Throttled,
-			want:    caps(time.Second, 2*time.Second, 4*time.Second, 8*time.Second, 16*time.Second, 20*time.Second, 20*time.Second),
+			want:    caps(250*time.Millisecond, 500*time.Millisecond, time.Second, 2*time.Second, 4*time.Second, 8*time.Second, 16*time.Second, 20*time.Second),
 		},
 		{
 			name:    "custom bases and ceiling apply",

@@ -98,7 +98,7 @@ func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(stor
 func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metadata, error) {
 	out, err := s.c.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
 	if err != nil {
-		return store.Object{}, store.Metadata{}, wrap(err, "head", s.URL(key))
+		return store.Object{}, store.Metadata{}, s.headError(ctx, key, err)
 	}
 	o := store.Object{
 		Key:          key,
@@ -368,4 +368,32 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 		return e
 	}
 	return nil
+}
+
+// headError wraps the error of a HEAD. A HEAD response has no body, so the
+// server's error code is lost: a 404 does not say whether the key or the
+// bucket is missing, a 403 or 400 not whether the signature, the region or
+// a permission is wrong. One GET of the first byte asks again and gets the
+// code, on the error path only.
+func (s *Store) headError(ctx context.Context, key string, err error) error {
+	e := wrap(err, "head", s.URL(key)).(*Error)
+	switch e.Code {
+	case "", "UnknownError", "NotFound", "Forbidden", "BadRequest":
+	default:
+		return e
+	}
+	if e.Status != 400 && e.Status != 403 && e.Status != 404 {
+		return e
+	}
+	out, gerr := s.c.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), Range: aws.String("bytes=0-0")})
+	if gerr == nil {
+		out.Body.Close()
+		return e // there now: the HEAD's answer is all there is
+	}
+	g := wrap(gerr, "head", s.URL(key)).(*Error)
+	switch g.Code {
+	case "", "UnknownError", "InvalidRange":
+		return e
+	}
+	return g
 }
