@@ -302,7 +302,9 @@ func TestPartsVerifier(t *testing.T) {
 	size := int64(len(body))
 	cuts := []int64{0, minPart, 2 * minPart, size}
 
-	write := func(v interface{ Part(off, size int64) io.Writer }, corrupt bool, skip int) {
+	write := func(v interface {
+		Part(off, size int64) io.Writer
+	}, corrupt bool, skip int) {
 		for i := 0; i+1 < len(cuts); i++ {
 			if i == skip {
 				continue
