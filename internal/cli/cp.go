@@ -25,6 +25,7 @@ type transferFlags struct {
 	partSize           sizeFlag
 	multipartThreshold sizeFlag
 	journal            string
+	followSymlinks     bool
 	engine             engineFlags
 	sel                selectFlags
 	meta               metaFlags
@@ -35,6 +36,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.recursive, "recursive", "r", false, "copy every object under the source prefix or directory")
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
 	fl.BoolVarP(&f.noClobber, "no-clobber", "n", false, "skip objects whose destination already exists")
+	fl.BoolVar(&f.followSymlinks, "follow-symlinks", false, "follow symbolic links in local sources (loops are detected and skipped); by default links are skipped with a warning")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	f.engine.register(cmd)
@@ -105,6 +107,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	s := a.newSession()
+	if f.followSymlinks {
+		if a.shared != nil {
+			return usagef("--follow-symlinks: not available inside run")
+		}
+		s.followSymlinks = true
+	}
 	if move && f.engine.engine != "" && f.engine.engine != "local" {
 		return usagef("--engine %s: mv runs locally only (a job cannot delete the sources)", f.engine.engine)
 	}

@@ -27,6 +27,9 @@ type session struct {
 	requests *requestCounter
 	// skips records what local listings left out (see sync.go).
 	skips skipLog
+	// followSymlinks makes local listings follow symbolic links (loops
+	// are detected and skipped); by default links are skipped.
+	followSymlinks bool
 }
 
 func (a *app) newSession() *session {
@@ -159,6 +162,7 @@ func (s *session) local(root string, rel s3url.Location) (engine.Endpoint, error
 		root = string(filepath.Separator)
 	}
 	st, err := localstore.New(root, localstore.Options{
+		FollowSymlinks: s.followSymlinks,
 		OnSkip: func(p, reason string) {
 			s.a.logger.Warn("skipped", "path", p, "reason", reason)
 			s.skips.add(p)

@@ -46,7 +46,11 @@ func (l *Lines) Result(r engine.Result) {
 	switch r.Status {
 	case engine.StatusDone:
 		if !l.Quiet {
-			fmt.Fprintf(l.Out, "%s %s %s\n", verb, r.Task.Src, r.Task.Dst)
+			if r.Task.Dst == "" {
+				fmt.Fprintf(l.Out, "%s %s\n", verb, r.Task.Src)
+			} else {
+				fmt.Fprintf(l.Out, "%s %s %s\n", verb, r.Task.Src, r.Task.Dst)
+			}
 		}
 	case engine.StatusDryRun:
 		if !l.Quiet {
