@@ -54,7 +54,12 @@ start() {
   [ -n "$endpoint" ] || { cat "$out.err" >&2; exit 1; }
 }
 start "$work/s3bulk" serve --dir "$work/data"
-server=$endpoint
+server=$endpoint server_pid=${pids[0]}
+tick=$(getconf CLK_TCK)
+# server_cpu: CPU seconds the server has used so far. On a shared machine
+# it is steadier than wall time, and a local server's work bounds every
+# method here.
+server_cpu() { awk -v t="$tick" '{printf "%.2f", ($14 + $15) / t}' "/proc/$server_pid/stat"; }
 export AWS_ENDPOINT_URL=$server
 
 cat >"$work/boto.py" <<'EOF'
@@ -102,25 +107,31 @@ have_boto=1
 python3 -c 'import boto3' 2>/dev/null || { have_boto=0; echo "no boto3: its runs are skipped" >&2; }
 
 # measure NAME CMD... : runs CMD under /usr/bin/time after flushing dirty
-# pages, appends "NAME wall cpu rss_mib" to $work/results.
+# pages, appends "NAME wall client_cpu rss_mib server_cpu" to
+# $work/results.
 measure() {
   local name=$1; shift
   sync
+  local s0; s0=$(server_cpu)
   /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >"$work/out" 2>"$work/err" || {
     echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
+  local s1; s1=$(server_cpu)
   read -r wall user sys rss <"$work/t"
-  printf '%s %s %s %s\n' "$name" "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1024))" | tee -a "$work/results"
+  printf '%s %s %s %s %s\n' "$name" "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1024))" "$(echo "$s1 - $s0" | bc)" |
+    tee -a "$work/results"
 }
 median() { sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 col() { awk -v n="$1" -v c="$2" '$1==n {print $c}' "$work/results" | median; }
 report() { # label NAME... : medians, and each against the first
   local label=$1; shift
   local base; base=$(col "$1" 2)
-  echo "== $label: median of $rounds (wall s, client CPU s, peak RSS MiB, wall / $1)"
+  echo "== $label: medians of $rounds"
+  printf '  %-24s %8s %8s %8s %8s %8s\n' method wall_s /$1 client_s server_s rss_MiB
   for n in "$@"; do
     local w; w=$(col "$n" 2)
     [ -n "$w" ] || continue
-    printf '  %-28s %8.2f %8.2f %6d   %.2f\n' "$n" "$w" "$(col "$n" 3)" "$(col "$n" 4)" "$(echo "scale=3; $w / $base" | bc)"
+    printf '  %-24s %8.2f %8.2f %8.2f %8.2f %8d\n' "$n" "$w" "$(echo "scale=3; $w / $base" | bc)" \
+      "$(col "$n" 3)" "$(col "$n" 5)" "$(col "$n" 4)"
   done
 }
 check_size() { # BUCKET KEY SIZE
@@ -144,17 +155,19 @@ run_a() {
   echo "(a) one $((huge >> 20)) MiB object copied server-side, $rounds rounds"
   # One unmeasured copy warms the page cache with the source.
   b --quiet cp s3://src/huge.bin s3://dst/warm.bin; rm_obj dst warm.bin
+  local methods=(s3bulk)
+  [ $have_boto = 0 ] || methods+=(boto3)
+  [ $have_boto = 0 ] || [ "$huge" -gt $((5 << 30)) ] || methods+=(CopyObject)
   for _ in $(seq "$rounds"); do
-    measure a-s3bulk "$work/s3bulk" --no-progress --quiet cp s3://src/huge.bin s3://dst/huge.bin
-    check_size dst huge.bin "$huge"; rm_obj dst huge.bin
-    if [ $have_boto = 1 ]; then
-      measure a-boto3-256MiB-x10 python3 "$work/boto.py" "$server" copy src huge.bin dst huge.bin 256 10
+    # A new order each round, so that no method always follows another.
+    for m in $(printf '%s\n' "${methods[@]}" | shuf); do
+      case $m in
+      s3bulk) measure a-s3bulk "$work/s3bulk" --no-progress --quiet cp s3://src/huge.bin s3://dst/huge.bin ;;
+      boto3) measure a-boto3-256MiB-x10 python3 "$work/boto.py" "$server" copy src huge.bin dst huge.bin 256 10 ;;
+      CopyObject) measure a-CopyObject python3 "$work/boto.py" "$server" copyobject src huge.bin dst huge.bin ;;
+      esac
       check_size dst huge.bin "$huge"; rm_obj dst huge.bin
-      if [ "$huge" -le $((5 << 30)) ]; then
-        measure a-CopyObject python3 "$work/boto.py" "$server" copyobject src huge.bin dst huge.bin
-        check_size dst huge.bin "$huge"; rm_obj dst huge.bin
-      fi
-    fi
+    done
   done
   report "(a) server-side copy of $((huge >> 20)) MiB" a-CopyObject a-s3bulk a-boto3-256MiB-x10
   echo "  s3bulk / boto3: $(echo "scale=3; $(col a-s3bulk 2) / $(col a-boto3-256MiB-x10 2)" | bc)"
@@ -167,10 +180,12 @@ run_b() {
   echo "(b) the same copy with $latency per request, $rounds rounds"
   b --endpoint-url "$proxy" --quiet cp s3://src/huge.bin s3://dst/warm.bin; rm_obj dst warm.bin
   for _ in $(seq "$rounds"); do
-    measure b-s3bulk-auto "$work/s3bulk" --endpoint-url "$proxy" --no-progress --quiet cp s3://src/huge.bin s3://dst/huge.bin
-    check_size dst huge.bin "$huge"; rm_obj dst huge.bin
-    for ps in 8 64 128 256 512; do
-      measure "b-s3bulk-${ps}MiB" "$work/s3bulk" --endpoint-url "$proxy" --no-progress --quiet cp --part-size "${ps}MiB" s3://src/huge.bin s3://dst/huge.bin
+    for ps in $(printf '%s\n' auto 8 64 128 256 512 | shuf); do
+      if [ "$ps" = auto ]; then
+        measure b-s3bulk-auto "$work/s3bulk" --endpoint-url "$proxy" --no-progress --quiet cp s3://src/huge.bin s3://dst/huge.bin
+      else
+        measure "b-s3bulk-${ps}MiB" "$work/s3bulk" --endpoint-url "$proxy" --no-progress --quiet cp --part-size "${ps}MiB" s3://src/huge.bin s3://dst/huge.bin
+      fi
       check_size dst huge.bin "$huge"; rm_obj dst huge.bin
     done
   done
