@@ -209,6 +209,19 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, error) {
 // rangedDownload writes parallel ranged reads into a preallocated temp file
 // that is renamed only when every part arrived.
 func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layout, rw store.RandomWriter) error {
+	// The parts are hashed as they are written and checked, together,
+	// against the source's full-object checksum before the rename.
+	var check store.PartsVerifier
+	if v, ok := e.job.Src.Store.(store.Verifier); ok {
+		err := e.do(ctx, func(ctx context.Context) error {
+			var err error
+			check, err = v.VerifyParts(ctx, t.SrcKey, t.ETag, t.Size)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	tmp, err := rw.CreateTemp(ctx, t.DstKey, t.Size)
 	if err != nil {
 		return err
@@ -224,7 +237,11 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 					return fmt.Errorf("read part %d: %w", p.Number, err)
 				}
 				defer body.Close()
-				n, err := io.Copy(io.NewOffsetWriter(tmp, p.Offset), body)
+				var w io.Writer = io.NewOffsetWriter(tmp, p.Offset)
+				if check != nil {
+					w = io.MultiWriter(w, check.Part(p.Offset, p.Size))
+				}
+				n, err := io.Copy(w, body)
 				if err != nil {
 					return fmt.Errorf("write part %d: %w", p.Number, err)
 				}
@@ -240,6 +257,11 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	e.progress.bytesInFlight.Add(-doneBytes(layout, err))
 	if err != nil {
 		return err
+	}
+	if check != nil {
+		if err := check.Verify(); err != nil {
+			return err // the deferred Abort removes the temp file
+		}
 	}
 	return tmp.Commit()
 }
@@ -266,9 +288,15 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	meta = e.withMetadata(meta, t.DstKey)
 	uploadID, already, resuming := e.resumeUpload(ctx, t, layout, mp)
 	if !resuming {
+		create := mp.CreateMultipart
+		if c, ok := mp.(store.ChecksumMultipart); ok && t.Op != OpCopy {
+			// The bytes pass through this process: the server can check
+			// them against a checksum of the whole object.
+			create = c.CreateMultipartChecksum
+		}
 		err = e.do(ctx, func(ctx context.Context) error {
 			var err error
-			uploadID, err = mp.CreateMultipart(ctx, t.DstKey, meta)
+			uploadID, err = create(ctx, t.DstKey, meta)
 			return err
 		})
 		if err != nil {

@@ -157,3 +157,32 @@ type BatchDeleter interface {
 	// deleted none of the keys.
 	DeleteKeys(ctx context.Context, keys []string) ([]DeleteError, error)
 }
+
+// ChecksumMultipart is implemented by stores whose multipart uploads can
+// carry a checksum of the whole object, which the server verifies when the
+// upload completes. Only uploads whose bytes pass through the client use it:
+// parts copied server-side (UploadPartCopy) carry no checksum of the
+// client's, and some servers then store a wrong one.
+type ChecksumMultipart interface {
+	CreateMultipartChecksum(ctx context.Context, key string, meta Metadata) (uploadID string, err error)
+}
+
+// PartsVerifier checks an object read in parts against the checksum its
+// store keeps for the whole object.
+type PartsVerifier interface {
+	// Part returns the writer that the bytes of the part at off, size bytes
+	// long, go through as they are written. Parts may be written
+	// concurrently, each by one goroutine.
+	Part(off, size int64) io.Writer
+	// Verify reports, once every part was written, an error wrapping
+	// ErrChecksumMismatch if the parts differ from the object.
+	Verify() error
+}
+
+// Verifier is implemented by stores that keep full-object checksums.
+type Verifier interface {
+	// VerifyParts returns a PartsVerifier for a read of key in parts, or
+	// nil when the object has no checksum to check against. ifMatch, when
+	// set, fails with ErrPreconditionFailed if the object changed.
+	VerifyParts(ctx context.Context, key, ifMatch string, size int64) (PartsVerifier, error)
+}

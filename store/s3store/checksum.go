@@ -366,7 +366,7 @@ func (p *partHash) Write(b []byte) (int, error) {
 // without one, its checksum is composite, or checksums are off). ifMatch,
 // when set, makes it fail with store.ErrPreconditionFailed if the object
 // changed since it was listed. size is the object's size.
-func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64) (*PartsVerifier, error) {
+func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64) (store.PartsVerifier, error) {
 	if s.c.checksumWhenRequired {
 		return nil, nil
 	}

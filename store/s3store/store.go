@@ -27,6 +27,9 @@ var (
 	_ store.Store     = (*Store)(nil)
 	_ store.Copier    = (*Store)(nil)
 	_ store.Multipart = (*Store)(nil)
+
+	_ store.ChecksumMultipart = (*Store)(nil)
+	_ store.Verifier          = (*Store)(nil)
 )
 
 // Bucket is the bucket's name.
