@@ -204,7 +204,7 @@ run_c() {
   echo "(c) 5 files of $((fsize >> 20)) MiB up and down, $rounds rounds"
   clear_files() { "$s5cmd" --endpoint-url "$server" rm 's3://files/*' >/dev/null 2>&1 || true; }
   check_up() { # PREFIX
-    local got; got=$(b --json ls --recursive "s3://files/$1" | sed -n 's/.*"size":\([0-9]*\).*/\1/p' | awk '{s+=$1; n++} END {print n, s}')
+    local got; got=$(b --json ls --recursive "s3://files/$1" | sed -n 's/.*"size":\([0-9]*\).*/\1/p' | awk '{s+=$1; n++} END {printf "%d %.0f\n", n, s}')
     [ "$got" = "$n $total" ] || { echo "s3://files/$1 holds $got (objects, bytes), want $n $total" >&2; exit 1; }
   }
   check_down() { # DIR
