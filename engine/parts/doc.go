@@ -55,15 +55,19 @@
 // 512 MiB parts; 512 MiB was within 3% of the best and a larger part only
 // makes a failed part dearer to redo.
 //
-// Upload and download. Here every byte passes through the client, and the
-// executor holds one part in memory per request in flight, so part size times
-// concurrency is the memory bill (bounded for the whole run by a byte budget).
-// [Auto] for [Upload] and [Download] takes the smallest power-of-two part size
-// from 8 MiB (the AWS CLI's default) to 64 MiB that cuts the object into at most
-// 64 parts: enough parts to keep many connections busy on one large file, and
-// a part large enough that per-request latency is small next to its transfer
-// time. A 1 GB file gets 16 MiB parts; objects above 2 GiB get 64 MiB parts,
-// which keeps 64 requests in flight under 4 GiB of buffers.
+// Upload. Here every byte passes through the client: a part read from a
+// local file is sent from the file (seekable, not buffered), but a part of
+// a stream between two endpoints is held in memory, so part size times
+// concurrency can be the memory bill. [Auto] for [Upload] takes the smallest
+// power-of-two part size from 8 MiB (the AWS CLI's default) to 64 MiB that
+// cuts the object into at most 64 parts: enough parts to keep many
+// connections busy on one large file, and a part large enough that
+// per-request latency is small next to its transfer time. A 1 GB file gets
+// 16 MiB parts; objects above 2 GiB get 64 MiB parts.
+//
+// Download. Ranged GETs stream straight into the preallocated file, so a
+// part costs no memory: [Auto] for [Download] takes 16 to 128 MiB, at most
+// 16 parts (measured on 1 GiB files: 128 MiB parts 8% faster than 16 MiB).
 //
 // Every automatic size is finally raised, like an explicit one, when the
 // object would otherwise need more than 10,000 parts (above 625 GiB for
