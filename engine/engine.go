@@ -20,6 +20,12 @@ import (
 // docs/design/0001-concurrency.md gives the measurements behind it.
 const DefaultConcurrency = 256
 
+// DefaultMaxBufferBytes bounds the part bytes a run holds in memory at
+// once. Only parts that cannot be re-read from their source are held
+// (streams between two endpoints); local files are sent from the file and
+// downloads stream into it. 512 MiB fits a 1 GB machine (report 4).
+const DefaultMaxBufferBytes = 512 << 20
+
 // Endpoint is one side of a job: a store and a location in it. For a local
 // store the location's key is relative to the store's root directory.
 type Endpoint struct {
@@ -55,6 +61,10 @@ type Options struct {
 	// PartSize fixes the part size of multipart transfers; 0 chooses it per
 	// object (parts.Auto).
 	PartSize int64
+	// MaxBufferBytes bounds the bytes of parts held in memory at once for
+	// the whole run; 0 means DefaultMaxBufferBytes, negative no bound. A
+	// part larger than the budget still runs, alone.
+	MaxBufferBytes int64
 	// MultipartThreshold is the size from which objects move in parts; 0
 	// chooses it per kind of transfer (parts.Threshold).
 	MultipartThreshold int64
@@ -152,6 +162,8 @@ type executor struct {
 	fatal   error
 
 	resumedIDs resumed
+	// buffers bounds the bytes of parts held in memory at once, run-wide.
+	buffers *limiter.ByteBudget
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
 }
@@ -169,7 +181,10 @@ func newExecutor(job Job, opts Options) *executor {
 		p = &Progress{}
 	}
 	p.concurrency = func() (int, int) { return lim.Limit(), lim.InFlight() }
-	return &executor{job: job, opts: opts, lim: lim, progress: p}
+	if opts.MaxBufferBytes == 0 {
+		opts.MaxBufferBytes = DefaultMaxBufferBytes
+	}
+	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes)}
 }
 
 // workers is the number of object workers.

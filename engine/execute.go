@@ -383,6 +383,12 @@ func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp s
 	defer body.Close()
 	rs, ok := body.(io.ReadSeeker)
 	if !ok {
+		// Held in memory under the run's byte budget, so a stream of many
+		// big objects between two endpoints cannot buffer without bound.
+		if err := e.buffers.Acquire(ctx, p.Size); err != nil {
+			return store.Part{}, err
+		}
+		defer e.buffers.Release(p.Size)
 		buf := make([]byte, p.Size)
 		if _, err := io.ReadFull(body, buf); err != nil {
 			return store.Part{}, fmt.Errorf("read: %w", err)

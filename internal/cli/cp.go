@@ -26,6 +26,7 @@ type transferFlags struct {
 	multipartThreshold sizeFlag
 	journal            string
 	followSymlinks     bool
+	maxBuffer          sizeFlag
 	engine             engineFlags
 	sel                selectFlags
 	meta               metaFlags
@@ -36,6 +37,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.recursive, "recursive", "r", false, "copy every object under the source prefix or directory")
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
 	fl.BoolVarP(&f.noClobber, "no-clobber", "n", false, "skip objects whose destination already exists")
+	fl.Var(&f.maxBuffer, "max-buffer", "most part bytes held in memory at once, run-wide, e.g. 256MiB (default 512MiB)")
 	fl.BoolVar(&f.followSymlinks, "follow-symlinks", false, "follow symbolic links in local sources (loops are detected and skipped); by default links are skipped with a warning")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
@@ -145,6 +147,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
 		MultipartThreshold: int64(f.multipartThreshold),
+		MaxBufferBytes:     int64(f.maxBuffer),
 		Filter:             sel.Filter,
 		Shard:              sel.Shard,
 		Metadata:           meta,
