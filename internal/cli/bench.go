@@ -458,6 +458,11 @@ type demoFlags struct {
 	proxyCmd  func(target string, latency time.Duration) (*exec.Cmd, error)
 }
 
+// defaultDemoLatency is the delay demo puts in front of its local server:
+// about the least a real region gives. Without any, the local server is the
+// bottleneck and no client's parallelism can show.
+const defaultDemoLatency = 10 * time.Millisecond
+
 func (a *app) demoCmd() *cobra.Command {
 	f := demoFlags{seed: seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}, serverCmd: serveSelf, proxyCmd: proxySelf}
 	cmd := &cobra.Command{
@@ -470,7 +475,10 @@ also when interrupted.
 
 --latency adds a delay to every request, as a real region has (the report saw
 about 130 ms per CopyObject): the effect of parallelism then shows as it does
-on AWS. The put baseline is left out unless asked for with --methods.`,
+on AWS. The default, 10ms, is about the least a real region gives; with
+--latency 0 the local server itself, sharing this machine's cores, is the
+limit and every method that keeps it busy ties. The put baseline is left
+out unless asked for with --methods.`,
 		Example: `  s3bulk demo
   s3bulk demo --latency 30ms --out ./demo-report
   s3bulk demo --objects 1000 --size 1MiB --huge 1GiB`,
@@ -503,7 +511,7 @@ on AWS. The put baseline is left out unless asked for with --methods.`,
 	fl.IntVar(&f.seed.objects, "objects", bench.DefaultLayout().Objects, "number of objects")
 	fl.Var(&f.seed.size, "size", "size of each object (default 100KiB)")
 	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
-	fl.DurationVar(&f.latency, "latency", 0, "delay added to every request, e.g. 30ms")
+	fl.DurationVar(&f.latency, "latency", defaultDemoLatency, "delay added to every request, e.g. 30ms; 0 for none")
 	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png")
 	cmd.AddCommand(a.latencyProxyCmd())
 	return cmd
