@@ -189,7 +189,8 @@ func TestAuto(t *testing.T) {
 		{"a byte more than 2 GiB uploads in 64 MiB parts", 2*gib + 1, Upload, 64 * mib},
 		{"a 625 GiB upload is 10,000 parts of 64 MiB", 625 * gib, Upload, 64 * mib},
 		{"a byte more than 625 GiB raises the upload part size", 625*gib + 1, Upload, 65 * mib},
-		{"a download takes fewer, larger parts than an upload", 1_000_000_000, Download, 64 * mib},
+		{"a download takes fewer, larger parts than an upload", 1_000_000_000, Download, 128 * mib},
+		{"a 256 MiB download takes 32 MiB parts", 256 * mib, Download, 32 * mib},
 		{"a big download takes 128 MiB parts", 5 * gib, Download, 128 * mib},
 		{"an unknown kind is sized like an upload", 1_000_000_000, Kind(9), 16 * mib},
 	}
