@@ -118,7 +118,7 @@ func withoutEnv(env []string, key string) ([]string, string) {
 
 // RequestCounter counts HTTP attempts by S3 operation name. It sits after
 // the SDK's retry middleware, so a retried request counts once per attempt,
-// as S3 bills it. The lead's engine can share it by appending APIOption to
+// as S3 bills it. Any SDK client can share it by appending APIOption to
 // its aws.Config.APIOptions.
 type RequestCounter struct {
 	mu     sync.Mutex
