@@ -34,39 +34,10 @@ func (e *executor) remove(ctx context.Context) (Summary, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	tasks := make(chan Task, 2*store.MaxBatchDelete)
-	var g errgroup.Group
-	g.Go(func() error {
-		defer close(tasks)
-		err := e.plan(ctx, tasks)
-		e.progress.planDone.Store(true)
-		if err != nil {
-			e.setFatal(err)
-			cancel(err)
-		}
-		return nil
-	})
+	tasks, planned := e.startPlanner(ctx, cancel, 2*store.MaxBatchDelete)
 	e.deleteAll(ctx, cancel, e.job.Src.Store, tasks)
-	_ = g.Wait()
+	planned()
 	return e.summarize(ctx, start)
-}
-
-// summarize folds the run's results into its Summary and picks its error,
-// as run does at its end.
-func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	s := e.summary
-	s.Planned = e.progress.planned.Load()
-	s.Elapsed = time.Since(start)
-	s.Seconds = s.Elapsed.Seconds()
-	if e.fatal != nil {
-		return s, e.fatal
-	}
-	if ctx.Err() != nil {
-		return s, ctx.Err()
-	}
-	return s, nil
 }
 
 // planRemove lists what the job's source names and sends one delete task

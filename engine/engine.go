@@ -204,18 +204,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	// The queue between the planner and the workers is bounded: the listing
 	// runs ahead of the copies by at most this many tasks, so memory stays
 	// flat whatever the number of keys.
-	tasks := make(chan Task, 2*e.opts.Concurrency+1000)
-	var g errgroup.Group
-	g.Go(func() error {
-		defer close(tasks)
-		err := e.plan(ctx, tasks)
-		e.progress.planDone.Store(true)
-		if err != nil {
-			e.setFatal(err)
-			cancel(err)
-		}
-		return nil
-	})
+	tasks, planned := e.startPlanner(ctx, cancel, 2*e.opts.Concurrency+1000)
 
 	// Object-level workers: a fixed pool of long-lived goroutines, not one
 	// goroutine per object. A request through the SDK runs deep call
@@ -248,11 +237,16 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 		})
 	}
 	_ = workers.Wait()
-	_ = g.Wait()
+	planned()
 	if ctx.Err() == nil {
 		e.abortStaleUploads(context.WithoutCancel(ctx))
 	}
+	return e.summarize(ctx, start)
+}
 
+// summarize folds the run's results into its Summary and picks its error,
+// for every kind of run.
+func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.summary
@@ -262,10 +256,29 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	if e.fatal != nil {
 		return s, e.fatal
 	}
-	if err := context.Cause(ctx); err != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return s, ctx.Err()
 	}
 	return s, nil
+}
+
+// startPlanner runs the planner in a goroutine feeding a channel of queue
+// tasks, closed when planning ends; a planning failure is the run's fatal
+// error and cancels it. wait returns once the planner has returned.
+func (e *executor) startPlanner(ctx context.Context, cancel context.CancelCauseFunc, queue int) (tasks <-chan Task, wait func()) {
+	ch := make(chan Task, queue)
+	var g errgroup.Group
+	g.Go(func() error {
+		defer close(ch)
+		err := e.plan(ctx, ch)
+		e.progress.planDone.Store(true)
+		if err != nil {
+			e.setFatal(err)
+			cancel(err)
+		}
+		return nil
+	})
+	return ch, func() { _ = g.Wait() }
 }
 
 // firstFatal records err as the run's fatal error and reports whether it

@@ -22,6 +22,14 @@ func Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error
 	if job.Sync != nil {
 		return e.planSyncTo(ctx, fn)
 	}
+	return e.planTo(ctx, fn)
+}
+
+// planTo streams the planner's tasks into fn, on the caller's goroutine.
+// An error from fn stops the listing.
+func (e *executor) planTo(ctx context.Context, fn func(Task) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	tasks := make(chan Task, 1000)
 	errc := make(chan error, 1)
 	go func() {
@@ -31,10 +39,12 @@ func Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error
 	var fnErr error
 	for t := range tasks {
 		if fnErr == nil {
-			fnErr = fn(t)
+			if fnErr = fn(t); fnErr != nil {
+				cancel()
+			}
 		}
 	}
-	if err := <-errc; err != nil {
+	if err := <-errc; err != nil && fnErr == nil {
 		return err
 	}
 	return fnErr

@@ -132,27 +132,8 @@ func (e *executor) planSyncTo(ctx context.Context, fn func(Task) error) error {
 	sp := &spool{dir: e.job.Sync.TempDir}
 	defer sp.close()
 	e.deletes = sp
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	tasks := make(chan Task, 1000)
-	errc := make(chan error, 1)
-	go func() {
-		defer close(tasks)
-		errc <- e.plan(ctx, tasks)
-	}()
-	var fnErr error
-	for t := range tasks {
-		if fnErr == nil {
-			if fnErr = fn(t); fnErr != nil {
-				cancel()
-			}
-		}
-	}
-	if err := <-errc; err != nil && fnErr == nil {
+	if err := e.planTo(ctx, fn); err != nil {
 		return err
-	}
-	if fnErr != nil {
-		return fnErr
 	}
 	if err := e.deleteLimit(); err != nil {
 		return err
