@@ -10,6 +10,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 func (a *app) lsCmd() *cobra.Command {
@@ -124,39 +125,18 @@ func (a *app) listBuckets(ctx context.Context, s *session) error {
 }
 
 func (a *app) mbCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "mb s3://bucket",
-		Short: "Make a bucket",
-		Args:  usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			loc, err := parseLocation(args[0], false)
-			if err != nil {
-				return err
-			}
-			if !loc.IsS3() || loc.Key != "" {
-				return usagef("mb %s: want s3://bucket", args[0])
-			}
-			if a.g.dryRun {
-				fmt.Fprintf(a.stdio.Out, "DRY-RUN mb %s\n", loc)
-				return nil
-			}
-			c, err := a.newSession().s3(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if err := c.MakeBucket(cmd.Context(), loc.Bucket); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdio.Out, "mb %s\n", loc)
-			return nil
-		},
-	}
+	return a.bucketCmd("mb", "Make a bucket", (*s3store.Client).MakeBucket)
 }
 
 func (a *app) rbCmd() *cobra.Command {
+	return a.bucketCmd("rb", "Remove an empty bucket", (*s3store.Client).RemoveBucket)
+}
+
+// bucketCmd is a verb that does one thing to one bucket: mb, rb.
+func (a *app) bucketCmd(verb, short string, do func(*s3store.Client, context.Context, string) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "rb s3://bucket",
-		Short: "Remove an empty bucket",
+		Use:   verb + " s3://bucket",
+		Short: short,
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			loc, err := parseLocation(args[0], false)
@@ -164,20 +144,20 @@ func (a *app) rbCmd() *cobra.Command {
 				return err
 			}
 			if !loc.IsS3() || loc.Key != "" {
-				return usagef("rb %s: want s3://bucket", args[0])
+				return usagef("%s %s: want s3://bucket", verb, args[0])
 			}
 			if a.g.dryRun {
-				fmt.Fprintf(a.stdio.Out, "DRY-RUN rb %s\n", loc)
+				fmt.Fprintf(a.stdio.Out, "DRY-RUN %s %s\n", verb, loc)
 				return nil
 			}
 			c, err := a.newSession().s3(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if err := c.RemoveBucket(cmd.Context(), loc.Bucket); err != nil {
+			if err := do(c, cmd.Context(), loc.Bucket); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdio.Out, "rb %s\n", loc)
+			fmt.Fprintf(a.stdio.Out, "%s %s\n", verb, loc)
 			return nil
 		},
 	}
