@@ -341,7 +341,7 @@ func TestReleaseWithoutAcquirePanics(t *testing.T) {
 func TestNeverMoreInFlightThanTheLimit(t *testing.T) {
 	const ceiling, floor, workers = 32, 4, 256
 	l, c := newTestLimiter(ceiling, floor)
-	var cur, peak, inOp atomic.Int64
+	var cur, peak, inOp, done atomic.Int64
 	var grow, settled, stop atomic.Bool
 	grow.Store(true)
 	var wg sync.WaitGroup
@@ -376,11 +376,19 @@ func TestNeverMoreInFlightThanTheLimit(t *testing.T) {
 				inOp.Add(-1)
 				cur.Add(-1)
 				l.Release()
+				done.Add(1)
 			}
 		})
 	}
 	// Let the limit move for a while; the clock advances so throttles land.
-	for range 200 {
+	// The workers may not have been scheduled yet on a loaded machine, so
+	// the phase lasts until they have done real work, not a fixed count.
+	deadline := time.Now().Add(time.Minute)
+	for i := 0; i < 200 || done.Load() < 20*workers; i++ {
+		if time.Now().After(deadline) {
+			stop.Store(true)
+			t.Fatalf("workers finished %d operations in a minute", done.Load())
+		}
 		c.advance(300 * time.Millisecond)
 		runtime.Gosched()
 	}
