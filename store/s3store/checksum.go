@@ -20,7 +20,6 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3bulk/s3bulk/store"
@@ -370,11 +369,12 @@ func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64
 	if s.c.checksumWhenRequired {
 		return nil, nil
 	}
-	in := &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), ChecksumMode: s3types.ChecksumModeEnabled}
+	in := s.headInput(key)
+	in.ChecksumMode = s3types.ChecksumModeEnabled
 	if ifMatch != "" {
 		in.IfMatch = aws.String(quoteETag(ifMatch))
 	}
-	out, err := s.c.s3.HeadObject(ctx, in)
+	out, err := s.c.s3.HeadObject(ctx, in, s.optFns...)
 	if err != nil {
 		return nil, wrap(err, "head", s.URL(key))
 	}

@@ -26,6 +26,12 @@ const maxDeleteKeys = 1000
 // that failed as a whole: the keys of that request and later ones were not
 // attempted.
 func (c *Client) DeleteObjects(ctx context.Context, bucket string, keys []string) ([]DeleteError, error) {
+	return c.deleteObjects(ctx, bucket, keys, "", nil)
+}
+
+// deleteObjects is DeleteObjects with a store's request payer and
+// per-request options.
+func (c *Client) deleteObjects(ctx context.Context, bucket string, keys []string, payer s3types.RequestPayer, optFns []func(*s3.Options)) ([]DeleteError, error) {
 	var failed []DeleteError
 	for len(keys) > 0 {
 		batch := keys[:min(len(keys), maxDeleteKeys)]
@@ -37,8 +43,9 @@ func (c *Client) DeleteObjects(ctx context.Context, bucket string, keys []string
 		out, err := c.s3.DeleteObjects(ctx, &s3.DeleteObjectsInput{
 			Bucket: aws.String(bucket),
 			// Quiet: the response lists only failures, not 1,000 successes.
-			Delete: &s3types.Delete{Objects: ids, Quiet: aws.Bool(true)},
-		})
+			Delete:       &s3types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+			RequestPayer: payer,
+		}, optFns...)
 		if err != nil {
 			return failed, wrap(err, "delete objects in", "s3://"+bucket)
 		}

@@ -41,12 +41,16 @@ func (s *Store) createMultipart(ctx context.Context, key string, meta store.Meta
 		ContentDisposition: optional(meta.ContentDisposition),
 		StorageClass:       s3types.StorageClass(meta.StorageClass),
 		Metadata:           meta.User,
+		RequestPayer:       s.payer,
+		ACL:                s3types.ObjectCannedACL(s.opts.ACL),
 	}
+	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	if checksum {
 		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
 		in.ChecksumType = s3types.ChecksumTypeFullObject
 	}
-	out, err := s.c.s3.CreateMultipartUpload(ctx, in)
+	out, err := s.c.s3.CreateMultipartUpload(ctx, in, s.optFns...)
 	if err != nil {
 		return "", wrap(err, "create multipart upload", s.URL(key))
 	}
@@ -66,13 +70,15 @@ func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int
 		PartNumber:    aws.Int32(number),
 		Body:          body,
 		ContentLength: aws.Int64(size),
+		RequestPayer:  s.payer,
 	}
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	if !s.c.checksumWhenRequired {
 		// Computed by the SDK as it sends the body: in a trailer over
 		// HTTPS, else in the same pass as the payload's SHA-256.
 		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
 	}
-	out, err := s.c.s3.UploadPart(ctx, in)
+	out, err := s.c.s3.UploadPart(ctx, in, s.optFns...)
 	if err != nil {
 		return store.Part{}, wrap(err, fmt.Sprintf("upload part %d of", number), s.URL(key))
 	}
@@ -90,11 +96,14 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 		PartNumber:      aws.Int32(number),
 		CopySource:      aws.String(copySource(src.Bucket, src.Key)),
 		CopySourceRange: aws.String(fmt.Sprintf("bytes=%d-%d", first, last)),
+		RequestPayer:    s.payer,
 	}
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
+	in.CopySourceSSECustomerAlgorithm, in.CopySourceSSECustomerKey, in.CopySourceSSECustomerKeyMD5 = s.srcSSEC.fields()
 	if src.IfMatch != "" {
 		in.CopySourceIfMatch = aws.String(quoteETag(src.IfMatch))
 	}
-	out, err := s.c.s3.UploadPartCopy(ctx, in)
+	out, err := s.c.s3.UploadPartCopy(ctx, in, s.optFns...)
 	if err != nil {
 		e := wrap(err, fmt.Sprintf("copy part %d of", number), s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key
@@ -119,7 +128,9 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 		Key:             aws.String(key),
 		UploadId:        aws.String(uploadID),
 		MultipartUpload: &s3types.CompletedMultipartUpload{Parts: make([]s3types.CompletedPart, len(parts))},
+		RequestPayer:    s.payer,
 	}
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	for i, p := range parts {
 		in.MultipartUpload.Parts[i] = s3types.CompletedPart{PartNumber: aws.Int32(p.Number), ETag: aws.String(quoteETag(p.ETag))}
 	}
@@ -129,7 +140,7 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 			return err
 		}
 	}
-	_, err := s.c.s3.CompleteMultipartUpload(ctx, in)
+	_, err := s.c.s3.CompleteMultipartUpload(ctx, in, s.optFns...)
 	if err != nil {
 		return wrap(err, "complete multipart upload", s.URL(key))
 	}
@@ -221,10 +232,11 @@ func setPartChecksum(p *s3types.CompletedPart, alg algorithm, v string) {
 // error.
 func (s *Store) AbortMultipart(ctx context.Context, key, uploadID string) error {
 	_, err := s.c.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-		Bucket:   aws.String(s.bucket),
-		Key:      aws.String(key),
-		UploadId: aws.String(uploadID),
-	})
+		Bucket:       aws.String(s.bucket),
+		Key:          aws.String(key),
+		UploadId:     aws.String(uploadID),
+		RequestPayer: s.payer,
+	}, s.optFns...)
 	if err := wrap(err, "abort multipart upload", s.URL(key)); err != nil && !isCode(err, "NoSuchUpload") {
 		return err
 	}
@@ -234,13 +246,13 @@ func (s *Store) AbortMultipart(ctx context.Context, key, uploadID string) error 
 
 // ListMultipartUploads streams the in-progress uploads under prefix.
 func (s *Store) ListMultipartUploads(ctx context.Context, prefix string, fn func(store.Upload) error) error {
-	in := &s3.ListMultipartUploadsInput{Bucket: aws.String(s.bucket), MaxUploads: aws.Int32(pageSize)}
+	in := &s3.ListMultipartUploadsInput{Bucket: aws.String(s.bucket), MaxUploads: aws.Int32(pageSize), RequestPayer: s.payer}
 	if prefix != "" {
 		in.Prefix = aws.String(prefix)
 	}
 	p := s3.NewListMultipartUploadsPaginator(s.c.s3, in)
 	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+		page, err := p.NextPage(ctx, s.optFns...)
 		if err != nil {
 			return wrap(err, "list multipart uploads", s.URL(prefix))
 		}
@@ -284,14 +296,17 @@ type listedPart struct {
 
 func (s *Store) listParts(ctx context.Context, key, uploadID string) (listedParts, error) {
 	var out listedParts
-	p := s3.NewListPartsPaginator(s.c.s3, &s3.ListPartsInput{
-		Bucket:   aws.String(s.bucket),
-		Key:      aws.String(key),
-		UploadId: aws.String(uploadID),
-		MaxParts: aws.Int32(pageSize),
-	})
+	in := &s3.ListPartsInput{
+		Bucket:       aws.String(s.bucket),
+		Key:          aws.String(key),
+		UploadId:     aws.String(uploadID),
+		MaxParts:     aws.Int32(pageSize),
+		RequestPayer: s.payer,
+	}
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
+	p := s3.NewListPartsPaginator(s.c.s3, in)
 	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+		page, err := p.NextPage(ctx, s.optFns...)
 		if err != nil {
 			return listedParts{}, wrap(err, "list parts of", s.URL(key))
 		}

@@ -55,14 +55,16 @@ func newRawCopier(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, 
 	}
 }
 
-func (r *rawCopier) copy(ctx context.Context, bucket string, src store.CopySource, key string) error {
+// copy copies src to key in the bucket of dst, with dst's options.
+func (r *rawCopier) copy(ctx context.Context, dst *Store, src store.CopySource, key string) error {
+	bucket := dst.bucket
 	ctx = middleware.WithOperationName(ctx, "CopyObject")
 	for attempt := 1; ; attempt++ {
 		if r.cfg.OnRequest != nil {
 			r.cfg.OnRequest("CopyObject")
 		}
 		start := time.Now()
-		err := r.once(ctx, bucket, src, key)
+		err := r.once(ctx, dst, src, key)
 		if err == nil {
 			r.log(ctx, bucket, key, 200, time.Since(start), nil, retry.None)
 			return nil
@@ -91,7 +93,8 @@ func (r *rawCopier) copy(ctx context.Context, bucket string, src store.CopySourc
 	}
 }
 
-func (r *rawCopier) once(ctx context.Context, bucket string, src store.CopySource, key string) error {
+func (r *rawCopier) once(ctx context.Context, dst *Store, src store.CopySource, key string) error {
+	bucket := dst.bucket
 	u := r.endpoint.base
 	escaped := escapeKey(key)
 	if r.endpoint.pathStyle {
@@ -117,13 +120,14 @@ func (r *rawCopier) once(ctx context.Context, bucket string, src store.CopySourc
 	if src.IfMatch != "" {
 		req.Header.Set("X-Amz-Copy-Source-If-Match", quoteETag(src.IfMatch))
 	}
+	setOptionHeaders(req.Header, dst)
 	req.Header.Set("X-Amz-Content-Sha256", emptyPayloadHash)
 	req.Header.Set("User-Agent", "s3bulk")
 	creds, err := r.creds.Retrieve(ctx)
 	if err != nil {
 		return credentialsError(err)
 	}
-	if err := r.signer.SignHTTP(ctx, creds, req, emptyPayloadHash, "s3", r.c.region, time.Now().UTC()); err != nil {
+	if err := r.signer.SignHTTP(ctx, creds, req, emptyPayloadHash, "s3", dst.region(), time.Now().UTC()); err != nil {
 		return err
 	}
 	resp, err := r.http.Do(req)
@@ -150,6 +154,33 @@ func (r *rawCopier) once(ctx context.Context, bucket string, src store.CopySourc
 		return nil
 	}
 	return parseErrorBody(body, resp)
+}
+
+// setOptionHeaders sets the headers of dst's Options that a CopyObject
+// carries: the same ones the SDK's CopyObject sends for the same fields.
+func setOptionHeaders(h http.Header, dst *Store) {
+	if dst.payer != "" {
+		h.Set("X-Amz-Request-Payer", string(dst.payer))
+	}
+	if dst.opts.ACL != "" {
+		h.Set("X-Amz-Acl", dst.opts.ACL)
+	}
+	if dst.opts.SSE != "" {
+		h.Set("X-Amz-Server-Side-Encryption", dst.opts.SSE)
+	}
+	if dst.opts.SSEKMSKeyID != "" {
+		h.Set("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", dst.opts.SSEKMSKeyID)
+	}
+	if k := dst.ssec; k != nil {
+		h.Set("X-Amz-Server-Side-Encryption-Customer-Algorithm", *k.alg)
+		h.Set("X-Amz-Server-Side-Encryption-Customer-Key", *k.key)
+		h.Set("X-Amz-Server-Side-Encryption-Customer-Key-Md5", *k.md5)
+	}
+	if k := dst.srcSSEC; k != nil {
+		h.Set("X-Amz-Copy-Source-Server-Side-Encryption-Customer-Algorithm", *k.alg)
+		h.Set("X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key", *k.key)
+		h.Set("X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key-Md5", *k.md5)
+	}
 }
 
 // apiError is an S3 error response, typed like the SDK's so the same

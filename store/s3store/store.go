@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,6 +22,13 @@ import (
 type Store struct {
 	c      *Client
 	bucket string
+	// opts are the options every request carries (see options.go), with
+	// what they mean for the SDK worked out once.
+	opts    Options
+	ssec    *customerKey // the key of this bucket's objects
+	srcSSEC *customerKey // the key of copy sources
+	payer   s3types.RequestPayer
+	optFns  []func(*s3.Options) // per-request overrides (region); nil for none
 }
 
 var (
@@ -50,8 +58,9 @@ const pageSize = 1000
 // are merged into that order.
 func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
 	in := &s3.ListObjectsV2Input{
-		Bucket:  aws.String(s.bucket),
-		MaxKeys: aws.Int32(pageSize),
+		Bucket:       aws.String(s.bucket),
+		MaxKeys:      aws.Int32(pageSize),
+		RequestPayer: s.payer,
 	}
 	if prefix != "" {
 		in.Prefix = aws.String(prefix)
@@ -61,7 +70,7 @@ func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(stor
 	}
 	p := s3.NewListObjectsV2Paginator(s.c.s3, in)
 	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+		page, err := p.NextPage(ctx, s.optFns...)
 		if err != nil {
 			return wrap(err, "list", s.URL(prefix))
 		}
@@ -99,7 +108,7 @@ func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(stor
 // Head returns the object's attributes and metadata; store.ErrNotFound when
 // it is absent.
 func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metadata, error) {
-	out, err := s.c.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	out, err := s.c.s3.HeadObject(ctx, s.headInput(key), s.optFns...)
 	if err != nil {
 		return store.Object{}, store.Metadata{}, s.headError(ctx, key, err)
 	}
@@ -130,11 +139,11 @@ func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch 
 	if length == 0 {
 		// A zero-length range cannot be written as an HTTP Range; a HEAD
 		// still reports a missing or changed object.
-		in := &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
+		in := s.headInput(key)
 		if ifMatch != "" {
 			in.IfMatch = aws.String(quoteETag(ifMatch))
 		}
-		if _, err := s.c.s3.HeadObject(ctx, in); err != nil {
+		if _, err := s.c.s3.HeadObject(ctx, in, s.optFns...); err != nil {
 			return nil, wrap(err, "get", s.URL(key))
 		}
 		return io.NopCloser(strings.NewReader("")), nil
@@ -165,7 +174,7 @@ func metadataClass(c s3types.StorageClass) string {
 // checksums it asks for the object's stored checksums, which a server sends
 // only when the response holds the whole object.
 func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMatch string, checksums bool) (*s3.GetObjectOutput, error) {
-	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)}
+	in := s.getInput(key)
 	if checksums {
 		in.ChecksumMode = s3types.ChecksumModeEnabled
 	}
@@ -178,7 +187,7 @@ func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMat
 	if ifMatch != "" {
 		in.IfMatch = aws.String(ifMatch)
 	}
-	out, err := s.c.s3.GetObject(ctx, in)
+	out, err := s.c.s3.GetObject(ctx, in, s.optFns...)
 	return out, wrap(err, "get", s.URL(key))
 }
 
@@ -202,7 +211,7 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		Body:          rs,
 		ContentLength: aws.Int64(size),
 	}
-	var optFns []func(*s3.Options)
+	optFns := slices.Clip(s.optFns)
 	if rs == nil {
 		// Too large to buffer and not seekable: one attempt only (the SDK
 		// cannot rewind it), and a body of the wrong length must fail
@@ -220,6 +229,10 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		}
 	}
 	applyPutMetadata(in, meta)
+	in.RequestPayer = s.payer
+	in.ACL = s3types.ObjectCannedACL(s.opts.ACL)
+	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	_, err = s.c.s3.PutObject(ctx, in, optFns...)
 	return wrap(err, "put", s.URL(key))
 }
@@ -315,7 +328,7 @@ func optional(v string) *string {
 
 // Delete removes one object; a missing object is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	_, err := s.c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	_, err := s.c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer}, s.optFns...)
 	if err := wrap(err, "delete", s.URL(key)); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -325,7 +338,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 // DeleteObjects removes keys with DeleteObjects requests of up to 1,000 keys
 // each; see Client.DeleteObjects.
 func (s *Store) DeleteObjects(ctx context.Context, keys []string) ([]DeleteError, error) {
-	return s.c.DeleteObjects(ctx, s.bucket, keys)
+	return s.c.deleteObjects(ctx, s.bucket, keys, s.payer, s.optFns)
 }
 
 // CanCopyFrom reports whether Copy can read from src server-side: src must
@@ -342,13 +355,18 @@ func (s *Store) CanCopyFrom(src store.Store) (string, bool) {
 // meta nil the source's metadata is kept; otherwise it is replaced.
 func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta *store.Metadata) error {
 	if meta == nil && s.c.raw != nil {
-		return s.c.raw.copy(ctx, s.bucket, src, key)
+		return s.c.raw.copy(ctx, s, src, key)
 	}
 	in := &s3.CopyObjectInput{
-		Bucket:     aws.String(s.bucket),
-		Key:        aws.String(key),
-		CopySource: aws.String(copySource(src.Bucket, src.Key)),
+		Bucket:       aws.String(s.bucket),
+		Key:          aws.String(key),
+		CopySource:   aws.String(copySource(src.Bucket, src.Key)),
+		RequestPayer: s.payer,
+		ACL:          s3types.ObjectCannedACL(s.opts.ACL),
 	}
+	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
+	in.CopySourceSSECustomerAlgorithm, in.CopySourceSSECustomerKey, in.CopySourceSSECustomerKeyMD5 = s.srcSSEC.fields()
 	if src.IfMatch != "" {
 		in.CopySourceIfMatch = aws.String(quoteETag(src.IfMatch))
 	}
@@ -364,7 +382,7 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 		in.StorageClass = s3types.StorageClass(meta.StorageClass)
 		in.Metadata = meta.User
 	}
-	_, err := s.c.s3.CopyObject(ctx, in)
+	_, err := s.c.s3.CopyObject(ctx, in, s.optFns...)
 	if err != nil {
 		e := wrap(err, "copy", s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key
@@ -388,7 +406,9 @@ func (s *Store) headError(ctx context.Context, key string, err error) error {
 	if e.Status != 400 && e.Status != 403 && e.Status != 404 {
 		return e
 	}
-	out, gerr := s.c.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), Range: aws.String("bytes=0-0")})
+	in := s.getInput(key)
+	in.Range = aws.String("bytes=0-0")
+	out, gerr := s.c.s3.GetObject(ctx, in, s.optFns...)
 	if gerr == nil {
 		out.Body.Close()
 		return e // there now: the HEAD's answer is all there is
@@ -399,4 +419,18 @@ func (s *Store) headError(ctx context.Context, key string, err error) error {
 		return e
 	}
 	return g
+}
+
+// headInput is a HeadObject of key with the store's options.
+func (s *Store) headInput(key string) *s3.HeadObjectInput {
+	in := &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer}
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
+	return in
+}
+
+// getInput is a GetObject of key with the store's options.
+func (s *Store) getInput(key string) *s3.GetObjectInput {
+	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer}
+	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
+	return in
 }
