@@ -89,6 +89,19 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// SSE-C keys: one of the right size, one short, one missing, and one
+	// typed literally, which must not be echoed.
+	keys := t.TempDir()
+	goodKey, shortKey, missingKey := filepath.Join(keys, "good"), filepath.Join(keys, "short"), filepath.Join(keys, "missing")
+	if err := os.WriteFile(goodKey, bytes.Repeat([]byte("k"), 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shortKey, bytes.Repeat([]byte("k"), 31), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const literalKey = "literal-sse-c-key-never-echo-it!"
+	lf := filepath.Join(lsrc, "f.txt")
+
 	take := func() snapshot {
 		return snapshot{bucketContents(t, srv, src, ""), bucketContents(t, srv, dst, ""), readFiles(t, lsrc), readFiles(t, ldst)}
 	}
@@ -132,6 +145,21 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"a local directory without --recursive is a usage error", []string{"cp", lsrc, D + "/"}, nil, ExitUsage, []string{lsrc, "--recursive"}, ""},
 		{"an S3 prefix without --recursive is a usage error", []string{"cp", S + "/dir/", ldst}, nil, ExitUsage, []string{S + "/dir/", "--recursive"}, ""},
 		{"a file where a directory is needed is a usage error", []string{"cp", "--recursive", S + "/dir/", filepath.Join(ldst, "file")}, nil, ExitUsage, []string{filepath.Join(ldst, "file"), "is a file"}, ""},
+		{"an unknown --sse is a usage error", []string{"cp", "--sse", "AES128", lf, D + "/"}, nil, ExitUsage, []string{`--sse "AES128"`, "want AES256 or aws:kms"}, ""},
+		{"a KMS key with SSE-S3 is a usage error", []string{"cp", "--sse", "AES256", "--sse-kms-key-id", "alias/k", lf, D + "/"}, nil, ExitUsage, []string{"--sse-kms-key-id", "needs --sse aws:kms"}, ""},
+		{"an SSE-C key that is not 32 bytes is a usage error", []string{"cp", "--sse-c", "AES256", "--sse-c-key", "file://" + shortKey, lf, D + "/"}, nil, ExitUsage, []string{"--sse-c-key file://" + shortKey, "31 bytes, want 32"}, ""},
+		{"a missing SSE-C key file is a usage error", []string{"cp", "--sse-c", "AES256", "--sse-c-key", "file://" + missingKey, lf, D + "/"}, nil, ExitUsage, []string{"--sse-c-key file://" + missingKey, "no such file"}, ""},
+		{"an unset SSE-C key variable is a usage error", []string{"cp", "--sse-c", "AES256", "--sse-c-key", "env://S3BULK_TEST_NO_SUCH_KEY", S + "/k", ldst + "/"}, nil, ExitUsage, []string{"--sse-c-key env://S3BULK_TEST_NO_SUCH_KEY", "not set"}, ""},
+		{"--sse-c without a key is a usage error", []string{"cp", "--sse-c", "AES256", lf, D + "/"}, nil, ExitUsage, []string{"--sse-c AES256", "needs --sse-c-key"}, ""},
+		{"an SSE-C key typed on the command line is a usage error", []string{"cp", "--sse-c", "AES256", "--sse-c-key", literalKey, lf, D + "/"}, nil, ExitUsage, []string{"--sse-c-key", "file://PATH or env://VAR"}, ""},
+		{"an SSE-C algorithm other than AES256 is a usage error", []string{"sync", "--sse-c", "AES128", "--sse-c-key", "file://" + shortKey, lsrc, D + "/"}, nil, ExitUsage, []string{`--sse-c "AES128"`, "want AES256"}, ""},
+		{"a copy-source key for an upload is a usage error", []string{"cp", "--sse-c-copy-source", "AES256", "--sse-c-copy-source-key", "file://" + goodKey, lf, D + "/"}, nil, ExitUsage, []string{"--sse-c-copy-source", "only for S3 to S3 copies"}, ""},
+		{"SSE-C and SSE together are a usage error", []string{"cp", "--sse", "aws:kms", "--sse-c", "AES256", "--sse-c-key", "file://" + goodKey, lf, D + "/"}, nil, ExitUsage, []string{"--sse-c and --sse", "one kind"}, ""},
+		{"an unknown canned ACL is a usage error", []string{"mv", "--acl", "public", lf, D + "/"}, nil, ExitUsage, []string{`--acl "public"`, "want one of", "bucket-owner-full-control"}, ""},
+		{"an ACL for a download is a usage error", []string{"cp", "--acl", "private", S + "/k", ldst + "/"}, nil, ExitUsage, []string{"--acl", "destination " + ldst + "/ is local"}, ""},
+		{"a request payer other than requester is a usage error", []string{"sync", "--request-payer", "owner", lsrc, D + "/"}, nil, ExitUsage, []string{`--request-payer "owner"`, "want requester"}, ""},
+		{"a source region for an upload is a usage error", []string{"cp", "--source-region", "eu-west-1", lf, D + "/"}, nil, ExitUsage, []string{"--source-region", "the source " + lf + " is local"}, ""},
+		{"object flags with a Batch Operations job are a usage error", []string{"cp", "--engine", "batchops", "--sse", "AES256", S + "/k", D + "/"}, nil, ExitUsage, []string{"--engine batchops", "need --engine local"}, ""},
 
 		// Fatal errors: the command line is fine, the world is not. Exit 3.
 		{"a missing source bucket is fatal", []string{"cp", "s3://no-such-bucket-s3bulk/k", D + "/"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk/k", "no such bucket"}, ""},
@@ -182,6 +210,9 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 			}
 			if stdout != "" {
 				t.Errorf("stdout reports something done:\n%s", stdout)
+			}
+			if strings.Contains(stderr, literalKey) {
+				t.Errorf("the key typed on the command line was echoed:\n%s", stderr)
 			}
 			if after := take(); !cmp.Equal(before, after) {
 				t.Errorf("buckets or directories changed (-before +after):\n%s", cmp.Diff(before, after))

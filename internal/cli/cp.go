@@ -30,6 +30,7 @@ type transferFlags struct {
 	engine             engineFlags
 	sel                selectFlags
 	meta               metaFlags
+	obj                objectFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -44,6 +45,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	f.engine.register(cmd)
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
+	f.obj.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
@@ -65,7 +67,17 @@ Wildcards: '*' and '?' match within one path segment, '**' across '/'.
 Destination keys keep the part of the source key after the source prefix
 (or after the last '/' before the first wildcard). S3 to S3 copies are
 server-side: the bytes never pass through this machine. Downloads are
-written to a temporary file and renamed when complete.`,
+written to a temporary file and renamed when complete.
+
+Objects written can be encrypted (--sse AES256, --sse aws:kms with
+--sse-kms-key-id, or SSE-C: --sse-c AES256 --sse-c-key file://key.bin) and
+given a canned ACL (--acl). SSE-C keys are 32 bytes, raw or base64, read
+from a file (file://PATH) or an environment variable (env://VAR), never
+from the command line. For a download --sse-c is the key of the objects
+read; for an S3 to S3 copy --sse-c is the key of the copies and
+--sse-c-copy-source with --sse-c-copy-source-key that of the sources.
+--request-payer requester is sent on every request to both buckets;
+--source-region names the source bucket's region when it is not --region.`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
@@ -108,6 +120,10 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
+	srcOpts, dstOpts, err := f.obj.options(src, dst)
+	if err != nil {
+		return err
+	}
 	s := a.newSession()
 	if f.followSymlinks {
 		if a.shared != nil {
@@ -120,6 +136,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	}
 	if (f.sel.active() || meta != nil) && f.engine.engine != "" && f.engine.engine != "local" {
 		return usagef("--engine %s: filters, shards and metadata flags need --engine local", f.engine.engine)
+	}
+	if f.obj.active() && f.engine.engine != "" && f.engine.engine != "local" {
+		return usagef("--engine %s: encryption, ACL, request-payer and source-region flags need --engine local", f.engine.engine)
 	}
 	if !move {
 		job, err := a.chooseEngine(ctx, s, f.engine, src, dst)
@@ -137,9 +156,15 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
+	if srcEP, err = withStoreOptions(srcEP, srcOpts); err != nil {
+		return err
+	}
 	many := f.recursive || src.HasWildcard()
 	dstEP, err := s.destEndpoint(ctx, dst, many)
 	if err != nil {
+		return err
+	}
+	if dstEP, err = withStoreOptions(dstEP, dstOpts); err != nil {
 		return err
 	}
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}

@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,12 +33,23 @@ const (
 	secretsSecretKey = "sEcReT-7c1e0f-s3bulk-must-never-print-this"
 	secretsToken     = "ToKeN-93ab55-s3bulk-must-never-print-this-either"
 	secretsWrongKey  = "wRoNg-2d4f8a-s3bulk-must-never-print-this-too"
+	// secretsSSECKey is an SSE-C key (32 bytes): neither it, nor its
+	// base64 nor its MD5 (what requests carry) may be printed.
+	secretsSSECKey = "SsEcKeY-s3bulk-never-print-32by!"
 )
+
+// secretsSSECForms are the SSE-C key as requests carry it: base64, and the
+// base64 of its MD5.
+var secretsSSECForms = func() string {
+	sum := md5.Sum([]byte(secretsSSECKey))
+	return regexp.QuoteMeta(base64.StdEncoding.EncodeToString([]byte(secretsSSECKey))) + "|" +
+		regexp.QuoteMeta(base64.StdEncoding.EncodeToString(sum[:]))
+}()
 
 // leaks finds what must never be printed: the secrets, and the signature
 // material of a request (an Authorization header, a presigned query).
 var leaks = regexp.MustCompile(regexp.QuoteMeta(secretsSecretKey) + "|" + regexp.QuoteMeta(secretsToken) + "|" +
-	regexp.QuoteMeta(secretsWrongKey) + `|(?i)signature=[0-9a-f]{16}|x-amz-security-token|x-amz-credential=|authorization:\s*aws4`)
+	regexp.QuoteMeta(secretsWrongKey) + "|" + regexp.QuoteMeta(secretsSSECKey) + "|" + secretsSSECForms + `|(?i)signature=[0-9a-f]{16}|x-amz-security-token|x-amz-credential=|authorization:\s*aws4`)
 
 // cliChildEnv, when set to a JSON array of arguments, makes this test
 // binary run that s3bulk command line instead of the tests: the server
@@ -128,6 +142,12 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	parts := []string{"--part-size", "5MiB", "--multipart-threshold", "5MiB"}
+	keyFile := filepath.Join(t.TempDir(), "ssec.key")
+	if err := os.WriteFile(keyFile, []byte(secretsSSECKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ssec := []string{"--sse-c", "AES256", "--sse-c-key", "file://" + keyFile}
+	ssecSrc := []string{"--sse-c-copy-source", "AES256", "--sse-c-copy-source-key", "file://" + keyFile}
 	runFile := filepath.Join(t.TempDir(), "commands")
 	if err := os.WriteFile(runFile, []byte("cp s3://src/one.txt s3://dst/run.txt\nrm s3://dst/run.txt\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -149,6 +169,10 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 		{"cp", "s3://src/one.txt", "s3://dst/one.txt"},
 		{"--dry-run", "cp", "--recursive", "s3://src/", "s3://dst/dry/"},
 		append([]string{"--json", "cp", "--recursive"}, append(parts, "s3://src/up/", down)...),
+		// SSE-C both ways and server-side, in one part and in parts.
+		slices.Concat([]string{"cp", "--recursive"}, ssec, parts, []string{up, "s3://src/enc/"}),
+		slices.Concat([]string{"cp", "--recursive"}, ssec, ssecSrc, parts, []string{"s3://src/enc/", "s3://dst/enc/"}),
+		slices.Concat([]string{"--json", "cp", "--recursive"}, ssec, parts, []string{"s3://dst/enc/", filepath.Join(down, "enc")}),
 		{"cp", "s3://src/one.txt", filepath.Join(down, "one.txt")},
 		{"--json", "verify", "s3://src/up/", "s3://dst/up/"},
 		{"verify", up, "s3://dst/up/"},

@@ -27,6 +27,7 @@ type syncFlags struct {
 	multipartThreshold sizeFlag
 	sel                selectFlags
 	meta               metaFlags
+	obj                objectFlags
 }
 
 func (a *app) syncCmd() *cobra.Command {
@@ -45,7 +46,9 @@ is copied; a key both have is copied when the sizes differ or the source is
 newer (--size-only: sizes only; --checksum: contents, by MD5 ETags, or by
 reading local files of the same size). Unchanged objects are not printed,
 only counted with the skipped in the summary: a second sync of an unchanged
-tree costs only the two listings. Metadata flags apply to what is copied.
+tree costs only the two listings. Metadata flags apply to what is copied,
+and so do the encryption, ACL, request-payer and source-region flags (see
+cp --help).
 
 --delete removes destination objects the source lacks, only after every copy
 ended, in batches of 1,000 keys a request, and not at all when a copy failed
@@ -72,6 +75,7 @@ memory.`,
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
+	f.obj.register(cmd)
 	return cmd
 }
 
@@ -101,6 +105,10 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if opts.Metadata, err = f.meta.options(); err != nil {
 		return err
 	}
+	srcOpts, dstOpts, err := f.obj.options(src, dst)
+	if err != nil {
+		return err
+	}
 	if src.Local {
 		fi, err := os.Stat(filepath.FromSlash(src.Key))
 		switch {
@@ -117,8 +125,14 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if err != nil {
 		return err
 	}
+	if srcEP, err = withStoreOptions(srcEP, srcOpts); err != nil {
+		return err
+	}
 	dstEP, err := s.destEndpoint(ctx, dst, true)
 	if err != nil {
+		return err
+	}
+	if dstEP, err = withStoreOptions(dstEP, dstOpts); err != nil {
 		return err
 	}
 	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete}
