@@ -9,6 +9,7 @@ import (
 	"maps"
 	"mime"
 	"path"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -243,7 +244,9 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 				}
 				// Parts are tens of MiB: io.Copy's 32 KiB buffer would
 				// cost one read and one pwrite syscall per 32 KiB.
-				n, err := io.CopyBuffer(w, body, make([]byte, downloadBuffer))
+				buf := downloadBuffers.Get().(*[]byte)
+				n, err := io.CopyBuffer(w, body, *buf)
+				downloadBuffers.Put(buf)
 				if err != nil {
 					return fmt.Errorf("write part %d: %w", p.Number, err)
 				}
@@ -270,7 +273,14 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 
 // downloadBuffer is the copy buffer of one ranged read: large enough that
 // syscalls are few, small against a part (at least 5 MiB).
-const downloadBuffer = 1 << 20
+const downloadBuffer = 256 << 10
+
+// downloadBuffers are reused across parts: a fresh buffer per part costs
+// its page faults every time.
+var downloadBuffers = sync.Pool{New: func() any {
+	b := make([]byte, downloadBuffer)
+	return &b
+}}
 
 // doneBytes is what a finished multipart transfer had added to the in-flight
 // byte counter; the object's size moves to the done counter instead.
