@@ -16,6 +16,24 @@ import (
 	"github.com/s3bulk/s3bulk/store"
 )
 
+// DefaultPartStreams is where the search for the number of part uploads in
+// flight starts (Options.PartStreams): few enough not to crowd a server on
+// the same machine, which more streams only slow down.
+const DefaultPartStreams = 4
+
+// NewPartStreams returns the run-wide limiter of part uploads: fixed at
+// fixed when it is above 0, else searching from DefaultPartStreams up to
+// concurrency (0: DefaultConcurrency).
+func NewPartStreams(fixed, concurrency int) *limiter.Streams {
+	if concurrency <= 0 {
+		concurrency = DefaultConcurrency
+	}
+	if fixed > 0 {
+		return limiter.NewStreams(fixed, fixed)
+	}
+	return limiter.NewStreams(DefaultPartStreams, concurrency)
+}
+
 // DefaultConcurrency is the default budget of requests in flight for a run.
 // docs/design/0001-concurrency.md gives the measurements behind it.
 const DefaultConcurrency = 256
@@ -61,6 +79,14 @@ type Options struct {
 	// PartSize fixes the part size of multipart transfers; 0 chooses it per
 	// object (parts.Auto).
 	PartSize int64
+	// PartStreams fixes how many parts whose bytes pass through this
+	// process (uploads) are in flight at once, for the whole run. 0 finds
+	// the number by measuring (limiter.Streams), from DefaultPartStreams
+	// up to Concurrency.
+	PartStreams int
+	// Streams, when set, is the run's shared limiter of part uploads (see
+	// PartStreams); when nil one is made from PartStreams.
+	Streams *limiter.Streams
 	// MaxBufferBytes bounds the bytes of parts held in memory at once for
 	// the whole run; 0 means DefaultMaxBufferBytes, negative no bound. A
 	// part larger than the budget still runs, alone.
@@ -164,6 +190,8 @@ type executor struct {
 	resumedIDs resumed
 	// buffers bounds the bytes of parts held in memory at once, run-wide.
 	buffers *limiter.ByteBudget
+	// streams bounds the part uploads in flight, run-wide.
+	streams *limiter.Streams
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
 }
@@ -184,7 +212,11 @@ func newExecutor(job Job, opts Options) *executor {
 	if opts.MaxBufferBytes == 0 {
 		opts.MaxBufferBytes = DefaultMaxBufferBytes
 	}
-	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes)}
+	streams := opts.Streams
+	if streams == nil {
+		streams = NewPartStreams(opts.PartStreams, opts.Concurrency)
+	}
+	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes), streams: streams}
 }
 
 // workers is the number of object workers.

@@ -360,7 +360,14 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			continue
 		}
 		g.Go(func() error {
-			return e.do(gctx, func(ctx context.Context) error {
+			if t.Op != OpCopy {
+				// Bytes through this process: how many such parts run at
+				// once is found by measuring (limiter.Streams).
+				if err := e.streams.Acquire(gctx); err != nil {
+					return err
+				}
+			}
+			err := e.do(gctx, func(ctx context.Context) error {
 				var part store.Part
 				var err error
 				if t.Op == OpCopy {
@@ -378,6 +385,14 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 				}
 				return nil
 			})
+			if t.Op != OpCopy {
+				moved := p.Size
+				if err != nil {
+					moved = 0
+				}
+				e.streams.Release(moved)
+			}
+			return err
 		})
 	}
 	if err = g.Wait(); err != nil {
