@@ -23,6 +23,7 @@ type transferFlags struct {
 	raw                bool
 	noClobber          bool
 	partSize           sizeFlag
+	partConcurrency    int
 	multipartThreshold sizeFlag
 	journal            string
 	followSymlinks     bool
@@ -42,6 +43,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.followSymlinks, "follow-symlinks", false, "follow symbolic links in local sources (loops are detected and skipped); by default links are skipped with a warning")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
+	fl.IntVar(&f.partConcurrency, "part-concurrency", 0, "part uploads in flight at once for the whole run (default: found by measuring, from 4 up to --concurrency)")
 	f.engine.register(cmd)
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
@@ -109,8 +111,8 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if dst.HasWildcard() {
 		return usagef("destination %s: wildcards are only allowed in the source", dst)
 	}
-	if ps := int64(f.partSize); ps != 0 && (ps < parts.MinPartSize || ps > parts.MaxPartSize) {
-		return usagef("--part-size %s: must be between 5 MiB and 5 GiB", units.FormatSize(ps))
+	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
+		return err
 	}
 	var sel engine.Options
 	if err := f.sel.apply(&sel); err != nil {
@@ -171,6 +173,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	opts := engine.Options{
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
+		PartStreams:        f.partConcurrency,
 		MultipartThreshold: int64(f.multipartThreshold),
 		MaxBufferBytes:     int64(f.maxBuffer),
 		Filter:             sel.Filter,
@@ -236,9 +239,29 @@ func (a *app) closeJournal(j *journal.Writer, runErr error) error {
 
 // execute runs a job with the run's renderers and turns its outcome into
 // the command's error.
+// checkPartFlags checks --part-size against S3's limits and
+// --part-concurrency, for cp, mv and sync.
+func checkPartFlags(partSize sizeFlag, partConcurrency int) error {
+	if ps := int64(partSize); ps != 0 && (ps < parts.MinPartSize || ps > parts.MaxPartSize) {
+		return usagef("--part-size %s: must be between 5 MiB and 5 GiB", units.FormatSize(ps))
+	}
+	if partConcurrency < 0 {
+		return usagef("--part-concurrency %d: must be 1 or more (0: found by measuring)", partConcurrency)
+	}
+	return nil
+}
+
 func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
+	if opts.PartStreams == 0 {
+		// What one command learnt about part uploads serves the next
+		// lines of a run file too.
+		if s.streams == nil {
+			s.streams = engine.NewPartStreams(0, a.g.concurrency)
+		}
+		opts.Streams = s.streams
+	}
 	opts.DryRun = a.g.dryRun
 	if a.planOnly {
 		return a.writePlan(ctx, job, opts)

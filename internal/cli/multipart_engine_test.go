@@ -9,11 +9,19 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -64,5 +72,85 @@ func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
 	if files := readFiles(t, dir); len(files) != 0 {
 		got := []byte(files["big.bin"])
 		t.Errorf("files left in the destination: %v (the corrupted one: %t)", keys(files), len(got) == len(body) && !bytes.Equal(got, body))
+	}
+}
+
+// partCounter is a reverse proxy in front of the real server that holds
+// every UploadPart for a moment and records how many were in flight at once.
+type partCounter struct {
+	cur, peak, total atomic.Int64
+}
+
+func startPartCounter(t *testing.T, srv *s3test.Server) (string, *partCounter) {
+	t.Helper()
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	pc := &partCounter{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && r.URL.Query().Has("partNumber") && r.Header.Get("X-Amz-Copy-Source") == "" {
+			n := pc.cur.Add(1)
+			for p := pc.peak.Load(); n > p && !pc.peak.CompareAndSwap(p, n); p = pc.peak.Load() {
+			}
+			pc.total.Add(1)
+			time.Sleep(30 * time.Millisecond) // long enough for every part that may run to be sent
+			defer pc.cur.Add(-1)
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL, pc
+}
+
+func TestPartUploadsInFlightStayWithinTheirLimit(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	dir := t.TempDir()
+	body := stamped(10*mib + 1) // parts of 5 MiB, 5 MiB and 1 byte
+	for i := range 2 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.bin", i)), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name        string
+		flags       []string
+		least, most int64
+	}{
+		// All 6 parts could be in flight (--concurrency 256); fixed at 2,
+		// two at a time.
+		{"fixed", []string{"--part-concurrency", "2"}, 2, 2},
+		// Measured: from 4, and 6 parts are too few to end the first
+		// window of 8, so 4 it stays.
+		{"measured", nil, 2, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ep, pc := startPartCounter(t, srv)
+			args := append([]string{"--endpoint-url", ep, "cp", "--recursive"}, partFlags...)
+			args = append(append(args, tt.flags...), dir+"/", "s3://"+bucket+"/"+tt.name+"/")
+			mustRun(t, srv, args...)
+			if got := pc.total.Load(); got != 6 {
+				t.Fatalf("%d parts uploaded, want 6", got)
+			}
+			if got := pc.peak.Load(); got < tt.least || got > tt.most {
+				t.Errorf("peak %d part uploads in flight, want %d..%d", got, tt.least, tt.most)
+			}
+			for i := range 2 {
+				out, err := srv.Client(t).GetObject(t.Context(), &s3.GetObjectInput{
+					Bucket: aws.String(bucket), Key: aws.String(fmt.Sprintf("%s/f%d.bin", tt.name, i)),
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := io.ReadAll(out.Body)
+				out.Body.Close()
+				if err != nil || !bytes.Equal(got, body) {
+					t.Fatalf("f%d.bin differs after upload", i)
+				}
+			}
+		})
 	}
 }

@@ -23,6 +23,9 @@ type session struct {
 	a      *app
 	client *s3store.Client
 	lim    *limiter.Limiter
+	// streams bounds part uploads in flight (engine.NewPartStreams), made
+	// on first use.
+	streams *limiter.Streams
 	// requests counts HTTP attempts by operation for the summary.
 	requests *requestCounter
 	// skips records what local listings left out (see sync.go).

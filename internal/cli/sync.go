@@ -24,6 +24,7 @@ type syncFlags struct {
 	sizeOnly           bool
 	checksum           bool
 	partSize           sizeFlag
+	partConcurrency    int
 	multipartThreshold sizeFlag
 	sel                selectFlags
 	meta               metaFlags
@@ -73,6 +74,7 @@ memory.`,
 	fl.BoolVar(&f.checksum, "checksum", false, "compare contents: MD5 ETags, or local files read and hashed; says when it cannot")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
+	fl.IntVar(&f.partConcurrency, "part-concurrency", 0, "part uploads in flight at once for the whole run (default: found by measuring, from 4 up to --concurrency)")
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
 	f.obj.register(cmd)
@@ -97,6 +99,9 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		return usagef("--max-delete %d: must be 0 (no limit) or more", f.maxDelete)
 	case f.maxDelete > 0 && !f.del:
 		return usagef("--max-delete %d: only means something with --delete", f.maxDelete)
+	}
+	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
+		return err
 	}
 	var opts engine.Options
 	if err := f.sel.apply(&opts); err != nil {
@@ -146,6 +151,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		so.SourceSkipped = func() []string { return s.skips.under(st.Root()) }
 	}
 	opts.PartSize = int64(f.partSize)
+	opts.PartStreams = f.partConcurrency
 	opts.MultipartThreshold = int64(f.multipartThreshold)
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: true, Sync: so}
 	err = a.execute(ctx, s, job, opts)
