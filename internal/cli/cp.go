@@ -255,11 +255,8 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
 	if opts.PartStreams == 0 {
-		// What one command learnt about part uploads serves the next
+		// What one command learnt about part uploads serves the other
 		// lines of a run file too.
-		if s.streams == nil {
-			s.streams = engine.NewPartStreams(0, a.g.concurrency)
-		}
 		opts.Streams = s.streams
 	}
 	opts.DryRun = a.g.dryRun

@@ -23,8 +23,7 @@ type session struct {
 	a      *app
 	client *s3store.Client
 	lim    *limiter.Limiter
-	// streams bounds part uploads in flight (engine.NewPartStreams), made
-	// on first use.
+	// streams bounds part uploads in flight (engine.NewPartStreams).
 	streams *limiter.Streams
 	// requests counts HTTP attempts by operation for the summary.
 	requests *requestCounter
@@ -40,7 +39,7 @@ func (a *app) newSession() *session {
 		return a.shared // one pool and limiter for every line of a `run` file
 	}
 	c := a.g.concurrency
-	return &session{a: a, lim: limiter.New(c, max(1, c/16)), requests: newRequestCounter()}
+	return &session{a: a, lim: limiter.New(c, max(1, c/16)), streams: engine.NewPartStreams(0, c), requests: newRequestCounter()}
 }
 
 // s3 returns the session's S3 client, making it on first use so that purely
