@@ -49,4 +49,29 @@ func TestUploadSymlinks(t *testing.T) {
 			t.Errorf("no warning about the loop:\n%s", errOut)
 		}
 	})
+	t.Run("sync follows links with --follow-symlinks, and a second sync copies nothing", func(t *testing.T) {
+		bucket := srv.NewBucket(t)
+		for round := range 2 {
+			out, errOut, code := runCLI(t, srv, "sync", "--follow-symlinks", local, "s3://"+bucket+"/")
+			if code != ExitOK {
+				t.Fatalf("exit %d:\n%s", code, errOut)
+			}
+			if round == 1 && out != "" {
+				t.Errorf("the second sync transferred:\n%s", out)
+			}
+		}
+		if diff := cmp.Diff(map[string]string{"real/a.txt": "a", "link.txt": "a"}, bucketContents(t, srv, bucket, "")); diff != "" {
+			t.Errorf("bucket (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("sync skips links by default", func(t *testing.T) {
+		bucket := srv.NewBucket(t)
+		_, errOut, code := runCLI(t, srv, "sync", local, "s3://"+bucket+"/")
+		if code != ExitOK {
+			t.Fatalf("exit %d:\n%s", code, errOut)
+		}
+		if diff := cmp.Diff(map[string]string{"real/a.txt": "a"}, bucketContents(t, srv, bucket, "")); diff != "" {
+			t.Errorf("bucket (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -26,6 +26,7 @@ type syncFlags struct {
 	partSize           sizeFlag
 	partConcurrency    int
 	multipartThreshold sizeFlag
+	followSymlinks     bool
 	sel                selectFlags
 	meta               metaFlags
 	obj                objectFlags
@@ -75,6 +76,7 @@ memory.`,
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	fl.IntVar(&f.partConcurrency, "part-concurrency", 0, "part uploads in flight at once for the whole run (default: found by measuring, from 4 up to --concurrency)")
+	fl.BoolVar(&f.followSymlinks, "follow-symlinks", false, "follow symbolic links in local directories (loops are detected and skipped); by default links are skipped with a warning")
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
 	f.obj.register(cmd)
@@ -126,6 +128,12 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		}
 	}
 	s := a.newSession()
+	if f.followSymlinks {
+		if a.shared != nil {
+			return usagef("--follow-symlinks: not available inside run")
+		}
+		s.followSymlinks = true
+	}
 	srcEP, err := s.sourceEndpoint(ctx, src, true)
 	if err != nil {
 		return err
