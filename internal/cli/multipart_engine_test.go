@@ -95,7 +95,7 @@ func startPartCounter(t *testing.T, srv *s3test.Server) (string, *partCounter) {
 			for p := pc.peak.Load(); n > p && !pc.peak.CompareAndSwap(p, n); p = pc.peak.Load() {
 			}
 			pc.total.Add(1)
-			time.Sleep(30 * time.Millisecond) // long enough for every part that may run to be sent
+			time.Sleep(100 * time.Millisecond) // long enough for every part that may run to be sent
 			defer pc.cur.Add(-1)
 		}
 		rp.ServeHTTP(w, r)
