@@ -211,26 +211,37 @@ run_c() {
     for i in 1 2 3 4 5; do cmp -s "$work/files/file-$i.bin" "$1/file-$i.bin" || { echo "$1/file-$i.bin differs" >&2; exit 1; }; done
     rm -rf "$1"
   }
+  # warm: the objects every tool downloads are read once before each
+  # download, so that none pays for reading them from disk (before, the
+  # tool that ran first after the uploads did).
+  warm() { cat "$work/data/files/s3bulk/"* >/dev/null; }
+  up() { # TOOL
+    case $1 in
+      s3bulk) measure c-up-s3bulk "$work/s3bulk" --no-progress --quiet cp --recursive "$work/files/" s3://files/s3bulk/ ;;
+      s5cmd) measure c-up-s5cmd "$s5cmd" --endpoint-url "$server" cp "$work/files/*" s3://files/s5cmd/ ;;
+      boto3) measure c-up-boto3-256MiB python3 "$work/boto.py" "$server" upload "$work/files" files boto3/ 256 10 ;;
+    esac
+    check_up "$1/"
+  }
+  down() { # TOOL: every tool downloads the same objects, those s3bulk uploaded
+    mkdir -p "$work/down"
+    warm
+    case $1 in
+      s3bulk) measure c-down-s3bulk "$work/s3bulk" --no-progress --quiet cp --recursive s3://files/s3bulk/ "$work/down/" ;;
+      s5cmd) measure c-down-s5cmd "$s5cmd" --endpoint-url "$server" cp 's3://files/s3bulk/*' "$work/down/" ;;
+      boto3) measure c-down-boto3-256MiB python3 "$work/boto.py" "$server" download "$work/down" files s3bulk/ 256 10 ;;
+    esac
+    check_down "$work/down"
+  }
+  local tools=(s3bulk s5cmd)
+  [ $have_boto = 0 ] || tools+=(boto3)
+  # A new order each round, so that no tool always follows another;
+  # s3bulk uploads first because the downloads read its objects.
   for _ in $(seq "$rounds"); do
     clear_files
-    measure c-up-s3bulk "$work/s3bulk" --no-progress --quiet cp --recursive "$work/files/" s3://files/s3bulk/
-    check_up s3bulk/
-    measure c-up-s5cmd "$s5cmd" --endpoint-url "$server" cp "$work/files/*" s3://files/s5cmd/
-    check_up s5cmd/
-    if [ $have_boto = 1 ]; then
-      measure c-up-boto3-256MiB python3 "$work/boto.py" "$server" upload "$work/files" files boto3/ 256 10
-      check_up boto3/
-    fi
-    # Every tool downloads the same objects: those s3bulk uploaded.
-    measure c-down-s3bulk "$work/s3bulk" --no-progress --quiet cp --recursive s3://files/s3bulk/ "$work/down/"
-    check_down "$work/down"
-    measure c-down-s5cmd "$s5cmd" --endpoint-url "$server" cp 's3://files/s3bulk/*' "$work/down/"
-    check_down "$work/down"
-    if [ $have_boto = 1 ]; then
-      mkdir -p "$work/down"
-      measure c-down-boto3-256MiB python3 "$work/boto.py" "$server" download "$work/down" files s3bulk/ 256 10
-      check_down "$work/down"
-    fi
+    up s3bulk
+    for t in $(printf '%s\n' "${tools[@]}" | grep -vx s3bulk | shuf); do up "$t"; done
+    for t in $(printf '%s\n' "${tools[@]}" | shuf); do down "$t"; done
   done
   clear_files
   report "(c) upload of 5 x $((fsize >> 20)) MiB" c-up-s3bulk c-up-s5cmd c-up-boto3-256MiB
