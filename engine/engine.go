@@ -366,7 +366,8 @@ func (e *executor) finish(r Result) {
 
 // isFatal reports errors after which no other object can succeed.
 func isFatal(err error) bool {
-	return errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound)
+	return errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound) ||
+		errors.Is(err, store.ErrUnreachable)
 }
 
 // do runs one request under the run's budget of requests in flight.

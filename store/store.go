@@ -23,6 +23,9 @@ var (
 	ErrExists             = errors.New("already exists")
 	ErrUnsafeKey          = errors.New("key would be written outside the destination")
 	ErrChecksumMismatch   = errors.New("checksum mismatch")
+	// ErrUnreachable marks a connection refused by an endpoint that has not
+	// answered any request yet: down, or a wrong address.
+	ErrUnreachable = errors.New("endpoint unreachable")
 )
 
 // Object is one listed or inspected object. Keys are relative to the store's

@@ -181,7 +181,9 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"a session token the server does not know is fatal", []string{"ls", S}, map[string]string{"AWS_SESSION_TOKEN": "token-nobody-issued"}, ExitFatal, []string{S, "invalid credentials"}, ""},
 		{"an unknown profile is fatal", []string{"--profile", "no-such-profile", "ls", S}, nil, ExitFatal, []string{"profile no-such-profile", "invalid credentials"}, ""},
 		{"a wrong region is fatal", []string{"--region", "eu-west-1", "cp", S + "/k", D + "/"}, nil, ExitFatal, []string{S + "/k", `region "eu-west-1" is wrong`}, ""},
-		{"an endpoint that is down is fatal", []string{"--endpoint-url", gone.Endpoint, "ls", S}, map[string]string{"AWS_MAX_ATTEMPTS": "2"}, ExitFatal, []string{S, "connection refused"}, ""},
+		// No AWS_MAX_ATTEMPTS: three refusals before any answer end it.
+		{"an endpoint that is down is fatal", []string{"--endpoint-url", gone.Endpoint, "ls", S}, nil, ExitFatal, []string{S, "connection refused"}, ""},
+		{"an endpoint that is down stops an upload at its first object", []string{"--endpoint-url", gone.Endpoint, "cp", "--recursive", lsrc, S + "/up/"}, nil, ExitFatal, []string{S + "/up/", "connection refused"}, "connection refused"},
 		{"a download below a file is fatal", []string{"cp", S + "/k", filepath.Join(ldst, "file", "k")}, nil, ExitFatal, []string{filepath.Join(ldst, "file"), "not a directory"}, ""},
 
 		// Object failures: the run went through, this object did not. Exit 1.

@@ -54,7 +54,8 @@ func exitCode(ctx context.Context, err error) int {
 		return ExitPartial
 	case errors.Is(err, store.ErrInvalidCredentials),
 		errors.Is(err, store.ErrBucketNotFound),
-		errors.Is(err, store.ErrAccessDenied):
+		errors.Is(err, store.ErrAccessDenied),
+		errors.Is(err, store.ErrUnreachable):
 		return ExitFatal
 	default:
 		return ExitFatal

@@ -111,6 +111,8 @@ type Client struct {
 	raw *rawCopier
 	// checksumWhenRequired turns off the checksums of checksum.go.
 	checksumWhenRequired bool
+	// reach stops retrying an endpoint that has never answered.
+	reach reachability
 	// uploads maps the ID of each multipart upload this client started
 	// and has not finished to whether it was started with a checksum, so
 	// that completing a copy costs no ListParts. An ID missing here (an
@@ -196,7 +198,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		} else {
 			o.UsePathStyle = o.BaseEndpoint != nil
 		}
-		hc := newHTTPClient(cfg)
+		hc := newHTTPClient(cfg, &c.reach)
 		if o.BaseEndpoint != nil {
 			if r, err := newCustomEndpoint(*o.BaseEndpoint, o.UsePathStyle); err == nil {
 				o.EndpointResolverV2 = r
@@ -206,7 +208,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 			}
 		}
 		o.HTTPClient = hc
-		o.Retryer = newRetryer(c.maxAttempts, cfg.Backoff)
+		o.Retryer = newRetryer(c.maxAttempts, cfg.Backoff, &c.reach)
 		o.RetryMaxAttempts = 0 // the retryer above already has it
 		o.ClientLogMode = 0    // never log signed requests or bodies
 		// Get verifies downloads itself, across resumed requests, and
@@ -244,7 +246,7 @@ func credentialsError(err error) error {
 // newHTTPClient builds the transport: the SDK's defaults (dial and TLS
 // timeouts, keep-alive), an idle pool as large as the run's concurrency, and
 // stall detection.
-func newHTTPClient(cfg Config) *http.Client {
+func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	n := cfg.Concurrency
 	if n <= 0 {
 		n = defaultConcurrency
@@ -261,13 +263,16 @@ func newHTTPClient(cfg Config) *http.Client {
 	if slow <= 0 {
 		slow = defaultCopyStallTimeout
 	}
-	return &http.Client{Transport: &stallTransport{base: tr, stall: stall, slowHeaders: slow}}
+	return &http.Client{Transport: &reachTransport{
+		base:  &stallTransport{base: tr, stall: stall, slowHeaders: slow},
+		reach: reach,
+	}}
 }
 
 // newRetryer is the SDK's standard retryer with internal/retry deciding what
 // is retried and how long to wait, and without the client-side retry quota
 // (see the package documentation).
-func newRetryer(maxAttempts int, backoff retry.Backoff) aws.Retryer {
+func newRetryer(maxAttempts int, backoff retry.Backoff, reach *reachability) aws.Retryer {
 	return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
 		o.MaxAttempts = maxAttempts
 		o.RateLimiter = ratelimit.None
@@ -277,6 +282,9 @@ func newRetryer(maxAttempts int, backoff retry.Backoff) aws.Retryer {
 		o.Retryables = []awsretry.IsErrorRetryable{
 			awsretry.NoRetryCanceledError{},
 			awsretry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+				if reach.unreachable(err) {
+					return aws.FalseTernary
+				}
 				return aws.BoolTernary(retry.Classify(err).Retry())
 			}),
 		}

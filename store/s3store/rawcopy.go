@@ -77,7 +77,7 @@ func (r *rawCopier) copy(ctx context.Context, dst *Store, src store.CopySource, 
 		if ctx.Err() != nil {
 			return wrap(ctx.Err(), "copy", "s3://"+bucket+"/"+key)
 		}
-		if !class.Retry() || attempt >= r.c.maxAttempts {
+		if !class.Retry() || attempt >= r.c.maxAttempts || r.c.reach.unreachable(err) {
 			e := wrap(err, "copy", "s3://"+bucket+"/"+key).(*Error)
 			e.Src = "s3://" + src.Bucket + "/" + src.Key
 			e.Attempts = attempt
