@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"crypto/md5"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -192,6 +193,19 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 				}
 			}
 			copy, why := diff.Decide(&cs, &cd, so.Mode)
+			if !copy && so.Mode == diff.Checksum && strings.HasPrefix(why, "cannot compare") {
+				c, w, ok, err := e.fullChecksums(ctx, srcBase+s.Key, dstBase+d.Key)
+				switch {
+				case err != nil && ctx.Err() != nil:
+					return ctx.Err()
+				case err != nil:
+					why = "cannot compare checksums: " + err.Error()
+				case ok:
+					copy, why = c, w
+				default:
+					why += "; no full-object checksum common to both sides"
+				}
+			}
 			switch {
 			case copy:
 				return send(copyTask(s, why))
@@ -371,4 +385,95 @@ func (e *executor) fileETag(ctx context.Context, st store.Store, key string, siz
 		all.Write(h.Sum(nil))
 	}
 	return hex.EncodeToString(all.Sum(nil)) + "-" + strconv.Itoa(int(layout.Count)), nil
+}
+
+// fullChecksums decides a pair of the same size by the full-object
+// checksums S3 keeps (CRC32C, CRC64NVME, SHA256, ...) when their ETags
+// could not: multipart objects whose part size is unknown, SSE-KMS and
+// SSE-C objects. It costs a HeadObject per S3 side, and a local side is
+// read and hashed in the algorithm the other side has. ok is false when
+// the two sides have no checksum in common.
+func (e *executor) fullChecksums(ctx context.Context, srcKey, dstKey string) (copy bool, why string, ok bool, err error) {
+	src, dst := e.job.Src.Store, e.job.Dst.Store
+	srcCS, srcKeeps := src.(store.Checksummer)
+	dstCS, dstKeeps := dst.(store.Checksummer)
+	if !srcKeeps && !dstKeeps {
+		return false, "", false, nil // two local files: their MD5s decided
+	}
+	var srcSums, dstSums []store.Checksum
+	if srcKeeps {
+		if srcSums, err = e.checksums(ctx, srcCS, src, srcKey); err != nil {
+			return false, "", false, err
+		}
+	}
+	if dstKeeps {
+		if dstSums, err = e.checksums(ctx, dstCS, dst, dstKey); err != nil {
+			return false, "", false, err
+		}
+	}
+	verdict := func(alg, a, b string) (bool, string, bool, error) {
+		if a == b {
+			return false, "same " + alg, true, nil
+		}
+		return true, alg + " differs", true, nil
+	}
+	switch {
+	case srcKeeps && dstKeeps:
+		for _, a := range srcSums {
+			for _, b := range dstSums {
+				if a.Algorithm == b.Algorithm {
+					return verdict(a.Algorithm, a.Value, b.Value)
+				}
+			}
+		}
+	case srcKeeps && len(srcSums) > 0:
+		got, err := e.hashContent(ctx, dst, dstKey, srcSums[0].Algorithm)
+		if err != nil {
+			return false, "", false, err
+		}
+		return verdict(srcSums[0].Algorithm, srcSums[0].Value, got)
+	case dstKeeps && len(dstSums) > 0:
+		got, err := e.hashContent(ctx, src, srcKey, dstSums[0].Algorithm)
+		if err != nil {
+			return false, "", false, err
+		}
+		return verdict(dstSums[0].Algorithm, got, dstSums[0].Value)
+	}
+	return false, "", false, nil
+}
+
+func (e *executor) checksums(ctx context.Context, cs store.Checksummer, st store.Store, key string) ([]store.Checksum, error) {
+	var sums []store.Checksum
+	err := e.do(ctx, func(ctx context.Context) error {
+		var err error
+		sums, err = cs.Checksums(ctx, key)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checksums of %s: %w", st.URL(key), err)
+	}
+	return sums, nil
+}
+
+// hashContent reads key and returns its checksum in alg, base64 as S3
+// writes it.
+func (e *executor) hashContent(ctx context.Context, st store.Store, key, alg string) (string, error) {
+	h := store.NewChecksumHash(alg)
+	if h == nil {
+		return "", fmt.Errorf("checksum %s: unknown algorithm", alg)
+	}
+	err := e.do(ctx, func(ctx context.Context) error {
+		r, err := st.Get(ctx, key, 0, -1, "")
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		h.Reset()
+		_, err = io.Copy(h, r)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", st.URL(key), err)
+	}
+	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }

@@ -72,7 +72,7 @@ memory.`,
 	fl.BoolVar(&f.del, "delete", false, "delete destination objects that the source lacks")
 	fl.Int64Var(&f.maxDelete, "max-delete", 0, "with --delete, refuse to delete anything when more than this many objects would be (0: no limit)")
 	fl.BoolVar(&f.sizeOnly, "size-only", false, "compare sizes only")
-	fl.BoolVar(&f.checksum, "checksum", false, "compare contents: MD5 ETags, or local files read and hashed; says when it cannot")
+	fl.BoolVar(&f.checksum, "checksum", false, "compare contents: MD5 and multipart ETags, else the full-object CRC32C/CRC64NVME/SHA checksums S3 keeps (one HEAD per object; local files are read and hashed); says when it cannot")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	fl.IntVar(&f.partConcurrency, "part-concurrency", 0, "part uploads in flight at once for the whole run (default: found by measuring, from 4 up to --concurrency)")

@@ -3,8 +3,6 @@ package s3store
 import (
 	"context"
 	"crypto/md5"
-	"crypto/sha1"
-	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/binary"
@@ -12,7 +10,6 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
-	"hash/crc64"
 	"io"
 	"maps"
 	"slices"
@@ -83,28 +80,18 @@ const (
 	polyCRC64NVME = 0x9a6c9329ac4bc9b5
 )
 
-// Tables are built once; they are read-only afterwards.
+// Combiners are built once; they are read-only afterwards.
 var (
-	tableCRC32C    = crc32.MakeTable(polyCRC32C)
-	tableCRC64NVME = crc64.MakeTable(polyCRC64NVME)
-
 	combineCRC32     = newCRCCombiner(32, polyCRC32)
 	combineCRC32C    = newCRCCombiner(32, polyCRC32C)
 	combineCRC64NVME = newCRCCombiner(64, polyCRC64NVME)
 )
 
 func (a algorithm) newHash() hash.Hash {
+	if h := store.NewChecksumHash(string(a)); h != nil {
+		return h
+	}
 	switch a {
-	case algCRC32:
-		return crc32.NewIEEE()
-	case algCRC32C:
-		return crc32.New(tableCRC32C)
-	case algCRC64NVME:
-		return crc64.New(tableCRC64NVME)
-	case algSHA1:
-		return sha1.New()
-	case algSHA256:
-		return sha256.New()
 	case algSHA512:
 		return sha512.New()
 	case algMD5, algETagMD5:
@@ -435,4 +422,33 @@ func (v *PartsVerifier) Verify() error {
 		return mismatch("verify", v.url, v.exp.alg, v.size, got, v.exp.want)
 	}
 	return nil
+}
+
+// Checksums returns the object's full-object checksums (HeadObject with
+// checksum mode): what sync --checksum compares when ETags cannot be.
+func (s *Store) Checksums(ctx context.Context, key string) ([]store.Checksum, error) {
+	in := s.headInput(key)
+	in.ChecksumMode = s3types.ChecksumModeEnabled
+	out, err := s.c.s3.HeadObject(ctx, in, s.optFns...)
+	if err != nil {
+		return nil, wrap(err, "head", s.URL(key))
+	}
+	if out.ChecksumType == s3types.ChecksumTypeComposite {
+		return nil, nil
+	}
+	var sums []store.Checksum
+	for _, c := range []struct {
+		alg algorithm
+		v   *string
+	}{
+		{algCRC32C, out.ChecksumCRC32C}, {algCRC32, out.ChecksumCRC32}, {algCRC64NVME, out.ChecksumCRC64NVME},
+		{algSHA1, out.ChecksumSHA1}, {algSHA256, out.ChecksumSHA256},
+	} {
+		v := aws.ToString(c.v)
+		if v == "" || strings.Contains(v, "-") {
+			continue // absent, or composite ("value-N")
+		}
+		sums = append(sums, store.Checksum{Algorithm: string(c.alg), Value: v})
+	}
+	return sums, nil
 }

@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"hash"
+	"hash/crc32"
+	"hash/crc64"
+)
+
+// Checksum is a checksum of an object's whole content as S3 writes it in
+// x-amz-checksum-* headers: an algorithm ("CRC32C", "CRC64NVME", ...) and
+// the base64 of its big-endian digest.
+type Checksum struct {
+	Algorithm string
+	Value     string
+}
+
+// ChecksumAlgorithms are the full-object checksums S3 keeps, cheapest to
+// compute first.
+var ChecksumAlgorithms = []string{"CRC32C", "CRC32", "CRC64NVME", "SHA1", "SHA256"}
+
+// NewChecksumHash returns a hash computing alg (one of ChecksumAlgorithms)
+// as S3 does, or nil for another name.
+func NewChecksumHash(alg string) hash.Hash {
+	switch alg {
+	case "CRC32":
+		return crc32.NewIEEE()
+	case "CRC32C":
+		return crc32.New(crc32cTable)
+	case "CRC64NVME":
+		return crc64.New(crc64NVMETable)
+	case "SHA1":
+		return sha1.New()
+	case "SHA256":
+		return sha256.New()
+	}
+	return nil
+}
+
+// Tables are built once; they are read-only afterwards. CRC-64/NVME's
+// polynomial, bit-reversed as hash/crc64 takes it.
+var (
+	crc32cTable    = crc32.MakeTable(crc32.Castagnoli)
+	crc64NVMETable = crc64.MakeTable(0x9a6c9329ac4bc9b5)
+)
+
+// Checksummer is implemented by stores that keep checksums of whole
+// objects (S3's additional checksums).
+type Checksummer interface {
+	// Checksums returns the full-object checksums the store keeps for key;
+	// none when it keeps only composite ones (a checksum of the parts'
+	// checksums) or none at all.
+	Checksums(ctx context.Context, key string) ([]Checksum, error)
+}
