@@ -3,10 +3,12 @@ package s3store
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -86,6 +88,15 @@ func describe(err error) string {
 	}
 	if maxErr, ok := err.(*awsretry.MaxAttemptsError); ok {
 		err = maxErr.Err
+	}
+	// A request that never got an answer: the network's own words say it
+	// all ("dial tcp 10.0.0.1:443: connect: connection refused"); the
+	// SDK's wrapping around them ("https response error StatusCode: 0,
+	// RequestID: , HostID: , request send failed, Get ...") says nothing.
+	var sendErr *smithyhttp.RequestSendError
+	var netErr *net.OpError
+	if errors.As(err, &sendErr) && errors.As(err, &netErr) {
+		return netErr.Error()
 	}
 	return err.Error()
 }

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -40,6 +41,10 @@ func TestAnEndpointThatNeverAnsweredIsGivenUpOnAfterThreeRefusals(t *testing.T) 
 	_, _, err := s.Head(t.Context(), "k")
 	if !errors.Is(err, syscall.ECONNREFUSED) || !errors.Is(err, store.ErrUnreachable) {
 		t.Fatalf("Head = %v, want connection refused and store.ErrUnreachable", err)
+	}
+	// The network's words, not the SDK's wrapping of an absent response.
+	if msg := err.Error(); strings.Contains(msg, "StatusCode") || !strings.Contains(msg, "head s3://bucket/k: dial tcp") {
+		t.Errorf("error %q: want the operation, the URL and the dial error only", msg)
 	}
 	// Later requests of the run give up at their first refusal.
 	err = s.List(t.Context(), "", "", func(store.Object) error { return nil })
