@@ -120,7 +120,7 @@ func (e *executor) single(ctx context.Context, t Task) error {
 			replace = &m
 		}
 		return e.do(ctx, func(ctx context.Context) error {
-			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag}, t.DstKey, replace)
+			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}, t.DstKey, replace)
 		})
 	}
 	meta := store.Metadata{}
@@ -352,7 +352,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	var copySrc store.CopySource
 	if t.Op == OpCopy {
 		bucket, _ := mp.(store.Copier).CanCopyFrom(src)
-		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag}
+		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}
 	}
 	for p := range layout.All() {
 		if part, ok := already[p.Number]; ok {

@@ -88,6 +88,9 @@ type CopySource struct {
 	// IfMatch, when not empty, makes the copy fail with ErrPreconditionFailed
 	// if the source's ETag changed.
 	IfMatch string
+	// Size is the source object's size, 0 when unknown. A server copies
+	// before it answers, so how long an answer may take grows with it.
+	Size int64
 }
 
 // Copier is implemented by stores that copy server-side.

@@ -103,7 +103,7 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 	if src.IfMatch != "" {
 		in.CopySourceIfMatch = aws.String(quoteETag(src.IfMatch))
 	}
-	out, err := s.c.s3.UploadPartCopy(ctx, in, s.optFns...)
+	out, err := s.c.s3.UploadPartCopy(withCopiedBytes(ctx, last-first+1), in, s.optFns...)
 	if err != nil {
 		e := wrap(err, fmt.Sprintf("copy part %d of", number), s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key

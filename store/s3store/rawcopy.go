@@ -58,7 +58,7 @@ func newRawCopier(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, 
 // copy copies src to key in the bucket of dst, with dst's options.
 func (r *rawCopier) copy(ctx context.Context, dst *Store, src store.CopySource, key string) error {
 	bucket := dst.bucket
-	ctx = middleware.WithOperationName(ctx, "CopyObject")
+	ctx = withCopiedBytes(middleware.WithOperationName(ctx, "CopyObject"), src.Size)
 	for attempt := 1; ; attempt++ {
 		if r.cfg.OnRequest != nil {
 			r.cfg.OnRequest("CopyObject")

@@ -295,6 +295,56 @@ func TestStalls(t *testing.T) {
 		})
 	}
 
+	// A server-side copy's answer may take as long as the copy; a copy of
+	// known small size is retried like any small request, whatever the
+	// (here: hour-long) wait allowed to copies of unknown size.
+	for _, tt := range []struct {
+		name, op string
+		run      func(ctx context.Context, s *Store) error
+	}{
+		{"a stalled copy of a small object is retried (hand-signed CopyObject)", "CopyObject", func(ctx context.Context, s *Store) error {
+			return s.Copy(ctx, store.CopySource{Bucket: bucket, Key: "obj", Size: int64(len(body))}, "copy", nil)
+		}},
+		{"a stalled copy of a small object is retried (SDK CopyObject)", "CopyObject", func(ctx context.Context, s *Store) error {
+			return s.Copy(ctx, store.CopySource{Bucket: bucket, Key: "obj", Size: int64(len(body))}, "copy", &store.Metadata{ContentType: "a/b"})
+		}},
+		{"a stalled part copy of a small range is retried", "UploadPartCopy", func(ctx context.Context, s *Store) error {
+			id, err := s.CreateMultipart(ctx, "mp", store.Metadata{})
+			if err != nil {
+				return err
+			}
+			defer s.AbortMultipart(context.WithoutCancel(ctx), "mp", id)
+			_, err = s.UploadPartCopy(ctx, "mp", id, 1, store.CopySource{Bucket: bucket, Key: "obj"}, 0, int64(len(body))-1)
+			return err
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var reqs counter
+			var hung atomic.Bool
+			c, _ := faultClient(t, srv, func(n int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+				if opOf(r) == tt.op && hung.CompareAndSwap(false, true) {
+					hang(w, r)
+					return
+				}
+				next.ServeHTTP(w, r)
+			}, func(cfg *Config) {
+				stallFast(cfg)
+				cfg.CopyStallTimeout = time.Hour
+				cfg.OnRequest = reqs.add
+			})
+			// Without the size the wait would be the hour: the minute
+			// bounds how long this test can take to say so.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if err := tt.run(ctx, c.Bucket(bucket)); err != nil {
+				t.Fatal(err)
+			}
+			if got := reqs.get()[tt.op]; got != 2 {
+				t.Errorf("%s attempts = %d; want 2 (the stalled one, retried)", tt.op, got)
+			}
+		})
+	}
+
 	t.Run("a resume after the object changed fails with precondition failed", func(t *testing.T) {
 		direct := newTestClient(t, srv, nil).Bucket(bucket)
 		mustPut(t, direct, "changing", body, store.Metadata{})

@@ -382,7 +382,7 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 		in.StorageClass = s3types.StorageClass(meta.StorageClass)
 		in.Metadata = meta.User
 	}
-	_, err := s.c.s3.CopyObject(ctx, in, s.optFns...)
+	_, err := s.c.s3.CopyObject(withCopiedBytes(ctx, src.Size), in, s.optFns...)
 	if err != nil {
 		e := wrap(err, "copy", s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key

@@ -43,6 +43,24 @@ const bytesPerSecondOfHeaderWait = 8 << 20
 
 var errStalled = errors.New("stalled")
 
+// copiedBytesKey carries the size of what a CopyObject or UploadPartCopy
+// copies to the transport, which sees only a request without a body.
+type copiedBytesKey struct{}
+
+// withCopiedBytes tells stallTransport how many bytes the request's server
+// copies before it answers; n <= 0 (unknown) tells it nothing.
+func withCopiedBytes(ctx context.Context, n int64) context.Context {
+	if n <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, copiedBytesKey{}, n)
+}
+
+func copiedBytes(ctx context.Context) (int64, bool) {
+	n, ok := ctx.Value(copiedBytesKey{}).(int64)
+	return n, ok
+}
+
 // stallError is what a stalled exchange fails with. It says it is a
 // retryable timeout, which is how the SDK's retryer and internal/retry
 // recognise it.
@@ -66,7 +84,11 @@ func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	parent := req.Context()
 	op := middleware.GetOperationName(parent)
 	headerWait := t.stall
-	if slowOps[op] {
+	if n, ok := copiedBytes(parent); ok {
+		// A copy of known size: small ones are retried as soon as any
+		// small request would be, big ones get time to copy.
+		headerWait = min(max(t.slowHeaders, t.stall), t.stall+time.Duration(n/bytesPerSecondOfHeaderWait)*time.Second)
+	} else if slowOps[op] {
 		headerWait = max(t.slowHeaders, t.stall)
 	} else if req.ContentLength > 0 {
 		headerWait += time.Duration(req.ContentLength/bytesPerSecondOfHeaderWait) * time.Second
