@@ -192,6 +192,9 @@ type executor struct {
 	buffers *limiter.ByteBudget
 	// streams bounds the part uploads in flight, run-wide.
 	streams *limiter.Streams
+	// moves, in a move from a store that deletes in batches, deletes the
+	// sources of finished copies; nil deletes each one after its copy.
+	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
 }
@@ -237,6 +240,9 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	// runs ahead of the copies by at most this many tasks, so memory stays
 	// flat whatever the number of keys.
 	tasks, planned := e.startPlanner(ctx, cancel, 2*e.opts.Concurrency+1000)
+	if bd, ok := e.job.Src.Store.(store.BatchDeleter); ok && e.job.Move && !e.opts.DryRun {
+		e.moves = e.startMoveDeletes(ctx, bd)
+	}
 
 	// Object-level workers: a fixed pool of long-lived goroutines, not one
 	// goroutine per object. A request through the SDK runs deep call
@@ -253,6 +259,8 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 				}
 				r := e.execute(ctx, t)
 				switch {
+				case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
+					e.moves.add(r) // finished once its source is deleted
 				case r.Status == StatusFailed && isFatal(r.Err):
 					if !e.firstFatal(r.Err) {
 						continue // the cause that stopped the run, reported once
@@ -270,6 +278,9 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	}
 	_ = workers.Wait()
 	planned()
+	if e.moves != nil {
+		e.moves.close()
+	}
 	if ctx.Err() == nil {
 		e.abortStaleUploads(context.WithoutCancel(ctx))
 	}

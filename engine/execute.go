@@ -55,7 +55,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 	} else {
 		err = e.single(ctx, t)
 	}
-	if err == nil && t.DeleteSource {
+	if err == nil && t.DeleteSource && e.moves == nil {
 		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
 		if err != nil {
 			err = fmt.Errorf("delete source after copy: %w", err)

@@ -1,6 +1,11 @@
 package cli
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,4 +63,71 @@ func TestMv(t *testing.T) {
 			t.Errorf("left (-want +got):\n%s", diff)
 		}
 	})
+}
+
+func TestMvDeletesSourcesInBatches(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	local := t.TempDir()
+	files := map[string]string{}
+	for i := range 1500 {
+		files[fmt.Sprintf("f/%04d", i)] = fmt.Sprint(i)
+	}
+	writeFiles(t, local, files)
+	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+src+"/")
+
+	out, errOut := mustRunJSON(t, srv, "mv", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
+	if n := strings.Count(out, `"status":"done"`); n != 1500 {
+		t.Errorf("%d objects reported done, want 1500", n)
+	}
+	reqs := requestsOf(t, errOut)
+	// 1,500 keys: at least 2 batches, and never one request per object.
+	if d, one := reqs["DeleteObjects"], reqs["DeleteObject"]; d < 2 || d > 40 || one != 0 {
+		t.Errorf("%d DeleteObjects and %d DeleteObject requests for 1,500 moves, want a few batches and no single deletes", d, one)
+	}
+	if n := len(s3test.ListKeys(t, srv.Client(t), src, "")); n != 0 {
+		t.Errorf("%d objects left at the source", n)
+	}
+	if diff := cmp.Diff(files, bucketContents(t, srv, dst, "")); diff != "" {
+		t.Errorf("destination (-want +got):\n%s", diff)
+	}
+}
+
+// When the sources cannot be deleted, each object is a failure, its copy
+// made and its source kept.
+func TestMvWhoseDeletesFailKeepsTheSources(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	tree := map[string]string{"a": "1", "b": "22", "c": "333"}
+	for k, v := range tree {
+		s3test.PutObject(t, srv.Client(t), src, k, []byte(v))
+	}
+	target, err := url.Parse(srv.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Query().Has("delete") {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>no deletes here</Message></Error>`)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+
+	_, errOut, code := runCLI(t, srv, "--endpoint-url", front.URL, "mv", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
+	if code != ExitPartial {
+		t.Errorf("exit %d, want %d", code, ExitPartial)
+	}
+	if n := strings.Count(errOut, "delete source after copy"); n != 3 {
+		t.Errorf("%d objects failed for their delete, want 3:\n%s", n, errOut)
+	}
+	if diff := cmp.Diff(tree, bucketContents(t, srv, src, "")); diff != "" {
+		t.Errorf("sources (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(tree, bucketContents(t, srv, dst, "")); diff != "" {
+		t.Errorf("copies (-want +got):\n%s", diff)
+	}
 }

@@ -378,7 +378,7 @@ func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T)
 			map[string]map[string]string{
 				"ListObjectsV2": only,
 				"CopyObject":    only,
-				"DeleteObject":  only,
+				"DeleteObjects": only, // sources go in batches
 			}, 2, 0,
 		},
 		{
