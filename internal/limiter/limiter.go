@@ -192,6 +192,27 @@ func (l *Limiter) Succeeded() {
 	}
 }
 
+// tryAcquire takes a slot if one is free and nobody waits, without
+// waiting.
+func (l *Limiter) tryAcquire() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.inFlight.Load() < l.limit.Load() && l.waiters.n == 0 {
+		l.inFlight.Add(1)
+		return true
+	}
+	return false
+}
+
+// set moves the limit to n (within floor and ceiling) and admits the
+// waiters it makes room for.
+func (l *Limiter) set(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.limit.Store(int64(min(max(n, l.floor), l.ceiling)))
+	l.grant()
+}
+
 // Limit is the current limit of requests in flight.
 func (l *Limiter) Limit() int { return int(l.limit.Load()) }
 

@@ -2,7 +2,6 @@ package limiter
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 )
@@ -22,18 +21,15 @@ import (
 // that gave the best throughput and keeps it for the rest of the run.
 //
 // A window only counts when demand filled it (some transfer waited, or all
-// slots were busy): an idle limit says nothing about its throughput. All
+// slots were busy): an idle limit says nothing about its throughput. The
+// slots themselves are a [Limiter] whose limit only Streams moves. All
 // methods are safe for concurrent use.
 type Streams struct {
-	floor, ceiling int
-	now            func() time.Time
+	slots *Limiter
+	now   func() time.Time
 
-	mu       sync.Mutex
-	limit    int
-	inFlight int
-	waiters  []chan struct{}
-	settled  bool
-
+	mu      sync.Mutex
+	settled bool
 	// The current window of measurement; the first starts with the first
 	// transfer, not when the run (and its listing) starts.
 	started   bool
@@ -61,22 +57,17 @@ func StreamsClock(now func() time.Time) StreamsOption {
 // NewStreams returns a Streams that starts at floor and never exceeds
 // ceiling. Both are clamped to at least 1, and floor to at most ceiling.
 func NewStreams(floor, ceiling int, opts ...StreamsOption) *Streams {
-	ceiling = max(1, ceiling)
-	floor = min(max(1, floor), ceiling)
-	s := &Streams{floor: floor, ceiling: ceiling, now: time.Now, limit: floor, bestLimit: floor}
+	slots := New(ceiling, floor)
+	slots.set(slots.floor)
+	s := &Streams{slots: slots, now: time.Now, bestLimit: slots.floor, settled: slots.floor == slots.ceiling}
 	for _, o := range opts {
 		o(s)
 	}
-	s.settled = floor == ceiling
 	return s
 }
 
 // Limit is the number of streams allowed now.
-func (s *Streams) Limit() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.limit
-}
+func (s *Streams) Limit() int { return s.slots.Limit() }
 
 // Settled reports whether the search is over.
 func (s *Streams) Settled() bool {
@@ -87,14 +78,9 @@ func (s *Streams) Settled() bool {
 
 // TryAcquire takes a stream if one is free without waiting.
 func (s *Streams) TryAcquire() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.inFlight < s.limit && len(s.waiters) == 0 {
-		s.take()
-		return true
-	}
-	s.saturated = true
-	return false
+	ok := s.slots.tryAcquire()
+	s.noteDemand(!ok)
+	return ok
 }
 
 // Acquire waits for a stream, first come first served, or for ctx.
@@ -102,39 +88,19 @@ func (s *Streams) Acquire(ctx context.Context) error {
 	if s.TryAcquire() {
 		return nil
 	}
-	s.mu.Lock()
-	if s.inFlight < s.limit && len(s.waiters) == 0 {
-		s.take() // freed between TryAcquire and here
-		s.mu.Unlock()
-		return nil
-	}
-	ready := make(chan struct{}, 1)
-	s.waiters = append(s.waiters, ready)
-	s.mu.Unlock()
-	select {
-	case <-ready:
-		return nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		if i := slices.Index(s.waiters, ready); i >= 0 {
-			s.waiters = slices.Delete(s.waiters, i, i+1)
-			s.mu.Unlock()
-			return ctx.Err()
-		}
-		s.mu.Unlock()
-		// Granted as ctx ended: give the stream back unused.
-		s.Release(0)
-		return ctx.Err()
-	}
+	return s.slots.Acquire(ctx)
 }
 
-// take counts one stream in; called with mu held.
-func (s *Streams) take() {
+// noteDemand starts the first window with the first transfer and marks
+// the window saturated when a transfer found no free stream or took the
+// last one.
+func (s *Streams) noteDemand(refused bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if !s.started {
 		s.started, s.start = true, s.now()
 	}
-	s.inFlight++
-	if s.inFlight >= s.limit {
+	if refused || s.slots.InFlight() >= s.slots.Limit() {
 		s.saturated = true
 	}
 }
@@ -142,24 +108,16 @@ func (s *Streams) take() {
 // Release returns a stream. moved is the bytes it transferred, 0 when it
 // failed or was not used; only transfers that moved bytes are measured.
 func (s *Streams) Release(moved int64) {
+	s.slots.Release()
+	if moved <= 0 {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inFlight <= 0 {
-		panic("limiter: Streams.Release without Acquire")
-	}
-	s.inFlight--
-	if moved > 0 {
-		s.bytes += moved
-		s.parts++
-		if s.parts >= 2*s.limit {
-			s.judge()
-		}
-	}
-	for len(s.waiters) > 0 && s.inFlight < s.limit {
-		ready := s.waiters[0]
-		s.waiters = slices.Delete(s.waiters, 0, 1)
-		s.take()
-		ready <- struct{}{}
+	s.bytes += moved
+	s.parts++
+	if s.parts >= 2*s.slots.Limit() {
+		s.judge()
 	}
 }
 
@@ -169,28 +127,25 @@ func (s *Streams) Release(moved int64) {
 func (s *Streams) judge() {
 	now := s.now()
 	elapsed := now.Sub(s.start).Seconds()
+	limit := s.slots.Limit()
 	if !s.settled && s.saturated && elapsed > 0 {
 		rate := float64(s.bytes) / elapsed
 		switch {
 		case rate >= s.best*StreamsGain:
-			s.best, s.bestLimit = rate, s.limit
-			if s.limit < s.ceiling {
-				s.limit = min(2*s.limit, s.ceiling)
+			s.best, s.bestLimit = rate, limit
+			if limit < s.slots.ceiling {
+				s.slots.set(2 * limit)
 			} else {
 				s.settled = true
 			}
 		default:
-			s.limit = s.bestLimit
+			s.slots.set(s.bestLimit)
 			s.settled = true
 		}
 	}
 	s.start, s.bytes, s.parts = now, 0, 0
-	s.saturated = s.inFlight >= s.limit || len(s.waiters) > 0
+	s.saturated = s.slots.InFlight() >= s.slots.Limit() || s.slots.waiting() > 0
 }
 
 // waiting is the number of blocked Acquire calls, for tests.
-func (s *Streams) waiting() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.waiters)
-}
+func (s *Streams) waiting() int { return s.slots.waiting() }
