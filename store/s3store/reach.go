@@ -26,12 +26,10 @@ type reachability struct {
 }
 
 // unreachable reports whether err, a failed attempt, should not be retried
-// because the endpoint has never answered and keeps refusing connections.
+// because the endpoint has never answered and keeps refusing connections
+// (reachTransport marked the refusal).
 func (r *reachability) unreachable(err error) bool {
-	if r.answered.Load() || !errors.Is(err, syscall.ECONNREFUSED) {
-		return false
-	}
-	return r.refused.Add(1) >= unreachableAttempts
+	return errors.Is(err, store.ErrUnreachable) && r.refused.Add(1) >= unreachableAttempts
 }
 
 // reachTransport notes the first response of any kind, and marks a
