@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/memstat"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -84,7 +83,7 @@ func BenchmarkPlanSync(b *testing.B) {
 	for _, n := range []int{5_000, 100_000, 1_000_000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			runtime.GC()
-			rssReset := resetPeakRSS()
+			rssReset := memstat.ResetPeakRSS()
 			src := engine.Endpoint{Store: &fakeListing{name: "src", n: n}, Loc: s3url.Location{Bucket: "src", Key: "data/"}}
 			dst := engine.Endpoint{Store: &fakeListing{name: "dst", n: n, dest: true}, Loc: s3url.Location{Bucket: "dst", Key: "copy/"}}
 			job := engine.Job{Src: src, Dst: dst, Sync: &engine.SyncOptions{Delete: true, TempDir: b.TempDir()}}
@@ -110,7 +109,7 @@ func BenchmarkPlanSync(b *testing.B) {
 				b.Fatalf("copies %d, deletes %d; want %d, %d", copies, deletes, wantCopies, (n+48)/50)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
-			if rss, ok := peakRSS(); ok && rssReset {
+			if rss, ok := memstat.PeakRSS(); ok && rssReset {
 				b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 				if rss > rssLimit {
 					b.Errorf("peak RSS %d MiB, over the %d MiB budget", rss>>20, rssLimit>>20)
@@ -118,25 +117,4 @@ func BenchmarkPlanSync(b *testing.B) {
 			}
 		})
 	}
-}
-
-// resetPeakRSS makes the kernel's high-water mark of this process's resident
-// memory start again from now (Linux; elsewhere it reports false).
-func resetPeakRSS() bool {
-	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
-}
-
-// peakRSS reads the high-water mark of resident memory, in bytes.
-func peakRSS() (uint64, bool) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
 }

@@ -3,15 +3,14 @@ package diff
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/s3bulk/s3bulk/internal/memstat"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -99,27 +98,6 @@ func (p *peakHeap) end() uint64 {
 	return p.peak
 }
 
-// resetPeakRSS makes the kernel's high-water mark of this process's resident
-// memory start again from now (Linux; elsewhere it reports false).
-func resetPeakRSS() bool {
-	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
-}
-
-// peakRSS reads the high-water mark of resident memory, in bytes.
-func peakRSS() (uint64, bool) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
-}
-
 // BenchmarkRun plans a sync over synthetic listings of 5,000 to 1,000,000
 // keys, in order and shuffled, and reports wall and CPU time per key (the
 // latter includes generating the listings and the garbage collector's
@@ -140,7 +118,7 @@ func BenchmarkRun(b *testing.B) {
 		for _, n := range []int{5_000, 100_000, 1_000_000} {
 			b.Run(fmt.Sprintf("%s/%d", order.name, n), func(b *testing.B) {
 				runtime.GC()
-				rssReset := resetPeakRSS()
+				rssReset := memstat.ResetPeakRSS()
 				heap := watchHeap()
 				cpu0, cpuOK := cpuTime()
 				var st Stats
@@ -178,7 +156,7 @@ func BenchmarkRun(b *testing.B) {
 				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 				b.ReportMetric(float64(st.Spilled)/(1<<20), "spilled-MB")
 				b.ReportMetric(float64(copies), "copies")
-				if rss, ok := peakRSS(); ok && rssReset {
+				if rss, ok := memstat.PeakRSS(); ok && rssReset {
 					b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MB")
 					if rss > rssLimit {
 						b.Errorf("peak RSS %d MiB, over the %d MiB budget", rss>>20, rssLimit>>20)
