@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -31,12 +32,12 @@ func TestRemove(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeTree(t, dir, tree)
+			testfs.Write(t, dir, tree)
 			sum, err := engine.Run(context.Background(), engine.Job{Src: endpoint(t, dir, tt.key), Recursive: tt.recursive, Remove: true}, engine.Options{Concurrency: 4})
 			if err != nil {
 				t.Fatal(err)
 			}
-			left := keys(readTree(t, dir))
+			left := keys(testfs.Read(t, dir))
 			if diff := cmp.Diff(tt.left, left); diff != "" {
 				t.Errorf("left (-want +got):\n%s", diff)
 			}
@@ -58,20 +59,20 @@ func keys(m map[string]string) []string {
 
 func TestRemoveOfAPrefixWithoutRecursiveIsFatal(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"logs/a": "a"})
+	testfs.Write(t, dir, map[string]string{"logs/a": "a"})
 	_, err := engine.Run(context.Background(), engine.Job{Src: endpoint(t, dir, "logs/"), Remove: true}, engine.Options{})
 	var fe *engine.FatalError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v, want a FatalError", err)
 	}
-	if len(readTree(t, dir)) != 1 {
+	if len(testfs.Read(t, dir)) != 1 {
 		t.Error("an object was deleted")
 	}
 }
 
 func TestRemoveDryRunTouchesNothing(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"a": "1", "b/c": "2"})
+	testfs.Write(t, dir, map[string]string{"a": "1", "b/c": "2"})
 	var c collector
 	sum, err := engine.Run(context.Background(), engine.Job{Src: endpoint(t, dir, ""), Recursive: true, Remove: true}, engine.Options{DryRun: true, Observer: c.observe})
 	if err != nil {
@@ -80,8 +81,8 @@ func TestRemoveDryRunTouchesNothing(t *testing.T) {
 	if diff := cmp.Diff([]string{"delete a dry-run", "delete b/c dry-run"}, c.ops()); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
-	if sum.Objects != 2 || len(readTree(t, dir)) != 2 {
-		t.Errorf("summary %+v, tree %v: want 2 planned, both still there", sum, readTree(t, dir))
+	if sum.Objects != 2 || len(testfs.Read(t, dir)) != 2 {
+		t.Errorf("summary %+v, tree %v: want 2 planned, both still there", sum, testfs.Read(t, dir))
 	}
 }
 
@@ -117,7 +118,7 @@ func TestRemoveBatchesKeysAThousandARequest(t *testing.T) {
 	for i := range 2500 {
 		files[fmt.Sprintf("d%d/%04d", i%5, i)] = ""
 	}
-	writeTree(t, dir, files)
+	testfs.Write(t, dir, files)
 	ep := endpoint(t, dir, "")
 	bs := &batchStore{Store: ep.Store, fail: map[string]bool{"d1/0001": true}}
 	ep.Store = bs
@@ -138,7 +139,7 @@ func TestRemoveBatchesKeysAThousandARequest(t *testing.T) {
 			t.Errorf("failed result %+v, want only d1/0001, access denied", r)
 		}
 	}
-	if diff := cmp.Diff(map[string]string{"d1/0001": ""}, readTree(t, dir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"d1/0001": ""}, testfs.Read(t, dir)); diff != "" {
 		t.Errorf("left (-want +got):\n%s", diff)
 	}
 }

@@ -2,8 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/localstore"
 )
@@ -19,40 +18,6 @@ import (
 // These tests run the engine between two local directories: a real store,
 // no S3 needed. The S3 directions are covered by the CLI's integration tests
 // against a real S3 server.
-
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for k, v := range files {
-		p := filepath.Join(root, filepath.FromSlash(k))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func readTree(t *testing.T, root string) map[string]string {
-	t.Helper()
-	got := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		got[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
 
 func endpoint(t *testing.T, root, key string) engine.Endpoint {
 	t.Helper()
@@ -141,7 +106,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srcDir, dstDir := t.TempDir(), t.TempDir()
-			writeTree(t, srcDir, src)
+			testfs.Write(t, srcDir, src)
 			var c collector
 			sum, err := engine.Run(context.Background(), engine.Job{
 				Src: endpoint(t, srcDir, tt.srcKey), Dst: endpoint(t, dstDir, tt.dstKey), Recursive: tt.recursive,
@@ -149,13 +114,13 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, readTree(t, dstDir)); diff != "" {
+			if diff := cmp.Diff(tt.want, testfs.Read(t, dstDir)); diff != "" {
 				t.Errorf("destination (-want +got):\n%s", diff)
 			}
 			if sum.Objects != int64(len(tt.want)) || sum.Failed != 0 {
 				t.Errorf("summary = %+v, want %d objects, 0 failed", sum, len(tt.want))
 			}
-			if diff := cmp.Diff(src, readTree(t, srcDir)); diff != "" {
+			if diff := cmp.Diff(src, testfs.Read(t, srcDir)); diff != "" {
 				t.Errorf("source changed (-want +got):\n%s", diff)
 			}
 		})
@@ -164,7 +129,7 @@ func TestRun(t *testing.T) {
 
 func TestDryRunTouchesNothing(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"a/1": "1", "a/2": "22"})
+	testfs.Write(t, srcDir, map[string]string{"a/1": "1", "a/2": "22"})
 	var c collector
 	sum, err := engine.Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "a/"), Dst: endpoint(t, dstDir, "b/"), Recursive: true, Move: true,
@@ -172,10 +137,10 @@ func TestDryRunTouchesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readTree(t, dstDir); len(got) != 0 {
+	if got := testfs.Read(t, dstDir); len(got) != 0 {
 		t.Errorf("dry run wrote %v", got)
 	}
-	if got := readTree(t, srcDir); len(got) != 2 {
+	if got := testfs.Read(t, srcDir); len(got) != 2 {
 		t.Errorf("dry run of a move changed the source: %v", got)
 	}
 	if diff := cmp.Diff([]string{"b/1", "b/2"}, c.dsts(engine.StatusDryRun)); diff != "" {
@@ -188,25 +153,25 @@ func TestDryRunTouchesNothing(t *testing.T) {
 
 func TestMoveDeletesSourceAfterCopy(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"a/1": "1", "a/2": "22"})
+	testfs.Write(t, srcDir, map[string]string{"a/1": "1", "a/2": "22"})
 	_, err := engine.Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "a/"), Dst: endpoint(t, dstDir, ""), Recursive: true, Move: true,
 	}, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{"1": "1", "2": "22"}, readTree(t, dstDir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"1": "1", "2": "22"}, testfs.Read(t, dstDir)); diff != "" {
 		t.Errorf("destination (-want +got):\n%s", diff)
 	}
-	if got := readTree(t, srcDir); len(got) != 0 {
+	if got := testfs.Read(t, srcDir); len(got) != 0 {
 		t.Errorf("source left after move: %v", got)
 	}
 }
 
 func TestNoClobberSkipsExisting(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"1": "new", "2": "new"})
-	writeTree(t, dstDir, map[string]string{"1": "old"})
+	testfs.Write(t, srcDir, map[string]string{"1": "new", "2": "new"})
+	testfs.Write(t, dstDir, map[string]string{"1": "old"})
 	var c collector
 	sum, err := engine.Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "./"), Dst: endpoint(t, dstDir, ""), Recursive: true,
@@ -214,7 +179,7 @@ func TestNoClobberSkipsExisting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]string{"1": "old", "2": "new"}, readTree(t, dstDir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"1": "old", "2": "new"}, testfs.Read(t, dstDir)); diff != "" {
 		t.Errorf("destination (-want +got):\n%s", diff)
 	}
 	if sum.Skipped != 1 || sum.Objects != 1 {
@@ -254,7 +219,7 @@ func asFatal(err error, fe **engine.FatalError) bool {
 func TestMultipartLocalCopyIsExact(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
 	big := strings.Repeat("0123456789abcdef", (12<<20)/16+3) // 12 MiB + 48 bytes: 3 parts of 5 MiB
-	writeTree(t, srcDir, map[string]string{"big.bin": big})
+	testfs.Write(t, srcDir, map[string]string{"big.bin": big})
 	var c collector
 	_, err := engine.Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "big.bin"), Dst: endpoint(t, dstDir, "copy.bin"),
@@ -262,7 +227,7 @@ func TestMultipartLocalCopyIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := readTree(t, dstDir)["copy.bin"]; got != big {
+	if got := testfs.Read(t, dstDir)["copy.bin"]; got != big {
 		t.Errorf("copy differs: %d bytes, want %d", len(got), len(big))
 	}
 	if len(c.results) != 1 || c.results[0].Parts != 3 {

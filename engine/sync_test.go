@@ -17,6 +17,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine/diff"
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/filter"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -46,7 +47,7 @@ func (c *collector) ops() []string {
 
 func TestSyncBetweenDirectories(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc"})
+	testfs.Write(t, srcDir, map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc"})
 	run := func(t *testing.T, so engine.SyncOptions) (engine.Summary, []string) {
 		t.Helper()
 		var c collector
@@ -66,7 +67,7 @@ func TestSyncBetweenDirectories(t *testing.T) {
 		if sum.Objects != 3 {
 			t.Errorf("summary = %+v, want 3 objects", sum)
 		}
-		if diff := cmp.Diff(readTree(t, srcDir), readTree(t, dstDir)); diff != "" {
+		if diff := cmp.Diff(testfs.Read(t, srcDir), testfs.Read(t, dstDir)); diff != "" {
 			t.Errorf("destination (-source +destination):\n%s", diff)
 		}
 	})
@@ -77,22 +78,22 @@ func TestSyncBetweenDirectories(t *testing.T) {
 		}
 	})
 	t.Run("a changed file is copied again", func(t *testing.T) {
-		writeTree(t, srcDir, map[string]string{"dir/b.txt": "changed"})
+		testfs.Write(t, srcDir, map[string]string{"dir/b.txt": "changed"})
 		_, ops := run(t, engine.SyncOptions{})
 		if diff := cmp.Diff([]string{"stream dir/b.txt done"}, ops); diff != "" {
 			t.Errorf("results (-want +got):\n%s", diff)
 		}
-		if got := readTree(t, dstDir)["dir/b.txt"]; got != "changed" {
+		if got := testfs.Read(t, dstDir)["dir/b.txt"]; got != "changed" {
 			t.Errorf("dir/b.txt = %q, want changed", got)
 		}
 	})
 	t.Run("without delete a name only at the destination stays", func(t *testing.T) {
-		writeTree(t, dstDir, map[string]string{"extra.txt": "x"})
+		testfs.Write(t, dstDir, map[string]string{"extra.txt": "x"})
 		_, ops := run(t, engine.SyncOptions{})
 		if len(ops) != 0 {
 			t.Errorf("results = %v, want none", ops)
 		}
-		if _, ok := readTree(t, dstDir)["extra.txt"]; !ok {
+		if _, ok := testfs.Read(t, dstDir)["extra.txt"]; !ok {
 			t.Error("extra.txt was deleted without Delete")
 		}
 	})
@@ -101,7 +102,7 @@ func TestSyncBetweenDirectories(t *testing.T) {
 		if diff := cmp.Diff([]string{"delete extra.txt done"}, ops); diff != "" {
 			t.Errorf("results (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(readTree(t, srcDir), readTree(t, dstDir)); diff != "" {
+		if diff := cmp.Diff(testfs.Read(t, srcDir), testfs.Read(t, dstDir)); diff != "" {
 			t.Errorf("destination (-source +destination):\n%s", diff)
 		}
 	})
@@ -110,7 +111,7 @@ func TestSyncBetweenDirectories(t *testing.T) {
 func TestSyncIntoADirectoryNotMadeYetCopiesEverything(t *testing.T) {
 	srcDir := t.TempDir()
 	dstDir := filepath.Join(t.TempDir(), "not", "yet")
-	writeTree(t, srcDir, map[string]string{"a": "1", "b/c": "2"})
+	testfs.Write(t, srcDir, map[string]string{"a": "1", "b/c": "2"})
 	var c collector
 	sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{DryRun: true, Observer: c.observe})
 	if err != nil {
@@ -132,9 +133,9 @@ func TestSyncDeletesOnlyAfterEveryCopy(t *testing.T) {
 	files := map[string]string{}
 	for i := range 50 {
 		files[fmt.Sprintf("new/%02d", i)] = "n"
-		writeTree(t, dstDir, map[string]string{fmt.Sprintf("old/%02d", i): "o"})
+		testfs.Write(t, dstDir, map[string]string{fmt.Sprintf("old/%02d", i): "o"})
 	}
-	writeTree(t, srcDir, files)
+	testfs.Write(t, srcDir, files)
 	var c collector
 	_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Concurrency: 8, Observer: c.observe})
 	if err != nil {
@@ -151,16 +152,16 @@ func TestSyncDeletesOnlyAfterEveryCopy(t *testing.T) {
 	if lastCopy > firstDelete {
 		t.Errorf("result %d is a copy, after the first delete (result %d)", lastCopy, firstDelete)
 	}
-	if diff := cmp.Diff(files, readTree(t, dstDir)); diff != "" {
+	if diff := cmp.Diff(files, testfs.Read(t, dstDir)); diff != "" {
 		t.Errorf("destination (-want +got):\n%s", diff)
 	}
 }
 
 func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"keep": "k", "new": "n"})
-	writeTree(t, dstDir, map[string]string{"keep": "k", "x1": "1", "x2": "2", "x3": "3"})
-	before := readTree(t, dstDir)
+	testfs.Write(t, srcDir, map[string]string{"keep": "k", "new": "n"})
+	testfs.Write(t, dstDir, map[string]string{"keep": "k", "x1": "1", "x2": "2", "x3": "3"})
+	before := testfs.Read(t, dstDir)
 	var c collector
 	_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{Observer: c.observe})
 	var le *engine.DeleteLimitError
@@ -168,7 +169,7 @@ func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
 		t.Fatalf("err = %v, want a DeleteLimitError of 3 over 2", err)
 	}
 	before["new"] = "n"
-	if diff := cmp.Diff(before, readTree(t, dstDir)); diff != "" {
+	if diff := cmp.Diff(before, testfs.Read(t, dstDir)); diff != "" {
 		t.Errorf("destination (-want +got): the copy is done, no delete:\n%s", diff)
 	}
 
@@ -183,7 +184,7 @@ func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(map[string]string{"keep": "k", "new": "n"}, readTree(t, dstDir)); diff != "" {
+		if diff := cmp.Diff(map[string]string{"keep": "k", "new": "n"}, testfs.Read(t, dstDir)); diff != "" {
 			t.Errorf("destination (-want +got):\n%s", diff)
 		}
 	})
@@ -192,8 +193,8 @@ func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
 func TestSyncDeletesNothingWhenACopyFailed(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
 	// The file "x" cannot replace the destination's directory "x/".
-	writeTree(t, srcDir, map[string]string{"x": "file", "ok": "ok"})
-	writeTree(t, dstDir, map[string]string{"x/inner": "i", "stale": "s"})
+	testfs.Write(t, srcDir, map[string]string{"x": "file", "ok": "ok"})
+	testfs.Write(t, dstDir, map[string]string{"x/inner": "i", "stale": "s"})
 	var c collector
 	sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Observer: c.observe})
 	if err != nil {
@@ -206,15 +207,15 @@ func TestSyncDeletesNothingWhenACopyFailed(t *testing.T) {
 	if sum.Failed != 1 {
 		t.Errorf("summary = %+v, want 1 failed", sum)
 	}
-	if got := readTree(t, dstDir); got["stale"] != "s" || got["x/inner"] != "i" {
+	if got := testfs.Read(t, dstDir); got["stale"] != "s" || got["x/inner"] != "i" {
 		t.Errorf("destination %v: an object was deleted after a failed copy", got)
 	}
 }
 
 func TestSyncFiltersApplyToBothSides(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/big.txt": strings.Repeat("x", 100)})
-	writeTree(t, dstDir, map[string]string{"old.tmp": "o", "old.txt": "o", "huge.txt": strings.Repeat("y", 200)})
+	testfs.Write(t, srcDir, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/big.txt": strings.Repeat("x", 100)})
+	testfs.Write(t, dstDir, map[string]string{"old.tmp": "o", "old.txt": "o", "huge.txt": strings.Repeat("y", 200)})
 	max := int64(50)
 	f, err := filter.New(filter.Options{Exclude: []string{"*.tmp"}, MaxSize: &max})
 	if err != nil {
@@ -245,8 +246,8 @@ func TestSyncShardsTogetherCoverEveryNameOnce(t *testing.T) {
 			dst[fmt.Sprintf("gone/%02d", i)] = "g"
 		}
 	}
-	writeTree(t, srcDir, src)
-	writeTree(t, dstDir, dst)
+	testfs.Write(t, srcDir, src)
+	testfs.Write(t, dstDir, dst)
 	var all []string
 	job := syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true})
 	err := engine.Plan(context.Background(), job, engine.Options{}, func(t engine.Task) error {
@@ -292,7 +293,7 @@ func TestSyncNeverDeletesWhatTheSourceListingSkipped(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srcDir, dstDir := t.TempDir(), t.TempDir()
-			writeTree(t, dstDir, map[string]string{"dir/a": "a", "dir/b/c": "c", "other": "o"})
+			testfs.Write(t, dstDir, map[string]string{"dir/a": "a", "dir/b/c": "c", "other": "o"})
 			var c collector
 			calls := 0
 			so := engine.SyncOptions{Delete: true, SourceSkipped: func() []string { calls++; return tt.skipped }}
@@ -312,8 +313,8 @@ func TestSyncNeverDeletesWhatTheSourceListingSkipped(t *testing.T) {
 
 func TestSyncChecksumComparesContents(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"same": "abc", "differs": "abc"})
-	writeTree(t, dstDir, map[string]string{"same": "abc", "differs": "xyz"})
+	testfs.Write(t, srcDir, map[string]string{"same": "abc", "differs": "abc"})
+	testfs.Write(t, dstDir, map[string]string{"same": "abc", "differs": "xyz"})
 	// The destination is newer: comparing sizes and times copies nothing.
 	later := time.Now().Add(time.Hour)
 	for _, k := range []string{"same", "differs"} {
@@ -344,8 +345,8 @@ func TestSyncChecksumComparesContents(t *testing.T) {
 
 func TestSyncPlanListsCopiesThenDeletes(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	writeTree(t, srcDir, map[string]string{"b": "1", "c": "2"})
-	writeTree(t, dstDir, map[string]string{"a": "old", "c": "2"})
+	testfs.Write(t, srcDir, map[string]string{"b": "1", "c": "2"})
+	testfs.Write(t, dstDir, map[string]string{"a": "old", "c": "2"})
 	var got []string
 	err := engine.Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly}), engine.Options{}, func(t engine.Task) error {
 		got = append(got, fmt.Sprintf("%s %s %s", t.Op, t.SrcKey, t.Reason))
@@ -358,7 +359,7 @@ func TestSyncPlanListsCopiesThenDeletes(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]string{"a": "old", "c": "2"}, readTree(t, dstDir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"a": "old", "c": "2"}, testfs.Read(t, dstDir)); diff != "" {
 		t.Errorf("planning changed the destination (-want +got):\n%s", diff)
 	}
 }
@@ -392,8 +393,8 @@ func TestSyncOfListingsOutOfOrderIsExact(t *testing.T) {
 			dst[fmt.Sprintf("stale%02d", i)] = "s"
 		}
 	}
-	writeTree(t, srcDir, src)
-	writeTree(t, dstDir, dst)
+	testfs.Write(t, srcDir, src)
+	testfs.Write(t, dstDir, dst)
 	job := syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly})
 	job.Src.Store, job.Dst.Store = reversed{job.Src.Store}, reversed{job.Dst.Store}
 	var c collector
@@ -404,7 +405,7 @@ func TestSyncOfListingsOutOfOrderIsExact(t *testing.T) {
 	if sum.Objects != 26+13 || sum.Skipped != 14 {
 		t.Errorf("summary = %+v, want 26 copies and 13 deletes done, 14 unchanged", sum)
 	}
-	if diff := cmp.Diff(src, readTree(t, dstDir)); diff != "" {
+	if diff := cmp.Diff(src, testfs.Read(t, dstDir)); diff != "" {
 		t.Errorf("destination (-want +got):\n%s", diff)
 	}
 }

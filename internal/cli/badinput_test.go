@@ -25,6 +25,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/localstore"
@@ -80,8 +81,8 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		s3test.PutObject(t, c, src, k, []byte(v))
 	}
 	lsrc, ldst := t.TempDir(), t.TempDir()
-	writeFiles(t, lsrc, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
-	writeFiles(t, ldst, map[string]string{"file": "a file, not a directory"})
+	testfs.Write(t, lsrc, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
+	testfs.Write(t, ldst, map[string]string{"file": "a file, not a directory"})
 
 	// An endpoint that was there a moment ago and is not any more.
 	gone := s3test.StartPrivate(t)
@@ -103,7 +104,7 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 	lf := filepath.Join(lsrc, "f.txt")
 
 	take := func() snapshot {
-		return snapshot{bucketContents(t, srv, src, ""), bucketContents(t, srv, dst, ""), readFiles(t, lsrc), readFiles(t, ldst)}
+		return snapshot{bucketContents(t, srv, src, ""), bucketContents(t, srv, dst, ""), testfs.Read(t, lsrc), testfs.Read(t, ldst)}
 	}
 	before := take()
 
@@ -307,7 +308,7 @@ func TestUnreadableLocalFileFailsThatFileAndNamesIt(t *testing.T) {
 	}
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"ok.txt": "ok", "secret.txt": "s", "locked/inside.txt": "i"})
+	testfs.Write(t, local, map[string]string{"ok.txt": "ok", "secret.txt": "s", "locked/inside.txt": "i"})
 	for _, p := range []string{"secret.txt", "locked"} {
 		p := filepath.Join(local, p)
 		if err := os.Chmod(p, 0); err != nil {
@@ -408,7 +409,7 @@ func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"a.txt": "a", "gone.txt": "here at planning", "grown.txt": "short", "z.txt": "z"})
+	testfs.Write(t, dir, map[string]string{"a.txt": "a", "gone.txt": "here at planning", "grown.txt": "short", "z.txt": "z"})
 	st, err := localstore.New(dir, localstore.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -496,7 +497,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 	}
 	c := directClient(t, srv)
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"small.bin": "older copy"})
+	testfs.Write(t, dir, map[string]string{"small.bin": "older copy"})
 	st, err := localstore.New(dir, localstore.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -516,7 +517,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 		}
 	}
 	// No partial file under a final name, no temp file, the older copy kept.
-	if diff := cmp.Diff(map[string]string{"small.bin": "older copy"}, readFiles(t, dir)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"small.bin": "older copy"}, testfs.Read(t, dir)); diff != "" {
 		t.Errorf("local directory (-want +got):\n%s", diff)
 	}
 }
@@ -568,7 +569,7 @@ func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
 func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
 	srv := s3test.Start(t)
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
+	testfs.Write(t, local, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
 	for link, target := range map[string]string{"loop": ".", "sub/up": ".."} {
 		if err := os.Symlink(target, filepath.Join(local, link)); err != nil {
 			t.Fatal(err)
@@ -630,15 +631,15 @@ func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 
 	t.Run("by default the object replaces the file", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"k.txt": "old"})
+		testfs.Write(t, dir, map[string]string{"k.txt": "old"})
 		mustRun(t, srv, "cp", "s3://"+bucket+"/k.txt", dir+"/")
-		if diff := cmp.Diff(map[string]string{"k.txt": "new"}, readFiles(t, dir)); diff != "" {
+		if diff := cmp.Diff(map[string]string{"k.txt": "new"}, testfs.Read(t, dir)); diff != "" {
 			t.Errorf("local (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("with --no-clobber the file is kept and the skip reported", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{"k.txt": "old"})
+		testfs.Write(t, dir, map[string]string{"k.txt": "old"})
 		_, stderr, code := runCLI(t, srv, "cp", "--no-clobber", "s3://"+bucket+"/k.txt", dir+"/")
 		if code != ExitOK {
 			t.Errorf("exit %d, want 0", code)
@@ -646,7 +647,7 @@ func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 		if !strings.Contains(stderr, "SKIP s3://"+bucket+"/k.txt: destination exists") {
 			t.Errorf("the skip is not reported:\n%s", stderr)
 		}
-		if diff := cmp.Diff(map[string]string{"k.txt": "old"}, readFiles(t, dir)); diff != "" {
+		if diff := cmp.Diff(map[string]string{"k.txt": "old"}, testfs.Read(t, dir)); diff != "" {
 			t.Errorf("local (-want +got):\n%s", diff)
 		}
 	})
@@ -675,7 +676,7 @@ func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
 				t.Errorf("no error line names %q as unsafe:\n%s", k, stderr)
 			}
 		}
-		if diff := cmp.Diff(map[string]string{"dst/ok.txt": "x"}, readFiles(t, parent)); diff != "" {
+		if diff := cmp.Diff(map[string]string{"dst/ok.txt": "x"}, testfs.Read(t, parent)); diff != "" {
 			t.Errorf("files under the destination's parent (-want +got):\n%s", diff)
 		}
 	})
@@ -719,7 +720,7 @@ func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
 				t.Errorf("key %q: error %v; want an unsafe-key error naming it", k, err)
 			}
 		}
-		if diff := cmp.Diff(map[string]string{"dst/ok.txt": "xxx"}, readFiles(t, parent)); diff != "" {
+		if diff := cmp.Diff(map[string]string{"dst/ok.txt": "xxx"}, testfs.Read(t, parent)); diff != "" {
 			t.Errorf("files under the destination's parent (-want +got):\n%s", diff)
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // runCLI runs one s3bulk command line in-process against srv, with the
@@ -36,40 +37,6 @@ func mustRun(t *testing.T, srv *s3test.Server, args ...string) string {
 		t.Fatalf("s3bulk %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
 	}
 	return out
-}
-
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for k, v := range files {
-		p := filepath.Join(root, filepath.FromSlash(k))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func readFiles(t *testing.T, root string) map[string]string {
-	t.Helper()
-	got := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		got[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
 }
 
 func bucketContents(t *testing.T, srv *s3test.Server, bucket, prefix string) map[string]string {
@@ -97,7 +64,7 @@ func TestCopyInAllThreeDirections(t *testing.T) {
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
-	writeFiles(t, local, oddKeys)
+	testfs.Write(t, local, oddKeys)
 
 	t.Run("upload a directory recursively keeps relative keys", func(t *testing.T) {
 		out := mustRun(t, srv, "cp", "--recursive", local+"/", "s3://"+src+"/up/")
@@ -131,14 +98,14 @@ func TestCopyInAllThreeDirections(t *testing.T) {
 				want[strings.TrimPrefix(k, "odd/")] = v
 			}
 		}
-		if diff := cmp.Diff(want, readFiles(t, down)); diff != "" {
+		if diff := cmp.Diff(want, testfs.Read(t, down)); diff != "" {
 			t.Errorf("local (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("a double star download crosses slashes", func(t *testing.T) {
 		down := t.TempDir()
 		mustRun(t, srv, "cp", "s3://"+dst+"/archive/**.json", down)
-		if diff := cmp.Diff(map[string]string{"deep/er/file.json": "deep"}, readFiles(t, down)); diff != "" {
+		if diff := cmp.Diff(map[string]string{"deep/er/file.json": "deep"}, testfs.Read(t, down)); diff != "" {
 			t.Errorf("local (-want +got):\n%s", diff)
 		}
 	})
@@ -151,19 +118,19 @@ func TestCopyInAllThreeDirections(t *testing.T) {
 		}
 		down := t.TempDir()
 		mustRun(t, srv, "cp", "s3://"+dst+"/exact.txt", filepath.Join(down, "named.txt"))
-		if diff := cmp.Diff(map[string]string{"named.txt": "plus"}, readFiles(t, down)); diff != "" {
+		if diff := cmp.Diff(map[string]string{"named.txt": "plus"}, testfs.Read(t, down)); diff != "" {
 			t.Errorf("local (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("downloads leave no temporary files", func(t *testing.T) {
 		down := t.TempDir()
 		mustRun(t, srv, "cp", "--recursive", "s3://"+src+"/up/", down)
-		for k := range readFiles(t, down) {
+		for k := range testfs.Read(t, down) {
 			if strings.Contains(k, "tmp") {
 				t.Errorf("temporary file left: %s", k)
 			}
 		}
-		if got := len(readFiles(t, down)); got != len(oddKeys) {
+		if got := len(testfs.Read(t, down)); got != len(oddKeys) {
 			t.Errorf("downloaded %d files, want %d", got, len(oddKeys))
 		}
 	})
@@ -187,7 +154,7 @@ func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 	for i := range n {
 		files[fmt.Sprintf("company-%04d/file-%04d.json", i%7, i)] = fmt.Sprint(i)
 	}
-	writeFiles(t, local, files)
+	testfs.Write(t, local, files)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", "s3://"+src, "s3://"+dst+"/copy/")
 	got := bucketContents(t, srv, dst, "copy/")
@@ -264,7 +231,7 @@ func TestExitCodes(t *testing.T) {
 	bucket := srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "ok", []byte("x"))
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"file": "x"})
+	testfs.Write(t, local, map[string]string{"file": "x"})
 	tests := []struct {
 		name    string
 		args    []string

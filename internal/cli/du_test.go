@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func TestDu(t *testing.T) {
@@ -18,7 +19,7 @@ func TestDu(t *testing.T) {
 	s3test.PutObject(t, c, bucket, "logs/c.txt", make([]byte, 3000))
 	s3test.PutObject(t, c, bucket, "logs2/d.json", make([]byte, 4000))
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"x/1": "12345", "x/2": "123", "y": "1"})
+	testfs.Write(t, local, map[string]string{"x/1": "12345", "x/2": "123", "y": "1"})
 
 	tests := []struct {
 		name string

@@ -15,6 +15,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // doneDsts returns the destinations of the done results of --json output.
@@ -44,7 +45,7 @@ func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
 	for i := range 300 {
 		files[fmt.Sprintf("p%d/obj-%03d", i%4, i)] = strconv.Itoa(i)
 	}
-	writeFiles(t, local, files)
+	testfs.Write(t, local, files)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+src+"/in/")
 
 	for _, how := range []string{"--shard i/n", "JOB_COMPLETION_INDEX with --shard-count"} {
@@ -115,7 +116,7 @@ func TestFiltersOnCpAndLs(t *testing.T) {
 	srv := s3test.Start(t)
 	src := srv.NewBucket(t)
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{
+	testfs.Write(t, local, map[string]string{
 		"a.json": "1", "b.tmp": "22", "logs/c.json": strings.Repeat("3", 300), "logs/deep/d.json": "4444", "old.json": "55555",
 	})
 	old := time.Now().Add(-30 * 24 * time.Hour)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 type headed struct {
@@ -42,9 +43,9 @@ func TestMetadataFlags(t *testing.T) {
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"page.html": "<p>", "data.bin": "x"})
+	testfs.Write(t, local, map[string]string{"page.html": "<p>", "data.bin": "x"})
 	big := bytes.Repeat([]byte("z"), 6<<20)
-	writeFiles(t, local, map[string]string{"big.json": string(big)})
+	testfs.Write(t, local, map[string]string{"big.json": string(big)})
 	parts := []string{"--part-size", "5MiB", "--multipart-threshold", "5MiB"}
 
 	mustRun(t, srv, append([]string{"cp", "--recursive", "--cache-control", "max-age=60", "--metadata", "Team=data"}, append(parts, local+"/", "s3://"+bucket+"/up/")...)...)

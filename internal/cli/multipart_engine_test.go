@@ -29,6 +29,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
@@ -69,7 +70,7 @@ func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
 	if !strings.Contains(errOut, "checksum mismatch") {
 		t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
 	}
-	if files := readFiles(t, dir); len(files) != 0 {
+	if files := testfs.Read(t, dir); len(files) != 0 {
 		got := []byte(files["big.bin"])
 		t.Errorf("files left in the destination: %v (the corrupted one: %t)", keys(files), len(got) == len(body) && !bytes.Equal(got, body))
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // The tests in this file move big objects in parts, with the threshold and
@@ -179,7 +180,7 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 				if !bytes.Equal(got, body) {
 					t.Errorf("the downloaded file differs from the object (%d bytes, want %d)", len(got), len(body))
 				}
-				if diff := cmp.Diff(map[string]string{key: string(body)}, readFiles(t, dir)); diff != "" && len(diff) < 1000 {
+				if diff := cmp.Diff(map[string]string{key: string(body)}, testfs.Read(t, dir)); diff != "" && len(diff) < 1000 {
 					t.Errorf("files in the destination (-want +got):\n%s", diff)
 				}
 			})
@@ -316,7 +317,7 @@ func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 				if objs := s3test.ListKeys(t, srv.Client(t), bucket, key); len(objs) != 0 {
 					t.Errorf("an object was written: %v", objs)
 				}
-			} else if files := readFiles(t, dst); len(files) != 0 {
+			} else if files := testfs.Read(t, dst); len(files) != 0 {
 				t.Errorf("files left in the destination: %v", keys(files))
 			}
 		})
@@ -381,7 +382,7 @@ func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 				if objs := s3test.ListKeys(t, srv.Client(t), bucket, "copy/"); len(objs) != 0 {
 					t.Errorf("an object was written: %v", objs)
 				}
-			} else if files := readFiles(t, dst); len(files) != 0 {
+			} else if files := testfs.Read(t, dst); len(files) != 0 {
 				t.Errorf("files left in the destination: %v", keys(files))
 			}
 		})
@@ -437,7 +438,7 @@ func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
 	if !strings.Contains(errOut, "checksum mismatch") {
 		t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
 	}
-	if files := readFiles(t, dir); len(files) != 0 {
+	if files := testfs.Read(t, dir); len(files) != 0 {
 		t.Errorf("files left in the destination: %v", keys(files))
 	}
 	// The same download with checksums off goes through, corrupted: the

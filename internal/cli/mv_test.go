@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func TestMv(t *testing.T) {
@@ -21,14 +22,14 @@ func TestMv(t *testing.T) {
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	tree := map[string]string{"a.txt": "a", "dir/b.txt": "bb"}
-	writeFiles(t, local, tree)
+	testfs.Write(t, local, tree)
 
 	t.Run("a local directory moved to S3 is gone locally", func(t *testing.T) {
 		mustRun(t, srv, "mv", "--recursive", local+"/", "s3://"+src+"/in/")
 		if diff := cmp.Diff(tree, unprefixed("in/", bucketContents(t, srv, src, "in/"))); diff != "" {
 			t.Errorf("bucket (-want +got):\n%s", diff)
 		}
-		if got := readFiles(t, local); len(got) != 0 {
+		if got := testfs.Read(t, local); len(got) != 0 {
 			t.Errorf("local files left: %v", got)
 		}
 	})
@@ -73,7 +74,7 @@ func TestMvDeletesSourcesInBatches(t *testing.T) {
 	for i := range 1500 {
 		files[fmt.Sprintf("f/%04d", i)] = fmt.Sprint(i)
 	}
-	writeFiles(t, local, files)
+	testfs.Write(t, local, files)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+src+"/")
 
 	out, errOut := mustRunJSON(t, srv, "mv", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // recordedRequest is what a recording proxy saw of one request.
@@ -213,7 +214,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	k1src := []string{"--sse-c-copy-source", "AES256", "--sse-c-copy-source-key", "file://" + keyFile}
 
 	local, down := t.TempDir(), t.TempDir()
-	writeFiles(t, local, map[string]string{"small.txt": "small"})
+	testfs.Write(t, local, map[string]string{"small.txt": "small"})
 	if err := os.WriteFile(filepath.Join(local, "big.bin"), bodyFor(7, 11<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -301,8 +302,8 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 		})
 	}
 	t.Run("the downloads are the uploads", func(t *testing.T) {
-		want := readFiles(t, local)
-		if diff := cmp.Diff(want, readFiles(t, down)); diff != "" {
+		want := testfs.Read(t, local)
+		if diff := cmp.Diff(want, testfs.Read(t, down)); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
 		}
 	})
@@ -313,8 +314,8 @@ func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T)
 	bucket := srv.NewBucket(t)
 	proxy, rec := startRecorder(t, srv)
 	local, down, fewer := t.TempDir(), t.TempDir(), t.TempDir()
-	writeFiles(t, local, map[string]string{"small.txt": "small", "old.txt": "old"})
-	writeFiles(t, fewer, map[string]string{"small.txt": "small"})
+	testfs.Write(t, local, map[string]string{"small.txt": "small", "old.txt": "old"})
+	testfs.Write(t, fewer, map[string]string{"small.txt": "small"})
 	if err := os.WriteFile(filepath.Join(local, "big.bin"), bodyFor(3, 11<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -408,13 +409,13 @@ func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T)
 	// what was written with them is all there.
 	t.Run("the objects written with the flags are whole", func(t *testing.T) {
 		want := map[string]string{}
-		for k, v := range readFiles(t, local) {
+		for k, v := range testfs.Read(t, local) {
 			want["kms/"+k] = v
 		}
 		if diff := cmp.Diff(want, bucketContents(t, srv, bucket, "kms/")); diff != "" {
 			t.Errorf("uploaded (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(readFiles(t, local), readFiles(t, down)); diff != "" {
+		if diff := cmp.Diff(testfs.Read(t, local), testfs.Read(t, down)); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
 		}
 	})

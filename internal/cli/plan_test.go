@@ -11,6 +11,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func planTasks(t *testing.T, out string) []engine.Task {
@@ -37,7 +38,7 @@ func TestPlanPrintsTasksAndTouchesNothing(t *testing.T) {
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "site/old.html", "site/same.css")
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"same.css": "body of site/same.css", "new.html": "new"})
+	testfs.Write(t, local, map[string]string{"same.css": "body of site/same.css", "new.html": "new"})
 
 	out := mustRun(t, srv, "plan", "sync", "--delete", "--size-only", local, "s3://"+bucket+"/site/")
 	got := planTasks(t, out)

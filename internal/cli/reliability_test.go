@@ -25,6 +25,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/localstore"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -435,7 +436,7 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 			t.Errorf("no request stalled: %s", faultCounts(before, after))
 		}
 		t.Logf("download: %d objects in %.2fs; %s", sum.Objects, sum.Seconds, faultCounts(before, after))
-		if diff := cmp.Diff(stringMap(want), readFiles(t, dir)); diff != "" {
+		if diff := cmp.Diff(stringMap(want), testfs.Read(t, dir)); diff != "" {
 			t.Errorf("downloaded files (-want +got):\n%s", diff)
 		}
 	})
@@ -481,7 +482,7 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 		if code != ExitOK {
 			t.Fatalf("exit %d, want 0; stderr:\n%s", code, tail(errOut, 20))
 		}
-		if diff := cmp.Diff(stringMap(want), readFiles(t, dir)); diff != "" {
+		if diff := cmp.Diff(stringMap(want), testfs.Read(t, dir)); diff != "" {
 			t.Errorf("downloaded files differ (-want +got):\n%.2000s", diff)
 		}
 		s := proxy.Stats()
@@ -507,7 +508,7 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 			dir := t.TempDir()
 			// A file already under a final name survives a failed download.
 			old := map[string]string{"small/00.bin": "old"}
-			writeFiles(t, dir, old)
+			testfs.Write(t, dir, old)
 			args := append([]string{"--endpoint-url", proxy.URL(), "--quiet", "cp", "--recursive"}, partFlags...)
 			_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/", dir)...)
 			if code != ExitPartial {
@@ -522,7 +523,7 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 					t.Errorf("no error names s3://%s/%s", bucket, k)
 				}
 			}
-			if diff := cmp.Diff(old, readFiles(t, dir)); diff != "" {
+			if diff := cmp.Diff(old, testfs.Read(t, dir)); diff != "" {
 				t.Errorf("local files after failed downloads (-want +got):\n%s", diff)
 			}
 		})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // startChild runs s3bulk in a child process (this test binary in CLI mode).
@@ -88,7 +89,7 @@ func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 	for i := range n {
 		files[fmt.Sprintf("c%d/f%04d", i%4, i)] = fmt.Sprint("body-", i)
 	}
-	writeFiles(t, local, files)
+	testfs.Write(t, local, files)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/")
 
 	// A per-request delay makes the run long enough to kill it mid-way.
@@ -199,7 +200,7 @@ func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
 	for i := range 200 {
 		files[fmt.Sprintf("small/%03d", i)] = "x"
 	}
-	writeFiles(t, local, files)
+	testfs.Write(t, local, files)
 	big := bytes.Repeat([]byte("z"), 8*5<<20)
 	if err := os.WriteFile(filepath.Join(local, "big.bin"), big, 0o644); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func seedKeys(t *testing.T, srv *s3test.Server, bucket string, keys ...string) {
@@ -64,7 +65,7 @@ func TestRmBatchesAThousandKeysARequest(t *testing.T) {
 	for i := range 1500 {
 		files[fmt.Sprintf("k/%04d", i)] = ""
 	}
-	writeFiles(t, local, files)
+	testfs.Write(t, local, files)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+bucket+"/")
 
 	out, errOut := mustRunJSON(t, srv, "rm", "--recursive", "s3://"+bucket+"/k/")

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func TestRunExecutesAMixedFile(t *testing.T) {
@@ -21,7 +22,7 @@ func TestRunExecutesAMixedFile(t *testing.T) {
 	seedKeys(t, srv, src, "one.txt", "with space.txt", "tmp/x", "tmp/y", "data/a", "data/b", "move/m1", "move/m2")
 	seedKeys(t, srv, dst, "mirror/stale")
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"up/f1": "f1", "up/f2": "f2"})
+	testfs.Write(t, local, map[string]string{"up/f1": "f1", "up/f2": "f2"})
 	down := t.TempDir()
 
 	file := filepath.Join(t.TempDir(), "commands.txt")
@@ -55,7 +56,7 @@ sync --delete s3://%[1]s/data/ s3://%[2]s/mirror/
 	if diff := cmp.Diff([]string{"data/a", "data/b", "one.txt", "with space.txt"}, gotSrc); diff != "" {
 		t.Errorf("source (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]string{"with space.txt": "body of with space.txt"}, readFiles(t, down)); diff != "" {
+	if diff := cmp.Diff(map[string]string{"with space.txt": "body of with space.txt"}, testfs.Read(t, down)); diff != "" {
 		t.Errorf("downloads (-want +got):\n%s", diff)
 	}
 }

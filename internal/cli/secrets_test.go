@@ -23,6 +23,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 	"github.com/s3bulk/s3bulk/internal/gateway"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // Credentials no other string in a run can contain by chance. The access
@@ -137,7 +138,7 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 	const role = "arn:aws:iam::123456789012:role/s3bulk-batch"
 
 	up, down := t.TempDir(), t.TempDir()
-	writeFiles(t, up, map[string]string{"a.txt": "a", "dir/b.json": "{}"})
+	testfs.Write(t, up, map[string]string{"a.txt": "a", "dir/b.json": "{}"})
 	if err := os.WriteFile(filepath.Join(up, "big.bin"), bodyFor(1, 6<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func TestUploadSymlinks(t *testing.T) {
 	srv := s3test.Start(t)
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"real/a.txt": "a"})
+	testfs.Write(t, local, map[string]string{"real/a.txt": "a"})
 	// A link to a file, and a loop back to the top.
 	if err := os.Symlink(filepath.Join(local, "real", "a.txt"), filepath.Join(local, "link.txt")); err != nil {
 		t.Fatal(err)

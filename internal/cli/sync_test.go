@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // requestsOf returns the summary's requests by operation.
@@ -48,7 +49,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	tree := map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc", "odd/with space+plus.txt": "odd"}
-	writeFiles(t, local, tree)
+	testfs.Write(t, local, tree)
 	down := filepath.Join(t.TempDir(), "not-made-yet")
 
 	// Each direction: a first sync copies everything, a rerun of the
@@ -67,7 +68,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 			contents: func() map[string]string { return unprefixed("up/", bucketContents(t, srv, src, "up/")) },
 			listings: 1,
 			change: func() {
-				writeFiles(t, local, map[string]string{"dir/b.txt": "changed", "new.txt": "new"})
+				testfs.Write(t, local, map[string]string{"dir/b.txt": "changed", "new.txt": "new"})
 				if err := os.Remove(filepath.Join(local, "a.txt")); err != nil {
 					t.Fatal(err)
 				}
@@ -87,7 +88,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 		},
 		{
 			name: "S3 to local", from: "s3://" + dst + "/copy/", to: down,
-			contents: func() map[string]string { return readFiles(t, down) },
+			contents: func() map[string]string { return testfs.Read(t, down) },
 			listings: 1,
 			change: func() {
 				s3test.PutObject(t, srv.Client(t), dst, "copy/a.txt", []byte("back again"))
@@ -102,7 +103,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 			bucket, prefix, _ := strings.Cut(loc, "/")
 			return unprefixed(prefix, bucketContents(t, srv, bucket, prefix))
 		}
-		return readFiles(t, from)
+		return testfs.Read(t, from)
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -136,7 +137,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 		})
 	}
 	t.Run("S3 to local deletes local files the source lacks", func(t *testing.T) {
-		writeFiles(t, down, map[string]string{"stray/file.txt": "x"})
+		testfs.Write(t, down, map[string]string{"stray/file.txt": "x"})
 		mustRun(t, srv, "sync", "--delete", "s3://"+dst+"/copy/", down)
 		if _, err := os.Stat(filepath.Join(down, "stray")); !os.IsNotExist(err) {
 			t.Errorf("the stray file's directory is still there (stat: %v)", err)
@@ -152,10 +153,10 @@ func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
 	for i := range 2100 {
 		files[fmt.Sprintf("f/%04d", i)] = ""
 	}
-	writeFiles(t, local, files)
+	testfs.Write(t, local, files)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+bucket+"/")
 	empty := t.TempDir()
-	writeFiles(t, empty, map[string]string{"f/0000": ""})
+	testfs.Write(t, empty, map[string]string{"f/0000": ""})
 
 	out, errOut, code := runCLI(t, srv, "--json", "sync", "--delete", "--max-delete", "2000", empty, "s3://"+bucket+"/")
 	if code != ExitFatal || !strings.Contains(errOut, "refusing to delete 2099 objects") || !strings.Contains(errOut, "--max-delete 2000") {
@@ -181,10 +182,10 @@ func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"same.txt": "12345", "edited.txt": "abcde"})
+	testfs.Write(t, local, map[string]string{"same.txt": "12345", "edited.txt": "abcde"})
 	mustRun(t, srv, "sync", local, "s3://"+bucket+"/")
 	// Same size, older modification time: only the contents tell.
-	writeFiles(t, local, map[string]string{"edited.txt": "ABCDE"})
+	testfs.Write(t, local, map[string]string{"edited.txt": "ABCDE"})
 	old := time.Now().Add(-48 * time.Hour)
 	if err := os.Chtimes(filepath.Join(local, "edited.txt"), old, old); err != nil {
 		t.Fatal(err)
@@ -214,7 +215,7 @@ func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
 	s3test.PutObject(t, c, bucket, "keep.tmp", []byte("dest only, excluded"))
 	s3test.PutObject(t, c, bucket, "gone.txt", []byte("dest only"))
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/x.log": "x"})
+	testfs.Write(t, local, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/x.log": "x"})
 	mustRun(t, srv, "sync", "--delete", "--exclude", "*.tmp", "--exclude", "logs/", local, "s3://"+bucket+"/")
 	want := map[string]string{"a.txt": "a", "keep.tmp": "dest only, excluded"}
 	if diff := cmp.Diff(want, bucketContents(t, srv, bucket, "")); diff != "" {
@@ -226,7 +227,7 @@ func TestSyncUsageErrors(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
-	writeFiles(t, local, map[string]string{"file": "x"})
+	testfs.Write(t, local, map[string]string{"file": "x"})
 	tests := []struct {
 		name, message string
 		args          []string

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -57,7 +58,7 @@ func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
-	writeFiles(t, local, oddKeys)
+	testfs.Write(t, local, oddKeys)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/data/")
 	mustRun(t, srv, "--quiet", "cp", "--recursive", "s3://"+src+"/data/", "s3://"+dst+"/copy/")
 
