@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -26,6 +25,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
+	"github.com/s3bulk/s3bulk/internal/unprivileged"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/localstore"
@@ -229,81 +229,12 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 	t.Logf("%d bad inputs tried", len(tests))
 }
 
-// unprivilegedEnv marks the re-executed test binary that runs as nobody.
-const unprivilegedEnv = "S3BULK_CLI_TEST_UNPRIVILEGED"
-
-// rerunUnprivileged runs test name again in a copy of this test binary as
-// uid/gid 65534, against the same S3 server, and fails t if it fails.
-// Permissions are not enforced for root, so a test of an unreadable file
-// must run as someone else.
-func rerunUnprivileged(t *testing.T, srv *s3test.Server, name string) {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "s3bulk-cli-unprivileged-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	// Sticky and world-writable: the other user makes its temp dirs here.
-	if err := os.Chmod(dir, 0o1777); err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "cli.test")
-	if err := copyExecutable(exe, bin); err != nil {
-		t.Fatal(err)
-	}
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), bin, "-test.run=^"+name+"$", "-test.count=1", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), srv.Env()...)
-	cmd.Env = append(cmd.Env,
-		unprivilegedEnv+"=1",
-		"TMPDIR="+dir,
-		"HOME="+dir,
-		s3test.EndpointEnv+"="+srv.Endpoint,
-		// The server's empty config files are in a directory only root reads.
-		"AWS_CONFIG_FILE="+empty,
-		"AWS_SHARED_CREDENTIALS_FILE="+empty,
-	)
-	const nobody = 65534
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
-		t.Fatalf("unprivileged run of %s: %v\n%s", name, err, out)
-	}
-	t.Logf("unprivileged run:\n%s", out)
-}
-
-func copyExecutable(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
 func TestUnreadableLocalFileFailsThatFileAndNamesIt(t *testing.T) {
 	srv := s3test.Start(t)
-	if os.Geteuid() == 0 {
-		if os.Getenv(unprivilegedEnv) != "" {
-			t.Fatal("still root after dropping privileges")
-		}
-		rerunUnprivileged(t, srv, t.Name())
+	// Against the same server; the server's config files are in a
+	// directory only root reads.
+	if unprivileged.Rerun(t, append(srv.Env(), s3test.EndpointEnv+"="+srv.Endpoint,
+		"AWS_CONFIG_FILE="+os.DevNull, "AWS_SHARED_CREDENTIALS_FILE="+os.DevNull)...) {
 		return
 	}
 	bucket := srv.NewBucket(t)

@@ -4,10 +4,8 @@ package localstore
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,64 +13,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/internal/unprivileged"
 	"github.com/s3bulk/s3bulk/store"
 )
-
-const unprivilegedEnv = "S3BULK_LOCALSTORE_TEST_UNPRIVILEGED"
 
 // TestUnreadableEntries needs permissions to be enforced, which they are not
 // for root; as root it runs itself again as an unprivileged user.
 func TestUnreadableEntries(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testUnreadableEntries(t)
+	if unprivileged.Rerun(t) {
 		return
 	}
-	if os.Getenv(unprivilegedEnv) != "" {
-		t.Fatal("still root after dropping privileges")
-	}
-	// The test binary and a temp dir must be reachable by the other user.
-	dir, err := os.MkdirTemp("", "localstore-unprivileged-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o1777); err != nil {
-		t.Fatal(err)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "localstore.test")
-	if err := copyFile(exe, bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), bin, "-test.run=^TestUnreadableEntries$", "-test.count=1", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), unprivilegedEnv+"=1", "TMPDIR="+dir)
-	const nobody = 65534
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: TestUnreadableEntries") {
-		t.Fatalf("unprivileged run: %v\n%s", err, out)
-	}
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	testUnreadableEntries(t)
 }
 
 func testUnreadableEntries(t *testing.T) {
