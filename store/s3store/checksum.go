@@ -436,19 +436,17 @@ func (s *Store) Checksums(ctx context.Context, key string) ([]store.Checksum, er
 	if out.ChecksumType == s3types.ChecksumTypeComposite {
 		return nil, nil
 	}
+	values := map[string]*string{
+		"CRC32C": out.ChecksumCRC32C, "CRC32": out.ChecksumCRC32, "CRC64NVME": out.ChecksumCRC64NVME,
+		"SHA1": out.ChecksumSHA1, "SHA256": out.ChecksumSHA256,
+	}
 	var sums []store.Checksum
-	for _, c := range []struct {
-		alg algorithm
-		v   *string
-	}{
-		{algCRC32C, out.ChecksumCRC32C}, {algCRC32, out.ChecksumCRC32}, {algCRC64NVME, out.ChecksumCRC64NVME},
-		{algSHA1, out.ChecksumSHA1}, {algSHA256, out.ChecksumSHA256},
-	} {
-		v := aws.ToString(c.v)
+	for _, alg := range store.ChecksumAlgorithms {
+		v := aws.ToString(values[alg])
 		if v == "" || strings.Contains(v, "-") {
 			continue // absent, or composite ("value-N")
 		}
-		sums = append(sums, store.Checksum{Algorithm: string(c.alg), Value: v})
+		sums = append(sums, store.Checksum{Algorithm: alg, Value: v})
 	}
 	return sums, nil
 }
