@@ -45,6 +45,10 @@ type Config struct {
 	// gives up or the proxy is closed.
 	StallRate float64
 
+	// Throttle, when set, answers 503 SlowDown to requests above a rate
+	// per prefix, as S3 does, on top of the random faults above.
+	Throttle *Throttle
+
 	// Seed makes the sequence of faults repeatable; 0 picks a random seed.
 	Seed int64
 	// Match selects the requests eligible for latency and faults; nil
@@ -104,6 +108,9 @@ func (c Config) validate() error {
 	if sum > 1+1e-9 {
 		return fmt.Errorf("fault rates add up to %v, more than 1", sum)
 	}
+	if t := c.Throttle; t != nil && (t.WriteRate < 0 || t.ReadRate < 0 || t.Depth < 0) {
+		return fmt.Errorf("throttle rates %v, %v and depth %d must not be negative", t.WriteRate, t.ReadRate, t.Depth)
+	}
 	return nil
 }
 
@@ -116,6 +123,9 @@ type Stats struct {
 	// Faults counts injected faults by kind; Faults[None] is the eligible
 	// requests forwarded without a fault.
 	Faults [numFaults]int64
+	// Throttled is the SlowDown answers of Config.Throttle (also counted
+	// in Faults[SlowDown]).
+	Throttled int64
 }
 
 // Proxy is a running fault-injecting reverse proxy on 127.0.0.1.
@@ -124,12 +134,17 @@ type Proxy struct {
 	target  *url.URL
 	ln      net.Listener
 	server  *http.Server
-	forward *httputil.ReverseProxy
-	state   atomic.Pointer[state]
+	forward http.Handler
+	// transport is the reverse proxy's, nil in front of a handler.
+	transport *http.Transport
+	state     atomic.Pointer[state]
 
 	requests atomic.Int64
 	delayed  atomic.Int64
 	faults   [numFaults]atomic.Int64
+	// throttled counts the SlowDown answers of Config.Throttle, also
+	// counted in faults[SlowDown].
+	throttled atomic.Int64
 
 	closing   chan struct{} // closed when Close starts
 	closed    chan struct{} // closed once every connection is closed
@@ -148,6 +163,8 @@ type state struct {
 	cfg Config
 	mu  sync.Mutex
 	rng *rand.Rand
+	// buckets are Config.Throttle's token buckets, by prefix.
+	buckets *rateBuckets
 }
 
 func newState(cfg Config) *state {
@@ -155,7 +172,11 @@ func newState(cfg Config) *state {
 	if cfg.Seed == 0 {
 		seed = rand.Uint64()
 	}
-	return &state{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	st := &state{cfg: cfg, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	if cfg.Throttle != nil {
+		st.buckets = newRateBuckets(*cfg.Throttle, time.Now)
+	}
+	return st
 }
 
 // draw picks the fault and the extra delay for one request.
@@ -183,22 +204,6 @@ func New(target string, cfg Config) (*Proxy, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("start fault proxy: target %q is not an http(s) URL", target)
 	}
-	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("start fault proxy: %w", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("start fault proxy: %w", err)
-	}
-	p := &Proxy{
-		url:     "http://" + ln.Addr().String(),
-		target:  u,
-		ln:      ln,
-		closing: make(chan struct{}),
-		closed:  make(chan struct{}),
-		served:  make(chan struct{}),
-	}
-	p.state.Store(newState(cfg))
 	transport := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -207,6 +212,7 @@ func New(target string, cfg Config) (*Proxy, error) {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
+	p := &Proxy{target: u, transport: transport}
 	p.forward = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.Out.URL.Scheme = u.Scheme
@@ -222,6 +228,30 @@ func New(target string, cfg Config) (*Proxy, error) {
 		ErrorLog:     log.New(io.Discard, "", 0),
 		ErrorHandler: p.forwardError,
 	}
+	return p.start(cfg)
+}
+
+// NewHandler starts a proxy on 127.0.0.1 in front of h, an in-process
+// server (such as the fixture in internal/fakes3), with the same faults
+// and latency as New.
+func NewHandler(h http.Handler, cfg Config) (*Proxy, error) {
+	return (&Proxy{forward: h}).start(cfg)
+}
+
+func (p *Proxy) start(cfg Config) (*Proxy, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("start fault proxy: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("start fault proxy: %w", err)
+	}
+	p.url = "http://" + ln.Addr().String()
+	p.ln = ln
+	p.closing = make(chan struct{})
+	p.closed = make(chan struct{})
+	p.served = make(chan struct{})
+	p.state.Store(newState(cfg))
 	p.server = &http.Server{
 		Handler:           http.HandlerFunc(p.serveHTTP),
 		ReadHeaderTimeout: 30 * time.Second,
@@ -249,7 +279,7 @@ func (p *Proxy) SetConfig(cfg Config) error {
 
 // Stats returns the counts so far.
 func (p *Proxy) Stats() Stats {
-	s := Stats{Requests: p.requests.Load(), Delayed: p.delayed.Load()}
+	s := Stats{Requests: p.requests.Load(), Delayed: p.delayed.Load(), Throttled: p.throttled.Load()}
 	for i := range p.faults {
 		s.Faults[i] = p.faults[i].Load()
 	}
@@ -265,7 +295,9 @@ func (p *Proxy) Close() error {
 		close(p.closed)
 		<-p.served
 		p.handlers.Wait()
-		p.forward.Transport.(*http.Transport).CloseIdleConnections()
+		if p.transport != nil {
+			p.transport.CloseIdleConnections()
+		}
 	})
 	if p.serveErr != nil && !errors.Is(p.serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("close fault proxy: %w", p.serveErr)
@@ -283,6 +315,10 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fault, jitter := st.draw()
+	if fault == None && st.buckets != nil && !st.buckets.allow(r) {
+		fault = SlowDown
+		p.throttled.Add(1)
+	}
 	if delay := st.cfg.Latency + jitter; delay > 0 {
 		p.delayed.Add(1)
 		t := time.NewTimer(delay)

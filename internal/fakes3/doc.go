@@ -1,0 +1,25 @@
+// Package fakes3 owns a test fixture: an instant S3 responder for measuring
+// speed and controller behaviour in the latency regime, where a real server
+// on the same machine would be the bottleneck instead.
+//
+// It is not an S3 implementation and stores nothing. One bucket holds a
+// synthetic, sorted set of keys (the field report's layout, or any list);
+// every other bucket exists and is empty. ListObjectsV2 (prefix,
+// delimiter, start-after, continuation token, max-keys), HeadObject and
+// GetObject (ranges, If-Match) answer from that set; PutObject reads the
+// whole body (aws-chunked included), checks Content-MD5 and CRC32 when
+// sent, and answers with the body's MD5 as its ETag; CopyObject checks that
+// the source exists and its x-amz-copy-source-if-match, and answers with
+// the source's ETag; DeleteObject and DeleteObjects answer success. Nothing
+// written is remembered: a copy's destination is not listed afterwards.
+// Signatures are not checked.
+//
+// Every object of the set has the same body (Config.Size bytes of a fixed
+// pattern), so its ETag, the MD5 of that body, is correct and computed once.
+//
+// Latency is a fixed delay before every answer (Config.Delay). Throttling
+// answers 503 SlowDown, as S3 does, to writes (and, separately, reads) above
+// a rate per prefix, from a token bucket per prefix (Config.WriteRate,
+// Config.ReadRate, Config.PrefixDepth). Correctness is never tested here:
+// it stays tested against the real server (internal/s3test).
+package fakes3

@@ -1,0 +1,540 @@
+package fakes3
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
+)
+
+// Config describes the fixture.
+type Config struct {
+	// Bucket is the bucket that holds Keys; any other bucket is empty.
+	Bucket string
+	// Keys is the key set, in any order (it is sorted once).
+	Keys []string
+	// Size is every object's size in bytes.
+	Size int64
+	// Delay is the latency added to every answer.
+	Delay time.Duration
+	// Throttle answers SlowDown above a rate per prefix (nil: never).
+	Throttle *faultproxy.Throttle
+}
+
+// ReportKeys returns the keys of the field report's layout for n objects:
+// company-%04d/user-%04d/file-%02d.json, 4 files per user, 100 users per
+// company (internal/bench.Layout, which this package must not import).
+func ReportKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		user := i / 4
+		keys[i] = fmt.Sprintf("company-%04d/user-%04d/file-%02d.json", user/100+1, user+1, i%4+1)
+	}
+	return keys
+}
+
+// Server is a running fixture on 127.0.0.1.
+type Server struct {
+	proxy *faultproxy.Proxy
+	h     *handler
+}
+
+// Start starts the fixture.
+func Start(cfg Config) (*Server, error) {
+	h := newHandler(cfg)
+	p, err := faultproxy.NewHandler(h, faultproxy.Config{Latency: cfg.Delay, Throttle: cfg.Throttle})
+	if err != nil {
+		return nil, fmt.Errorf("start fake S3: %w", err)
+	}
+	return &Server{proxy: p, h: h}, nil
+}
+
+// URL is the endpoint, "http://127.0.0.1:PORT".
+func (s *Server) URL() string { return s.proxy.URL() }
+
+// Close stops the fixture and waits for its handlers.
+func (s *Server) Close() error { return s.proxy.Close() }
+
+// Stats counts the answers so far.
+type Stats struct {
+	// Requests is every request; Throttled those answered SlowDown.
+	Requests, Throttled int64
+	// ByOp counts the requests answered (not throttled) by S3 operation.
+	ByOp map[string]int64
+}
+
+// Stats returns the counts so far.
+func (s *Server) Stats() Stats {
+	ps := s.proxy.Stats()
+	st := Stats{Requests: ps.Requests, Throttled: ps.Throttled, ByOp: map[string]int64{}}
+	for i := range s.h.ops {
+		if v := s.h.ops[i].Load(); v > 0 {
+			st.ByOp[opNames[i]] = v
+		}
+	}
+	return st
+}
+
+type op int
+
+const (
+	opList op = iota
+	opHead
+	opGet
+	opPut
+	opCopy
+	opDelete
+	opDeleteObjects
+	opBucket
+	numOps
+)
+
+var opNames = [numOps]string{"ListObjectsV2", "HeadObject", "GetObject", "PutObject", "CopyObject", "DeleteObject", "DeleteObjects", "HeadBucket"}
+
+type handler struct {
+	bucket  string
+	keys    []string // sorted, unique
+	size    int64
+	body    []byte // the first min(size, len) bytes of every object's pattern
+	etag    string // quoted MD5 of an object's body
+	modTime string // RFC 1123, for headers
+	modISO  string // ISO 8601, for XML
+	ops     [numOps]atomic.Int64
+	bufs    sync.Pool
+}
+
+// pattern is the repeating content of every object.
+const pattern = "{\"fake\":\"s3bulk fixture\"}\n"
+
+func newHandler(cfg Config) *handler {
+	keys := slices.Clone(cfg.Keys)
+	sort.Strings(keys)
+	keys = slices.Compact(keys)
+	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	h := &handler{bucket: cfg.Bucket, keys: keys, size: cfg.Size,
+		modTime: mod.Format(http.TimeFormat), modISO: mod.Format("2006-01-02T15:04:05.000Z")}
+	h.body = bytes.Repeat([]byte(pattern), int(min(cfg.Size, 1<<20)/int64(len(pattern))+1))
+	sum := md5.New()
+	for left := cfg.Size; left > 0; {
+		n := min(left, int64(len(h.body)/len(pattern)*len(pattern)))
+		sum.Write(h.body[:n])
+		left -= n
+	}
+	h.etag = `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
+	h.bufs.New = func() any { return new(bytes.Buffer) }
+	return h
+}
+
+// has reports whether key is in the set of bucket.
+func (h *handler) has(bucket, key string) bool {
+	if bucket != h.bucket {
+		return false
+	}
+	_, ok := slices.BinarySearch(h.keys, key)
+	return ok
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if bucket == "" {
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "ListBuckets is not implemented by the fixture")
+		return
+	}
+	q := r.URL.Query()
+	switch {
+	case key == "" && r.Method == http.MethodGet && q.Get("list-type") == "2":
+		h.ops[opList].Add(1)
+		h.list(w, r, bucket, q)
+	case key == "" && (r.Method == http.MethodHead || (r.Method == http.MethodGet && q.Has("location"))):
+		h.ops[opBucket].Add(1)
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/xml")
+			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/"></LocationConstraint>`)
+		}
+	case key == "" && r.Method == http.MethodPost && q.Has("delete"):
+		h.ops[opDeleteObjects].Add(1)
+		h.deleteObjects(w, r)
+	case key == "":
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "bucket operation not implemented by the fixture")
+	case r.Method == http.MethodHead || r.Method == http.MethodGet:
+		h.ops[opGet-boolOp(r.Method == http.MethodHead)].Add(1)
+		h.get(w, r, bucket, key)
+	case r.Method == http.MethodPut && r.Header.Get("x-amz-copy-source") != "":
+		h.ops[opCopy].Add(1)
+		h.copy(w, r)
+	case r.Method == http.MethodPut && !q.Has("uploadId"):
+		h.ops[opPut].Add(1)
+		h.put(w, r)
+	case r.Method == http.MethodDelete && !q.Has("uploadId"):
+		h.ops[opDelete].Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "operation not implemented by the fixture (no multipart)")
+	}
+}
+
+func boolOp(b bool) op {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// list answers ListObjectsV2 from the sorted key set.
+func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q url.Values) {
+	prefix, delim := q.Get("prefix"), q.Get("delimiter")
+	maxKeys := 1000
+	if v := q.Get("max-keys"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, r, http.StatusBadRequest, "InvalidArgument", "max-keys must be a non-negative integer")
+			return
+		}
+		maxKeys = min(n, 1000)
+	}
+	after := q.Get("start-after")
+	if tok := q.Get("continuation-token"); tok != "" {
+		b, err := base64.RawURLEncoding.DecodeString(tok)
+		if err != nil {
+			writeError(w, r, http.StatusBadRequest, "InvalidArgument", "The continuation token provided is incorrect")
+			return
+		}
+		after = string(b)
+	}
+	var keys []string
+	if bucket == h.bucket {
+		keys = h.keys
+	}
+	// The first key after `after` under prefix; a token that names a
+	// common prefix skips everything under it.
+	i := sort.SearchStrings(keys, prefix)
+	if after != "" {
+		if delim != "" && strings.HasSuffix(after, delim) && strings.HasPrefix(after, prefix) {
+			i = max(i, sort.Search(len(keys), func(j int) bool { return keys[j] > after && !strings.HasPrefix(keys[j], after) }))
+		} else {
+			i = max(i, sort.Search(len(keys), func(j int) bool { return keys[j] > after }))
+		}
+	}
+	buf := h.bufs.Get().(*bytes.Buffer)
+	defer h.bufs.Put(buf)
+	buf.Reset()
+	var body bytes.Buffer
+	n, last, truncated := 0, "", false
+	for i < len(keys) && strings.HasPrefix(keys[i], prefix) {
+		if n == maxKeys {
+			truncated = true
+			break
+		}
+		k := keys[i]
+		if delim != "" {
+			if j := strings.Index(k[len(prefix):], delim); j >= 0 {
+				cp := k[:len(prefix)+j+len(delim)]
+				body.WriteString("<CommonPrefixes><Prefix>")
+				xmlEscape(&body, cp)
+				body.WriteString("</Prefix></CommonPrefixes>")
+				n, last = n+1, cp
+				i += sort.Search(len(keys)-i, func(j int) bool { return !strings.HasPrefix(keys[i+j], cp) })
+				continue
+			}
+		}
+		body.WriteString("<Contents><Key>")
+		xmlEscape(&body, k)
+		body.WriteString("</Key><LastModified>")
+		body.WriteString(h.modISO)
+		body.WriteString("</LastModified><ETag>&quot;")
+		body.WriteString(h.etag[1 : len(h.etag)-1])
+		body.WriteString("&quot;</ETag><Size>")
+		body.WriteString(strconv.FormatInt(h.size, 10))
+		body.WriteString("</Size><StorageClass>STANDARD</StorageClass></Contents>")
+		n, last = n+1, k
+		i++
+	}
+	buf.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>`)
+	xmlEscape(buf, bucket)
+	buf.WriteString("</Name><Prefix>")
+	xmlEscape(buf, prefix)
+	buf.WriteString("</Prefix>")
+	if delim != "" {
+		buf.WriteString("<Delimiter>")
+		xmlEscape(buf, delim)
+		buf.WriteString("</Delimiter>")
+	}
+	fmt.Fprintf(buf, "<MaxKeys>%d</MaxKeys><KeyCount>%d</KeyCount><IsTruncated>%t</IsTruncated>", maxKeys, n, truncated)
+	if truncated {
+		buf.WriteString("<NextContinuationToken>")
+		buf.WriteString(base64.RawURLEncoding.EncodeToString([]byte(last)))
+		buf.WriteString("</NextContinuationToken>")
+	}
+	buf.Write(body.Bytes())
+	buf.WriteString("</ListBucketResult>")
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	_, _ = w.Write(buf.Bytes())
+}
+
+// get answers HeadObject and GetObject, with a single range.
+func (h *handler) get(w http.ResponseWriter, r *http.Request, bucket, key string) {
+	if !h.has(bucket, key) {
+		writeError(w, r, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
+		return
+	}
+	if m := r.Header.Get("If-Match"); m != "" && strings.Trim(m, `"`) != strings.Trim(h.etag, `"`) {
+		writeError(w, r, http.StatusPreconditionFailed, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
+		return
+	}
+	first, last := int64(0), h.size-1
+	status := http.StatusOK
+	hdr := w.Header()
+	if rg := r.Header.Get("Range"); rg != "" && h.size > 0 {
+		a, b, ok := parseRange(rg, h.size)
+		if !ok {
+			writeError(w, r, http.StatusRequestedRangeNotSatisfiable, "InvalidRange", "The requested range is not satisfiable")
+			return
+		}
+		first, last, status = a, b, http.StatusPartialContent
+		hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, h.size))
+	}
+	hdr.Set("ETag", h.etag)
+	hdr.Set("Last-Modified", h.modTime)
+	hdr.Set("Accept-Ranges", "bytes")
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", strconv.FormatInt(last-first+1, 10))
+	w.WriteHeader(status)
+	if r.Method == http.MethodHead {
+		return
+	}
+	period := int64(len(pattern))
+	for off := first; off <= last; {
+		start := off % period
+		n := min(last-off+1, int64(len(h.body))-start)
+		if _, err := w.Write(h.body[start : start+n]); err != nil {
+			return
+		}
+		off += n
+	}
+}
+
+// parseRange reads "bytes=a-b", "bytes=a-" or "bytes=-n".
+func parseRange(v string, size int64) (first, last int64, ok bool) {
+	spec, found := strings.CutPrefix(v, "bytes=")
+	a, b, dash := strings.Cut(spec, "-")
+	if !found || !dash || strings.Contains(spec, ",") {
+		return 0, 0, false
+	}
+	if a == "" {
+		n, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || n <= 0 {
+			return 0, 0, false
+		}
+		return max(0, size-n), size - 1, true
+	}
+	first, err := strconv.ParseInt(a, 10, 64)
+	if err != nil || first >= size {
+		return 0, 0, false
+	}
+	last = size - 1
+	if b != "" {
+		if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
+			return 0, 0, false
+		}
+		last = min(last, size-1)
+	}
+	return first, last, true
+}
+
+// put reads the whole body, checks what the client sent to check it by, and
+// answers with its MD5.
+func (h *handler) put(w http.ResponseWriter, r *http.Request) {
+	var body io.Reader = r.Body
+	if strings.HasPrefix(r.Header.Get("x-amz-content-sha256"), "STREAMING-") {
+		body = &chunkedReader{r: bufio.NewReader(r.Body)}
+	}
+	sum, crc := md5.New(), crc32.NewIEEE()
+	n, err := io.Copy(io.MultiWriter(sum, crc), body)
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "IncompleteBody", "read body: "+err.Error())
+		return
+	}
+	if want := r.Header.Get("x-amz-decoded-content-length"); want != "" && want != strconv.FormatInt(n, 10) {
+		writeError(w, r, http.StatusBadRequest, "IncompleteBody", "The request body is shorter than x-amz-decoded-content-length")
+		return
+	}
+	if cs, ok := body.(*chunkedReader); ok {
+		for k, v := range cs.trailer {
+			r.Header.Set(k, v)
+		}
+	}
+	if m := r.Header.Get("Content-MD5"); m != "" && m != base64.StdEncoding.EncodeToString(sum.Sum(nil)) {
+		writeError(w, r, http.StatusBadRequest, "BadDigest", "The Content-MD5 you specified did not match what we received.")
+		return
+	}
+	if c := r.Header.Get("x-amz-checksum-crc32"); c != "" {
+		if c != base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc.Sum32())) {
+			writeError(w, r, http.StatusBadRequest, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
+			return
+		}
+		w.Header().Set("x-amz-checksum-crc32", c)
+	}
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum.Sum(nil))+`"`)
+	w.WriteHeader(http.StatusOK)
+}
+
+// copy answers CopyObject for a source in the set.
+func (h *handler) copy(w http.ResponseWriter, r *http.Request) {
+	src, err := url.PathUnescape(r.Header.Get("x-amz-copy-source"))
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "InvalidArgument", "Copy Source must mention the source bucket and key: sourcebucket/sourcekey")
+		return
+	}
+	src, _, _ = strings.Cut(strings.TrimPrefix(src, "/"), "?versionId=")
+	bucket, key, _ := strings.Cut(src, "/")
+	if !h.has(bucket, key) {
+		writeError(w, r, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
+		return
+	}
+	if m := r.Header.Get("x-amz-copy-source-if-match"); m != "" && strings.Trim(m, `"`) != strings.Trim(h.etag, `"`) {
+		writeError(w, r, http.StatusPreconditionFailed, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
+		return
+	}
+	out := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<CopyObjectResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LastModified>` +
+		h.modISO + `</LastModified><ETag>&quot;` + strings.Trim(h.etag, `"`) + `&quot;</ETag></CopyObjectResult>`
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+	_, _ = io.WriteString(w, out)
+}
+
+// deleteObjects answers that every key named was deleted.
+func (h *handler) deleteObjects(w http.ResponseWriter, r *http.Request) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "MalformedXML", err.Error())
+		return
+	}
+	var out bytes.Buffer
+	out.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`)
+	for s := string(b); ; {
+		_, rest, ok := strings.Cut(s, "<Key>")
+		if !ok {
+			break
+		}
+		k, rest, _ := strings.Cut(rest, "</Key>")
+		out.WriteString("<Deleted><Key>" + k + "</Key></Deleted>") // still escaped as sent
+		s = rest
+	}
+	out.WriteString("</DeleteResult>")
+	w.Header().Set("Content-Type", "application/xml")
+	_, _ = w.Write(out.Bytes())
+}
+
+// chunkedReader decodes an aws-chunked body ("hex-size[;ext]\r\n data
+// \r\n" ... "0\r\n" trailers "\r\n"), keeping the trailers.
+type chunkedReader struct {
+	r       *bufio.Reader
+	left    int64
+	done    bool
+	trailer map[string]string
+}
+
+func (c *chunkedReader) Read(p []byte) (int, error) {
+	for c.left == 0 {
+		if c.done {
+			return 0, io.EOF
+		}
+		line, err := c.r.ReadString('\n')
+		if err != nil {
+			return 0, io.ErrUnexpectedEOF
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			continue // the CRLF after a chunk's data
+		}
+		size, _, _ := strings.Cut(line, ";")
+		n, err := strconv.ParseInt(size, 16, 64)
+		if err != nil {
+			return 0, errors.New("bad aws-chunked chunk size")
+		}
+		if n == 0 {
+			c.done, c.trailer = true, map[string]string{}
+			for {
+				t, err := c.r.ReadString('\n')
+				t = strings.TrimRight(t, "\r\n")
+				if k, v, ok := strings.Cut(t, ":"); ok {
+					c.trailer[k] = strings.TrimSpace(v)
+				}
+				if err != nil || t == "" {
+					break
+				}
+			}
+			return 0, io.EOF
+		}
+		c.left = n
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+var requestSeq atomic.Int64
+
+// writeError answers the way S3 does: an XML error document, no body for
+// HEAD.
+func writeError(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
+	id := fmt.Sprintf("FAKES3%010d", requestSeq.Add(1))
+	w.Header().Set("x-amz-request-id", id)
+	if r.Method == http.MethodHead {
+		w.WriteHeader(status)
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<Error><Code>" + code + "</Code><Message>")
+	xmlEscape(&b, msg)
+	b.WriteString("</Message><RequestId>" + id + "</RequestId></Error>")
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+func xmlEscape(b *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\'':
+			b.WriteString("&apos;")
+		case '\r':
+			b.WriteString("&#13;")
+		default:
+			b.WriteByte(c)
+		}
+	}
+}

@@ -1,0 +1,173 @@
+package fakes3_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/fakes3"
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
+	"github.com/s3bulk/s3bulk/internal/retry"
+	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store"
+)
+
+func start(t *testing.T, cfg fakes3.Config) (*fakes3.Server, *s3store.Client) {
+	t.Helper()
+	srv, err := fakes3.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	c, err := s3store.NewClient(t.Context(), s3store.Config{
+		EndpointURL: srv.URL(), Region: "us-east-1", AccessKey: "k", SecretKey: "s", MaxAttempts: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+func list(t *testing.T, st store.Lister, prefix, delim string) []string {
+	t.Helper()
+	var got []string
+	err := st.List(t.Context(), prefix, delim, func(o store.Object) error {
+		got = append(got, o.Key)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func TestListingsPageThroughTheKeySet(t *testing.T) {
+	keys := fakes3.ReportKeys(2500) // 7 companies, 625 users: more than a page
+	_, c := start(t, fakes3.Config{Bucket: "src", Keys: keys, Size: 10})
+	sorted := slices.Clone(keys)
+	sort.Strings(sorted)
+	src := c.Bucket("src")
+	if diff := cmp.Diff(sorted, list(t, src, "", "")); diff != "" {
+		t.Errorf("flat listing (-want +got):\n%s", diff)
+	}
+	wantTop := []string{"company-0001/", "company-0002/", "company-0003/", "company-0004/", "company-0005/", "company-0006/", "company-0007/"}
+	if diff := cmp.Diff(wantTop, list(t, src, "", "/")); diff != "" {
+		t.Errorf("delimited listing (-want +got):\n%s", diff)
+	}
+	var under []string
+	for _, k := range sorted {
+		if strings.HasPrefix(k, "company-0002/") {
+			if i := strings.Index(k[len("company-0002/"):], "/"); i >= 0 {
+				k = k[:len("company-0002/")+i+1]
+			}
+			if len(under) == 0 || under[len(under)-1] != k {
+				under = append(under, k)
+			}
+		}
+	}
+	if got := list(t, src, "company-0002/", "/"); !slices.Equal(got, under) || len(got) != 100 {
+		t.Errorf("delimited listing of a company: %d prefixes, want the 100 users", len(got))
+	}
+	if got := list(t, c.Bucket("dst"), "", ""); len(got) != 0 {
+		t.Errorf("another bucket lists %d keys, want none", len(got))
+	}
+}
+
+func TestObjectsAnswerWithCorrectETags(t *testing.T) {
+	const size = 100 << 10
+	_, c := start(t, fakes3.Config{Bucket: "src", Keys: fakes3.ReportKeys(8), Size: size})
+	ctx := t.Context()
+	src, dst := c.Bucket("src"), c.Bucket("dst")
+	key := "company-0001/user-0001/file-01.json"
+	obj, _, err := src.Head(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := src.Get(ctx, key, 0, -1, obj.ETag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(body)
+	body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum(b)
+	if len(b) != size || obj.Size != size || hex.EncodeToString(sum[:]) != obj.ETag {
+		t.Errorf("get: %d bytes with MD5 %x, head: size %d ETag %s; want %d bytes whose MD5 is the ETag", len(b), sum, obj.Size, obj.ETag, size)
+	}
+	part, err := src.Get(ctx, key, 10, 20, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := io.ReadAll(part)
+	part.Close()
+	if !bytes.Equal(pb, b[10:30]) {
+		t.Errorf("ranged get = %q, want %q", pb, b[10:30])
+	}
+	if _, err := src.Get(ctx, key, 0, -1, "0123"); !errors.Is(err, store.ErrPreconditionFailed) {
+		t.Errorf("get if-match a wrong ETag: %v, want ErrPreconditionFailed", err)
+	}
+	if _, _, err := src.Head(ctx, "company-0001/nope"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("head of a missing key: %v, want ErrNotFound", err)
+	}
+	if err := dst.Put(ctx, "up.json", bytes.NewReader(b), size, store.Metadata{}); err != nil {
+		t.Errorf("put: %v", err)
+	}
+	if err := dst.Copy(ctx, store.CopySource{Bucket: "src", Key: key, IfMatch: obj.ETag, Size: size}, "copy.json", nil); err != nil {
+		t.Errorf("copy: %v", err)
+	}
+	if err := dst.Copy(ctx, store.CopySource{Bucket: "src", Key: key, IfMatch: "0123"}, "copy.json", nil); !errors.Is(err, store.ErrPreconditionFailed) {
+		t.Errorf("copy if-match a wrong ETag: %v, want ErrPreconditionFailed", err)
+	}
+	if err := dst.Copy(ctx, store.CopySource{Bucket: "src", Key: "missing"}, "copy.json", nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("copy of a missing source: %v, want ErrNotFound", err)
+	}
+}
+
+func TestDelayAndThrottle(t *testing.T) {
+	const delay = 50 * time.Millisecond
+	srv, c := start(t, fakes3.Config{
+		Bucket: "src", Keys: fakes3.ReportKeys(4), Size: 10, Delay: delay,
+		Throttle: &faultproxy.Throttle{WriteRate: 10},
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	begin := time.Now()
+	if _, _, err := c.Bucket("src").Head(ctx, "company-0001/user-0001/file-01.json"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d < delay {
+		t.Errorf("head answered in %v, before the delay of %v", d, delay)
+	}
+	// A burst of 20 writes against 10/s (a token bucket of one): most are
+	// throttled, and every one of those is a SlowDown.
+	throttled := 0
+	for range 20 {
+		err := c.Bucket("dst").Put(ctx, "k", strings.NewReader("x"), 1, store.Metadata{})
+		switch {
+		case err == nil:
+		case retry.Classify(err) == retry.Throttled:
+			throttled++
+		default:
+			t.Fatalf("put: %v, want success or SlowDown", err)
+		}
+	}
+	if throttled == 0 || srv.Stats().Throttled != int64(throttled) {
+		t.Errorf("%d puts throttled, fixture counted %d; want some, and the same", throttled, srv.Stats().Throttled)
+	}
+}
