@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -34,9 +35,29 @@ func NewPartStreams(fixed, concurrency int) *limiter.Streams {
 	return limiter.NewStreams(DefaultPartStreams, concurrency)
 }
 
-// DefaultConcurrency is the default budget of requests in flight for a run.
-// docs/design/0001-concurrency.md gives the measurements behind it.
+// DefaultConcurrency is where the search for the number of requests in
+// flight starts (docs/design/0003-requests-in-flight.md), and the ceiling
+// that docs/design/0001-concurrency.md measured before there was a search.
 const DefaultConcurrency = 256
+
+// DefaultMaxConcurrency is the ceiling of the search for the number of
+// requests in flight: at 130 ms a request, 4,096 in flight is 31,500
+// requests/s, nine times what S3 accepts per prefix.
+const DefaultMaxConcurrency = 4096
+
+// NewLimiter returns the run-wide budget of requests in flight: fixed at
+// fixed (halved by throttling, grown back to fixed) when it is above 0,
+// else found by measuring from DefaultConcurrency up to ceiling (0:
+// DefaultMaxConcurrency).
+func NewLimiter(fixed, ceiling int) *limiter.Limiter {
+	if fixed > 0 {
+		return limiter.New(fixed, max(1, fixed/16))
+	}
+	if ceiling <= 0 {
+		ceiling = DefaultMaxConcurrency
+	}
+	return limiter.NewSearching(DefaultConcurrency, ceiling, max(1, min(ceiling, DefaultConcurrency)/16))
+}
 
 // DefaultMaxBufferBytes bounds the part bytes a run holds in memory at
 // once. Only parts that cannot be re-read from their source are held
@@ -69,12 +90,17 @@ type Job struct {
 
 // Options say how. The zero value is usable.
 type Options struct {
-	// Concurrency is the ceiling of requests in flight for the whole run,
-	// parts included. 0 means DefaultConcurrency.
+	// Concurrency fixes the number of requests in flight for the whole
+	// run, parts included (throttling still halves it for a while). 0
+	// finds it by measuring, from DefaultConcurrency up to MaxConcurrency.
 	Concurrency int
+	// MaxConcurrency is the ceiling of that search; 0 means
+	// DefaultMaxConcurrency.
+	MaxConcurrency int
 	// Limiter, when set, is the run's budget of requests in flight (shared
-	// with the stores' throttling callbacks, or with other runs); when nil
-	// one is made from Concurrency.
+	// with the stores' throttling callbacks, or with other runs), and
+	// Concurrency and MaxConcurrency are not used; when nil one is made
+	// from them (NewLimiter).
 	Limiter *limiter.Limiter
 	// PartSize fixes the part size of multipart transfers; 0 chooses it per
 	// object (parts.Auto).
@@ -108,8 +134,9 @@ type Options struct {
 	// relative to the source's base falls in it, so that n runs with
 	// shards 0/n to n-1/n together cover every object once.
 	Shard shard.Shard
-	// Workers is the number of object workers; 0 means Concurrency. A job
-	// of one object needs one (its parts still use Concurrency).
+	// Workers bounds the object workers; 0 means as many as the budget of
+	// requests in flight allows (they start as its limit grows). A job of
+	// one object needs one (its parts still use the whole budget).
 	Workers int
 	// Metadata, when set, changes what is written with each uploaded or
 	// copied object.
@@ -200,13 +227,13 @@ type executor struct {
 }
 
 func newExecutor(job Job, opts Options) *executor {
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = DefaultConcurrency
-	}
 	lim := opts.Limiter
 	if lim == nil {
-		lim = limiter.New(opts.Concurrency, max(1, opts.Concurrency/16))
+		lim = NewLimiter(opts.Concurrency, opts.MaxConcurrency)
 	}
+	// From here on Concurrency is the most requests the run may ever have
+	// in flight: it bounds goroutines, not requests.
+	opts.Concurrency = lim.Ceiling()
 	p := opts.Progress
 	if p == nil {
 		p = &Progress{}
@@ -222,12 +249,20 @@ func newExecutor(job Job, opts Options) *executor {
 	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes), streams: streams}
 }
 
-// workers is the number of object workers.
-func (e *executor) workers() int {
+// maxWorkers is the most object workers the run may start.
+func (e *executor) maxWorkers() int {
 	if e.opts.Workers > 0 {
 		return min(e.opts.Workers, e.opts.Concurrency)
 	}
 	return e.opts.Concurrency
+}
+
+// wantWorkers is how many object workers keep the limit busy now: the
+// limit and an eighth more, so that some always wait for a slot (the
+// search only grows a limit that demand fills).
+func (e *executor) wantWorkers() int {
+	n := e.lim.Limit()
+	return min(e.maxWorkers(), n+n/8+8)
 }
 
 func (e *executor) run(ctx context.Context) (Summary, error) {
@@ -250,32 +285,44 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	// time (measured: a fifth of the client's CPU on small copies). Each
 	// request any worker makes (parts included) takes a slot of the one
 	// limiter, so objects x parts never multiply requests in flight.
+	//
+	// The pool grows with the limit: a worker that finds fewer workers than
+	// the limit wants starts one more before its next task.
 	var workers errgroup.Group
-	for range e.workers() {
-		workers.Go(func() error {
-			for t := range tasks {
-				if ctx.Err() != nil {
-					continue // drain so the planner can finish; start nothing new
-				}
-				r := e.execute(ctx, t)
-				switch {
-				case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
-					e.moves.add(r) // finished once its source is deleted
-				case r.Status == StatusFailed && isFatal(r.Err):
-					if !e.firstFatal(r.Err) {
-						continue // the cause that stopped the run, reported once
-					}
-					e.finish(r)
-					cancel(r.Err)
-				case r.Status == StatusFailed && ctx.Err() != nil && errors.Is(r.Err, context.Canceled):
-					continue // stopped by the run's end, like the tasks drained above: not a failure
-				default:
-					e.finish(r)
-				}
+	var started atomic.Int64
+	var worker func() error
+	grow := func() {
+		for n := started.Load(); n < int64(e.wantWorkers()); n = started.Load() {
+			if started.CompareAndSwap(n, n+1) {
+				workers.Go(worker)
 			}
-			return nil
-		})
+		}
 	}
+	worker = func() error {
+		for t := range tasks {
+			grow()
+			if ctx.Err() != nil {
+				continue // drain so the planner can finish; start nothing new
+			}
+			r := e.execute(ctx, t)
+			switch {
+			case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
+				e.moves.add(r) // finished once its source is deleted
+			case r.Status == StatusFailed && isFatal(r.Err):
+				if !e.firstFatal(r.Err) {
+					continue // the cause that stopped the run, reported once
+				}
+				e.finish(r)
+				cancel(r.Err)
+			case r.Status == StatusFailed && ctx.Err() != nil && errors.Is(r.Err, context.Canceled):
+				continue // stopped by the run's end, like the tasks drained above: not a failure
+			default:
+				e.finish(r)
+			}
+		}
+		return nil
+	}
+	grow()
 	_ = workers.Wait()
 	planned()
 	if e.moves != nil {
@@ -381,15 +428,17 @@ func isFatal(err error) bool {
 		errors.Is(err, store.ErrUnreachable)
 }
 
-// do runs one request under the run's budget of requests in flight.
+// do runs one request under the run's budget of requests in flight, and
+// tells the budget how long it took (the search measures it).
 func (e *executor) do(ctx context.Context, req func(context.Context) error) error {
 	if err := e.lim.Acquire(ctx); err != nil {
 		return err
 	}
+	start := time.Now()
 	err := req(ctx)
 	e.lim.Release()
 	if err == nil {
-		e.lim.Succeeded()
+		e.lim.Completed(time.Since(start))
 	}
 	return err
 }

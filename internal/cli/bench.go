@@ -97,7 +97,7 @@ func (f *seedFlags) layout() (bench.Layout, error) {
 
 // seed writes the layout, with a progress bar on a terminal.
 func (a *app) seed(ctx context.Context, conn bench.Conn, dst bench.Target, l bench.Layout) (bench.SeedStats, float64, error) {
-	opts := bench.SeedOptions{Concurrency: a.g.concurrency}
+	opts := bench.SeedOptions{Concurrency: a.concurrencyOr(defaultConcurrency)}
 	var p *mpb.Progress
 	if a.showProgress() {
 		p = mpb.New(mpb.WithOutput(a.stdio.Err), mpb.WithWidth(40))
@@ -268,7 +268,7 @@ func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
 	return func(ctx context.Context, srcURL, dstURL string) (int64, int64, map[string]int64, error) {
 		s := a.newSession()
 		cfg := storeCfg
-		cfg.Concurrency = a.g.concurrency
+		cfg.Concurrency = a.ceiling()
 		cfg.OnThrottle = s.lim.Throttled
 		cfg.OnRequest = s.requests.add
 		cfg.Logger = a.logger

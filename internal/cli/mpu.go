@@ -121,7 +121,7 @@ func (a *app) abortUploads(ctx context.Context, s *session, mp store.Multipart, 
 	var failed atomic.Int64
 	cutoff := time.Now().Add(-age)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(a.g.concurrency)
+	g.SetLimit(a.concurrencyOr(defaultConcurrency))
 	err := listUploads(gctx, mp, loc, func(u store.Upload) error {
 		if age > 0 && u.Initiated.After(cutoff) {
 			return nil

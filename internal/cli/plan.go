@@ -29,7 +29,7 @@ results instead.`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.planOnly = true
 			a.g.dryRun = true // nothing is created, not even a destination directory
-			return a.setup()
+			return a.setup(cmd.Flags().Changed("concurrency"))
 		},
 	}
 	cmd.AddCommand(a.cpCmd(), a.mvCmd(), a.syncCmd(), a.rmCmd())

@@ -33,6 +33,7 @@ type globals struct {
 	region               string
 	profile              string
 	concurrency          int
+	maxConcurrency       int
 	json                 bool
 	quiet                bool
 	dryRun               bool
@@ -133,7 +134,7 @@ straight into the workers so memory stays flat for millions of keys.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.setup()
+			return a.setup(cmd.Flags().Changed("concurrency"))
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -141,7 +142,8 @@ straight into the workers so memory stays flat for millions of keys.
 	f.StringVar(&a.g.endpointURL, "endpoint-url", "", "S3 endpoint URL (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)")
 	f.StringVar(&a.g.region, "region", "", "region to sign requests for (default: from the AWS config, else us-east-1)")
 	f.StringVar(&a.g.profile, "profile", "", "shared config profile")
-	f.IntVar(&a.g.concurrency, "concurrency", defaultConcurrency, "requests in flight for the whole run")
+	f.IntVar(&a.g.concurrency, "concurrency", 0, fmt.Sprintf("fix the requests in flight for the whole run (default: found by measuring, from %d up to --max-concurrency)", defaultConcurrency))
+	f.IntVar(&a.g.maxConcurrency, "max-concurrency", defaultMaxConcurrency, "the most requests in flight the measuring may reach")
 	f.BoolVar(&a.g.json, "json", false, "print results as JSON lines")
 	f.BoolVar(&a.g.quiet, "quiet", false, "print only errors and the summary")
 	f.BoolVar(&a.g.dryRun, "dry-run", false, "print what would be done, touch nothing")
@@ -156,13 +158,18 @@ straight into the workers so memory stays flat for millions of keys.
 	return root
 }
 
-func (a *app) setup() error {
+// setup checks the global flags; concurrencySet says --concurrency was
+// given (0 is its "not given").
+func (a *app) setup(concurrencySet bool) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(a.g.logLevel)); err != nil {
 		return usagef("--log-level %q: want debug, info, warn or error", a.g.logLevel)
 	}
-	if a.g.concurrency < 1 {
-		return usagef("--concurrency %d: must be at least 1", a.g.concurrency)
+	if a.g.concurrency < 1 && (a.g.concurrency != 0 || concurrencySet) {
+		return usagef("--concurrency %d: must be at least 1 (leave it out to have it found by measuring)", a.g.concurrency)
+	}
+	if a.g.maxConcurrency < 1 {
+		return usagef("--max-concurrency %d: must be at least 1", a.g.maxConcurrency)
 	}
 	switch a.g.pathStyle {
 	case "auto", "true", "false":

@@ -135,7 +135,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 		total.Planned += sum.Planned
 	}
 	var light, heavy errgroup.Group
-	light.SetLimit(a.g.concurrency)
+	light.SetLimit(a.concurrencyOr(defaultConcurrency))
 	heavy.SetLimit(heavyLines)
 	start := time.Now()
 	i := 0

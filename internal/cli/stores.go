@@ -38,8 +38,8 @@ func (a *app) newSession() *session {
 	if a.shared != nil {
 		return a.shared // one pool and limiter for every line of a `run` file
 	}
-	c := a.g.concurrency
-	return &session{a: a, lim: limiter.New(c, max(1, c/16)), streams: engine.NewPartStreams(0, c), requests: newRequestCounter()}
+	return &session{a: a, lim: engine.NewLimiter(a.g.concurrency, a.g.maxConcurrency),
+		streams: engine.NewPartStreams(0, a.ceiling()), requests: newRequestCounter()}
 }
 
 // s3 returns the session's S3 client, making it on first use so that purely
@@ -53,7 +53,7 @@ func (s *session) s3(ctx context.Context) (*s3store.Client, error) {
 		Profile:              s.a.g.profile,
 		EndpointURL:          s.a.g.endpointURL,
 		ChecksumWhenRequired: s.a.g.checksumWhenRequired,
-		Concurrency:          s.a.g.concurrency,
+		Concurrency:          s.a.ceiling(),
 		OnThrottle:           s.lim.Throttled,
 		OnRequest:            s.requests.add,
 		Logger:               s.a.logger,

@@ -41,6 +41,8 @@ type Limiter struct {
 	decreased    bool
 	lastDecrease time.Time
 	waiters      queue
+	// search, when set, moves the limit by measuring (search.go).
+	search *search
 }
 
 // waiter is one blocked Acquire. ready has room for the one grant, sent
@@ -112,9 +114,14 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 	default:
 	}
 	if l.inFlight.Load() < l.limit.Load() && l.waiters.n == 0 {
-		l.inFlight.Add(1)
+		if n := l.inFlight.Add(1); l.search != nil && n >= l.limit.Load() {
+			l.search.demand = true
+		}
 		l.mu.Unlock()
 		return nil
+	}
+	if l.search != nil {
+		l.search.demand = true
 	}
 	w := waiterPool.Get().(*waiter)
 	l.waiters.push(w)
@@ -155,10 +162,19 @@ func (l *Limiter) Release() {
 }
 
 // Throttled reports a request the server throttled: the limit halves, down to
-// the floor, unless it already decreased within the window.
+// the floor, unless it already decreased within the window. A searching
+// limiter instead counts it in its window of measurement (search.go).
 func (l *Limiter) Throttled() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if s := l.search; s != nil {
+		s.begin(l.now())
+		s.throttles++
+		if s.ok+s.throttles >= int(l.limit.Load()) {
+			l.judge()
+		}
+		return
+	}
 	now := l.now()
 	if l.decreased && now.Sub(l.lastDecrease) < l.window {
 		return
@@ -170,8 +186,11 @@ func (l *Limiter) Throttled() {
 
 // Succeeded reports a request that was not throttled: every limit successes
 // since the limit last changed (one round trip at the current limit) raise it
-// by one, up to the ceiling.
+// by one, up to the ceiling. A searching limiter learns only from Completed.
 func (l *Limiter) Succeeded() {
+	if l.search != nil {
+		return
+	}
 	// At the ceiling, the steady state of an unthrottled run, there is
 	// nothing to count: skip the lock. A racing decrease loses at most one
 	// success.
@@ -199,7 +218,13 @@ func (l *Limiter) tryAcquire() bool {
 	defer l.mu.Unlock()
 	if l.inFlight.Load() < l.limit.Load() && l.waiters.n == 0 {
 		l.inFlight.Add(1)
+		if l.search != nil && l.inFlight.Load() >= l.limit.Load() {
+			l.search.demand = true
+		}
 		return true
+	}
+	if l.search != nil {
+		l.search.demand = true
 	}
 	return false
 }
@@ -212,6 +237,9 @@ func (l *Limiter) set(n int) {
 	l.limit.Store(int64(min(max(n, l.floor), l.ceiling)))
 	l.grant()
 }
+
+// Ceiling is the most the limit can be.
+func (l *Limiter) Ceiling() int { return l.ceiling }
 
 // Limit is the current limit of requests in flight.
 func (l *Limiter) Limit() int { return int(l.limit.Load()) }

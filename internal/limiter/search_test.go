@@ -1,0 +1,282 @@
+package limiter
+
+import (
+	"container/heap"
+	"math"
+	"testing"
+	"time"
+)
+
+// A simulated server, on the fake clock: serve is asked when a request
+// arrives and says when its answer arrives and whether it is a SlowDown.
+type server interface {
+	serve(now time.Time) (done time.Time, throttled bool)
+}
+
+// network: every request takes the round trip, whatever the load.
+type network struct{ rtt time.Duration }
+
+func (s *network) serve(now time.Time) (time.Time, bool) { return now.Add(s.rtt), false }
+
+// fifo: a server (or a link) that handles capacity(now) requests per second
+// one after another, behind a round trip: requests above its capacity queue
+// and their latency rises.
+type fifo struct {
+	rtt      time.Duration
+	capacity func(now time.Time) float64
+	free     time.Time
+}
+
+func (s *fifo) serve(now time.Time) (time.Time, bool) {
+	start := now
+	if s.free.After(start) {
+		start = s.free
+	}
+	s.free = start.Add(time.Duration(float64(time.Second) / s.capacity(now)))
+	return s.free.Add(s.rtt), false
+}
+
+// bucket: S3's rate per prefix: a token bucket of rate per second holding a
+// tenth of a second's worth; a request without a token is a SlowDown after
+// the same round trip.
+type bucket struct {
+	rtt    time.Duration
+	rate   float64
+	tokens float64
+	last   time.Time
+}
+
+func (s *bucket) serve(now time.Time) (time.Time, bool) {
+	capacity := s.rate / 10
+	if s.last.IsZero() {
+		s.tokens = capacity
+	}
+	s.tokens = math.Min(capacity, s.tokens+now.Sub(s.last).Seconds()*s.rate)
+	s.last = now
+	if s.tokens < 1 {
+		return now.Add(s.rtt), true
+	}
+	s.tokens--
+	return now.Add(s.rtt), false
+}
+
+// event is one answer arriving, or (retry) a throttled request being sent
+// again.
+type event struct {
+	at        time.Time
+	started   time.Time
+	throttled bool
+	retry     bool
+}
+
+type events []event
+
+func (e events) Len() int           { return len(e) }
+func (e events) Less(i, j int) bool { return e[i].at.Before(e[j].at) }
+func (e events) Swap(i, j int)      { e[i], e[j] = e[j], e[i] }
+func (e *events) Push(x any)        { *e = append(*e, x.(event)) }
+func (e *events) Pop() any {
+	old := *e
+	x := old[len(old)-1]
+	*e = old[:len(old)-1]
+	return x
+}
+
+// run is what a simulation saw.
+type run struct {
+	done, attempts, throttled int
+	elapsed                   time.Duration
+	limits                    []int // after each change
+}
+
+func (r run) rate() float64 { return float64(r.done) / r.elapsed.Seconds() }
+
+// sim drives a Limiter with endless demand against a server: as many
+// requests as the limit allows are in flight; a SlowDown is reported and
+// the request sent again after retryWait, holding its slot, as the SDK's
+// retries do.
+type sim struct {
+	l         *Limiter
+	c         *fakeClock
+	srv       server
+	retryWait time.Duration
+	q         events
+}
+
+// run simulates d of fake time and returns what happened after skip.
+func (s *sim) run(d, skip time.Duration) run {
+	begin := s.c.now()
+	var r run
+	counting := false
+	var countFrom time.Time
+	last := s.l.Limit()
+	for s.c.now().Sub(begin) < d {
+		for s.l.tryAcquire() {
+			at, thr := s.srv.serve(s.c.now())
+			heap.Push(&s.q, event{at: at, started: s.c.now(), throttled: thr})
+		}
+		e := heap.Pop(&s.q).(event)
+		s.c.advance(e.at.Sub(s.c.now()))
+		if !counting && s.c.now().Sub(begin) >= skip {
+			counting, countFrom = true, s.c.now()
+		}
+		switch {
+		case e.retry:
+			at, thr := s.srv.serve(s.c.now())
+			heap.Push(&s.q, event{at: at, started: e.started, throttled: thr})
+			continue
+		case e.throttled:
+			s.l.Throttled()
+			heap.Push(&s.q, event{at: s.c.now().Add(s.retryWait), started: e.started, retry: true})
+		default:
+			s.l.Release()
+			s.l.Completed(s.c.now().Sub(e.started))
+		}
+		if counting {
+			r.attempts++
+			if e.throttled {
+				r.throttled++
+			} else {
+				r.done++
+			}
+		}
+		if n := s.l.Limit(); n != last {
+			r.limits = append(r.limits, n)
+			last = n
+		}
+	}
+	r.elapsed = s.c.now().Sub(countFrom)
+	return r
+}
+
+func simulateRequests(l *Limiter, c *fakeClock, srv server, d, skip, retryWait time.Duration) run {
+	return (&sim{l: l, c: c, srv: srv, retryWait: retryWait}).run(d, skip)
+}
+
+func newSearchLimiter(start, ceiling, floor int) (*Limiter, *fakeClock) {
+	c := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	return NewSearching(start, ceiling, floor, WithClock(c.now)), c
+}
+
+const rtt = 130 * time.Millisecond
+
+func TestSearchFindsTheRequestsInFlight(t *testing.T) {
+	tests := []struct {
+		name                string
+		srv                 server
+		wantMin, wantMax    int     // limit at the end
+		wantRate            float64 // at least, requests/s after warm-up
+		wantThrottledAtMost float64
+	}{
+		{
+			name: "network bound: every request in flight adds its own rate, up to the ceiling",
+			srv:  &network{rtt: rtt}, wantMin: 4096, wantMax: 4096, wantRate: 0.95 * 4096 / rtt.Seconds(),
+		},
+		{
+			name:    "a server's CPU bound at 2,000/s: the start already saturates it, no growth",
+			srv:     &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 2000 }},
+			wantMin: 256, wantMax: 320, wantRate: 0.97 * 2000,
+		},
+		{
+			name:    "a server bound at 6,000/s: grows to what it takes, not beyond",
+			srv:     &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 6000 }},
+			wantMin: 780, wantMax: 1300, wantRate: 0.95 * 6000,
+		},
+		{
+			name:    "throttled above 3,500/s: settles under the rate with few SlowDowns",
+			srv:     &bucket{rtt: rtt, rate: 3500},
+			wantMin: 350, wantMax: 500, wantRate: 3000, wantThrottledAtMost: 0.05,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, c := newSearchLimiter(256, 4096, 16)
+			r := simulateRequests(l, c, tt.srv, 60*time.Second, 10*time.Second, 500*time.Millisecond)
+			if got := l.Limit(); got < tt.wantMin || got > tt.wantMax {
+				t.Errorf("limit %d at the end, want %d to %d (changes: %v)", got, tt.wantMin, tt.wantMax, head(r.limits))
+			}
+			if got := r.rate(); got < tt.wantRate {
+				t.Errorf("%.0f requests/s after warm-up, want at least %.0f (changes: %v)", got, tt.wantRate, head(r.limits))
+			}
+			if f := float64(r.throttled) / float64(r.attempts); f > tt.wantThrottledAtMost {
+				t.Errorf("%.1f%% of attempts throttled, want at most %.1f%%", 100*f, 100*tt.wantThrottledAtMost)
+			}
+		})
+	}
+}
+
+// A link shared with another transfer: the room halves while the other one
+// runs and comes back when it ends. The search does not chase the lost
+// rate with more requests in flight, and finds the room again.
+func TestSearchFollowsASharedLink(t *testing.T) {
+	l, c := newSearchLimiter(256, 4096, 16)
+	begin := c.now()
+	other := func(now time.Time) bool { d := now.Sub(begin); return d >= 30*time.Second && d < 60*time.Second }
+	srv := &fifo{rtt: rtt, capacity: func(now time.Time) float64 {
+		if other(now) {
+			return 3000
+		}
+		return 6000
+	}}
+	s := &sim{l: l, c: c, srv: srv}
+	alone := s.run(30*time.Second, 10*time.Second)
+	aloneLimit := l.Limit()
+	shared := s.run(30*time.Second, 10*time.Second)
+	sharedLimit := l.Limit()
+	again := s.run(40*time.Second, 20*time.Second)
+	// A doubling that brings less than SearchGain settles on the limit
+	// before it: up to a tenth of the rate may be left.
+	if alone.rate() < 0.9*6000 || again.rate() < 0.9*6000 {
+		t.Errorf("alone: %.0f and %.0f requests/s, want at least 5,400", alone.rate(), again.rate())
+	}
+	if shared.rate() < 0.95*3000 {
+		t.Errorf("shared: %.0f requests/s, want at least 2,850", shared.rate())
+	}
+	if sharedLimit > aloneLimit {
+		t.Errorf("limit %d alone, %d shared: want no growth while shared (changes: %v)", aloneLimit, sharedLimit, head(shared.limits))
+	}
+	if l.Limit() < int(0.9*6000*rtt.Seconds()) {
+		t.Errorf("limit %d once alone again, want at least %d (changes: %v)", l.Limit(), int(0.9*6000*rtt.Seconds()), head(again.limits))
+	}
+}
+
+func TestSearchStartsAtStartAndKeepsBounds(t *testing.T) {
+	tests := []struct{ start, ceiling, floor, want int }{
+		{256, 4096, 16, 256}, {8000, 4096, 16, 4096}, {1, 4096, 16, 16},
+	}
+	for _, tt := range tests {
+		if got := NewSearching(tt.start, tt.ceiling, tt.floor).Limit(); got != tt.want {
+			t.Errorf("NewSearching(%d, %d, %d).Limit() = %d, want %d", tt.start, tt.ceiling, tt.floor, got, tt.want)
+		}
+	}
+	if p := NewSearching(64, 64, 1).Phase(); p != "fixed" {
+		t.Errorf("a search starting at its ceiling is in phase %q, want fixed", p)
+	}
+	if p := New(64, 1).Phase(); p != "fixed" {
+		t.Errorf("New's limiter is in phase %q, want fixed", p)
+	}
+}
+
+// Demand below the limit says nothing about what more would give.
+func TestSearchDoesNotGrowAnIdleLimit(t *testing.T) {
+	l, c := newSearchLimiter(256, 4096, 16)
+	for range 10_000 {
+		if !l.tryAcquire() {
+			t.Fatal("no slot with one request in flight")
+		}
+		c.advance(time.Millisecond)
+		l.Release()
+		l.Completed(time.Millisecond)
+	}
+	if l.Limit() != 256 {
+		t.Errorf("limit %d after 10,000 requests one at a time, want 256", l.Limit())
+	}
+}
+
+// head keeps messages short.
+func head(limits []int) []int {
+	if len(limits) > 40 {
+		return limits[:40]
+	}
+	return limits
+}
