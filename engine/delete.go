@@ -95,7 +95,7 @@ func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) er
 		return err // a cancelled run lists nothing
 	}
 	var fnErr error
-	err := src.Store.List(ctx, loc.Prefix(), "", func(o store.Object) error {
+	err := e.list(ctx, src.Store, loc.Prefix(), false, func(o store.Object) error {
 		if o.IsPrefix || wild && !loc.Match(o.Key) || !strings.HasPrefix(o.Key, base) {
 			return nil
 		}

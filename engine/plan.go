@@ -130,7 +130,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	if err != nil {
 		return err
 	}
-	err = src.Store.List(ctx, loc.Prefix(), "", pageDone)
+	err = e.list(ctx, src.Store, loc.Prefix(), false, pageDone)
 	if err != nil && !errors.Is(err, errStop) {
 		if ctx.Err() != nil {
 			return ctx.Err()

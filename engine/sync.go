@@ -241,8 +241,10 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 			return e.deletes.add(d)
 		}
 	}
-	listSrc := diff.Relative(src.Store, srcLoc.Prefix(), srcBase)
-	listDst := diff.Relative(dst.Store, dstLoc.Prefix(), dstBase)
+	// Both listings in parallel and in order: the merge pairs them as they
+	// stream.
+	listSrc := diff.Relative(pagedLister{e: e, st: src.Store, ordered: true}, srcLoc.Prefix(), srcBase)
+	listDst := diff.Relative(pagedLister{e: e, st: dst.Store, ordered: true}, dstLoc.Prefix(), dstBase)
 	if dst.Loc.Local {
 		// A directory not made yet (a dry run makes none) is empty.
 		l := listDst

@@ -57,52 +57,28 @@ const pageSize = 1000
 // in the byte order S3 guarantees. Common prefixes of a delimited listing
 // are merged into that order.
 func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
-	in := &s3.ListObjectsV2Input{
-		Bucket:       aws.String(s.bucket),
-		MaxKeys:      aws.Int32(pageSize),
-		RequestPayer: s.payer,
-	}
-	if prefix != "" {
-		in.Prefix = aws.String(prefix)
-	}
-	if delimiter != "" {
-		in.Delimiter = aws.String(delimiter)
-	}
-	p := s3.NewListObjectsV2Paginator(s.c.s3, in)
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx, s.optFns...)
+	q := store.ListQuery{Prefix: prefix, Delimiter: delimiter}
+	for {
+		page, err := s.ListPage(ctx, q)
 		if err != nil {
-			return wrap(err, "list", s.URL(prefix))
+			return err
 		}
-		objs, prefixes := page.Contents, page.CommonPrefixes
-		for len(objs) > 0 || len(prefixes) > 0 {
+		for _, o := range page.Objects {
 			// fn may run for a long time per object (it may block on a full
 			// queue), so a cancelled run stops here rather than at the
 			// next page.
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("list %s: %w", s.URL(prefix), err)
 			}
-			var o store.Object
-			if len(prefixes) > 0 && (len(objs) == 0 || aws.ToString(prefixes[0].Prefix) < aws.ToString(objs[0].Key)) {
-				o = store.Object{Key: aws.ToString(prefixes[0].Prefix), IsPrefix: true}
-				prefixes = prefixes[1:]
-			} else {
-				v := objs[0]
-				objs = objs[1:]
-				o = store.Object{
-					Key:          aws.ToString(v.Key),
-					Size:         aws.ToInt64(v.Size),
-					ModTime:      aws.ToTime(v.LastModified),
-					ETag:         trimETag(aws.ToString(v.ETag)),
-					StorageClass: string(v.StorageClass),
-				}
-			}
 			if err := fn(o); err != nil {
 				return err
 			}
 		}
+		if page.Next == "" || page.Next == q.Token {
+			return nil // a repeated token would list the same page forever
+		}
+		q.Token = page.Next
 	}
-	return nil
 }
 
 // Head returns the object's attributes and metadata; store.ErrNotFound when

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// pagedStore is a store.Pager over a sorted key set with S3's listing
+// semantics (StartAfter, continuation, delimiter) and small pages, as
+// strict as ListObjectsV2 where the lister depends on it. It counts its
+// requests. Only listing is implemented.
+type pagedStore struct {
+	store.Store // nil: any other call panics
+	keys        []string
+	pageSize    int
+	requests    atomic.Int64
+}
+
+func newPagedStore(keys []string, pageSize int) *pagedStore {
+	k := slices.Clone(keys)
+	sort.Strings(k)
+	return &pagedStore{keys: slices.Compact(k), pageSize: pageSize}
+}
+
+func (s *pagedStore) ListPage(ctx context.Context, q store.ListQuery) (store.Page, error) {
+	s.requests.Add(1)
+	after := q.StartAfter
+	if q.Token != "" {
+		after = q.Token
+	}
+	i := sort.SearchStrings(s.keys, q.Prefix)
+	if after != "" {
+		if q.Token != "" && q.Delimiter != "" && strings.HasSuffix(after, q.Delimiter) {
+			for i < len(s.keys) && (s.keys[i] <= after || strings.HasPrefix(s.keys[i], after)) {
+				i++
+			}
+		} else {
+			for i < len(s.keys) && s.keys[i] <= after {
+				i++
+			}
+		}
+	}
+	var page store.Page
+	for ; i < len(s.keys) && strings.HasPrefix(s.keys[i], q.Prefix); i++ {
+		if len(page.Objects) == s.pageSize {
+			page.Next = page.Objects[len(page.Objects)-1].Key
+			break
+		}
+		k := s.keys[i]
+		if q.Delimiter != "" {
+			if j := strings.Index(k[len(q.Prefix):], q.Delimiter); j >= 0 {
+				cp := k[:len(q.Prefix)+j+len(q.Delimiter)]
+				page.Objects = append(page.Objects, store.Object{Key: cp, IsPrefix: true})
+				for i+1 < len(s.keys) && strings.HasPrefix(s.keys[i+1], cp) {
+					i++
+				}
+				continue
+			}
+		}
+		page.Objects = append(page.Objects, store.Object{Key: k, Size: int64(len(k))})
+	}
+	return page, nil
+}
+
+// List is one chain, for the comparison.
+func (s *pagedStore) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
+	q := store.ListQuery{Prefix: prefix, Delimiter: delimiter}
+	for {
+		page, err := s.ListPage(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, o := range page.Objects {
+			if err := fn(o); err != nil {
+				return err
+			}
+		}
+		if page.Next == "" {
+			return nil
+		}
+		q.Token = page.Next
+	}
+}
+
+func reportKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		user := i / 4
+		keys[i] = fmt.Sprintf("company-%04d/user-%04d/file-%02d.json", user/100+1, user+1, i%4+1)
+	}
+	return keys
+}
+
+func TestParallelListingsListWhatOneChainLists(t *testing.T) {
+	many := func(n int, format string) []string {
+		var k []string
+		for i := range n {
+			k = append(k, fmt.Sprintf(format, i))
+		}
+		return k
+	}
+	tests := []struct {
+		name   string
+		keys   []string
+		prefix string
+	}{
+		{"the report's layout", reportKeys(3000), ""},
+		{"the report's layout under a partial prefix", reportKeys(3000), "company-000"},
+		{"one company", reportKeys(3000), "company-0002/"},
+		{"no slash at all", many(300, "key-%05d"), ""},
+		{"one top prefix over many", many(500, "data/part-%03d/x"), ""},
+		{"objects between and beside prefixes, and names that sort around a slash", []string{
+			"a", "a-b", "a.txt", "a/", "a/x", "a/y/z", "a0", "b/1", "b/2", "b/2/", "b!", "c", "c/d/e/f", "d/\u00e9/1", "d/e/1", "zz",
+		}, ""},
+		{"a prefix that is also an object name", []string{"logs", "logs/1", "logs/2", "logs-old/1", "logsx"}, "logs"},
+		{"nothing under the prefix", reportKeys(40), "nope/"},
+		{"empty bucket", nil, ""},
+	}
+	for _, tt := range tests {
+		for _, ordered := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, ordered %v", tt.name, ordered), func(t *testing.T) {
+				st := newPagedStore(tt.keys, 7)
+				var want []string
+				_ = st.List(t.Context(), tt.prefix, "", func(o store.Object) error { want = append(want, o.Key); return nil })
+				st.requests.Store(0)
+				e := newExecutor(Job{}, Options{})
+				var got []string
+				err := e.list(t.Context(), st, tt.prefix, ordered, func(o store.Object) error {
+					if o.IsPrefix {
+						t.Errorf("a common prefix %q was passed on", o.Key)
+					}
+					got = append(got, o.Key)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ordered {
+					sort.Strings(got)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("listed (-one chain +parallel):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// Without a '/' the discovery listing is the listing: not one request more
+// than one chain.
+func TestParallelListingOfKeysWithoutSlashCostsNoRequestMore(t *testing.T) {
+	var keys []string
+	for i := range 1000 {
+		keys = append(keys, fmt.Sprintf("k%04d", i))
+	}
+	st := newPagedStore(keys, 10)
+	_ = st.List(t.Context(), "", "", func(store.Object) error { return nil })
+	one := st.requests.Swap(0)
+	e := newExecutor(Job{}, Options{})
+	if err := e.list(t.Context(), st, "", false, func(store.Object) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.requests.Load(); got != one {
+		t.Errorf("%d requests, one chain takes %d", got, one)
+	}
+}
+
+// The report's layout: about one chain's requests plus the discovery, and
+// several chains at once.
+func TestParallelListingSplitsTheReportLayout(t *testing.T) {
+	keys := reportKeys(40_000) // 100 companies of 400 keys
+	st := newPagedStore(keys, 1000)
+	_ = st.List(t.Context(), "", "", func(store.Object) error { return nil })
+	one := st.requests.Swap(0)
+	e := newExecutor(Job{}, Options{})
+	n := 0
+	if err := e.list(t.Context(), st, "", false, func(store.Object) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(keys) {
+		t.Errorf("%d keys listed, want %d", n, len(keys))
+	}
+	// One discovery page, and at most one extra page per range (its last,
+	// which crosses into the next).
+	if got, most := st.requests.Load(), one+1+listRanges; got > most {
+		t.Errorf("%d requests, want at most %d (one chain: %d)", got, most, one)
+	}
+	if rs := cut(mustDiscover(t, e, st)); len(rs) < listChains {
+		t.Errorf("%d ranges, want at least %d to list side by side", len(rs), listChains)
+	}
+}
+
+func mustDiscover(t *testing.T, e *executor, st *pagedStore) []string {
+	l := &parallelList{e: e, p: st, fn: func(store.Object) error { return nil }}
+	b, err := l.discover(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A consumer that stops ends every chain, and its error is the listing's.
+func TestParallelListingStopsWithTheConsumer(t *testing.T) {
+	stop := errors.New("enough")
+	for _, ordered := range []bool{true, false} {
+		st := newPagedStore(reportKeys(20_000), 50)
+		e := newExecutor(Job{}, Options{})
+		n := 0
+		err := e.list(t.Context(), st, "", ordered, func(store.Object) error {
+			if n++; n == 500 {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) || n != 500 {
+			t.Errorf("ordered %v: err %v after %d objects, want %v after 500", ordered, err, n, stop)
+		}
+	}
+}
