@@ -12,7 +12,9 @@ import "time"
 //
 //   - grow: from the start, the limit doubles while each window's rate rose
 //     by at least SearchGain over the best so far and its latency stayed
-//     within SearchLatencyRise of the lowest seen; otherwise it settles on
+//     within SearchLatencyRise of the latency at the best limit (most
+//     requests slower says the server, or this machine, is saturated);
+//     otherwise it settles on
 //     the limit that gave the best rate.
 //   - settled: every SearchProbeEvery windows it tries a quarter more for a
 //     window; a gain takes it back to growing, no gain back to where it was.
@@ -29,9 +31,12 @@ import "time"
 const (
 	// SearchGain is the rise in rate a larger limit must bring to count.
 	SearchGain = 1.10
-	// SearchLatencyRise is how far the window's mean latency may rise over
-	// the lowest seen before the server (or the link) counts as saturated.
-	SearchLatencyRise = 1.5
+	// SearchLatencyRise is how far most requests' latency may rise over the
+	// latency at the best limit before the server (or the link) counts as
+	// saturated. Doubling the requests in flight on a saturated server
+	// doubles their latency; on a busy machine latency rises somewhat with
+	// load while the rate still does too.
+	SearchLatencyRise = 2
 	// SearchProbeEvery is the number of settled windows between probes.
 	SearchProbeEvery = 16
 	// SearchMargin is the share of the accepted rate a throttled window
@@ -66,14 +71,14 @@ type search struct {
 	ok        int
 	throttles int
 	latency   time.Duration // sum over ok
-	slow      int           // ok slower than SearchLatencyRise x minLatency
+	slow      int           // ok slower than SearchLatencyRise x baseLatency
 	demand    bool          // some Acquire waited or took the last slot
 
-	minLatency time.Duration // lowest window mean seen
-	best       float64       // requests/s of the best window at bestLimit
-	bestLimit  int
-	settled    int // windows since settling
-	probeFrom  int // the limit a probe started from
+	baseLatency time.Duration // mean of the last window that set best
+	best        float64       // requests/s of the best window at bestLimit
+	bestLimit   int
+	settled     int // windows since settling
+	probeFrom   int // the limit a probe started from
 }
 
 // NewSearching returns a limiter whose limit starts at start and is found by
@@ -118,7 +123,7 @@ func (l *Limiter) Completed(latency time.Duration) {
 	s.begin(l.now())
 	s.ok++
 	s.latency += latency
-	if s.minLatency > 0 && float64(latency) > SearchLatencyRise*float64(s.minLatency) {
+	if s.baseLatency > 0 && float64(latency) > SearchLatencyRise*float64(s.baseLatency) {
 		s.slow++
 	}
 	if s.ok+s.throttles >= int(l.limit.Load()) {
@@ -148,12 +153,9 @@ func (l *Limiter) judge() {
 	}
 	next := limit
 	if judged {
-		if s.ok > 0 && (s.minLatency == 0 || mean < s.minLatency) && s.throttles == 0 && !s.warmup {
-			s.minLatency = mean
-		}
 		// Most requests slower, not the mean: requests that waited out a
 		// retry are a few slow ones.
-		risen := s.minLatency > 0 && 2*s.slow > s.ok
+		risen := s.baseLatency > 0 && 2*s.slow > s.ok
 		switch {
 		case s.throttles > 0:
 			f := float64(s.throttles) / float64(n)
@@ -164,21 +166,21 @@ func (l *Limiter) judge() {
 			// An idle limit says nothing about its throughput.
 		case s.phase == phaseGrow:
 			if rate >= s.best*SearchGain && !risen {
-				s.best, s.bestLimit = rate, limit
+				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 				next = 2 * limit
 				if next >= l.ceiling {
 					s.phase, s.settled = phaseSettled, 0
 				}
 			} else {
 				if rate >= s.best*SearchGain || s.bestLimit == 0 {
-					s.best, s.bestLimit = rate, limit
+					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 				}
 				next = s.bestLimit
 				s.phase, s.settled = phaseSettled, 0
 			}
 		case s.phase == phaseProbe:
 			if rate >= s.best*SearchGain && !risen {
-				s.best, s.bestLimit = rate, limit
+				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 				next = 2 * limit
 				s.phase = phaseGrow
 			} else {
@@ -190,11 +192,15 @@ func (l *Limiter) judge() {
 		case s.phase == phaseAvoid:
 			next = limit + max(1, limit/16)
 			if rate > s.best {
-				s.best, s.bestLimit = rate, limit
+				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 			}
 		case s.phase == phaseSettled:
-			if rate > s.best || s.bestLimit != limit {
-				s.best, s.bestLimit = rate, limit
+			// What the settled limit gives, smoothed: a probe must beat
+			// its usual rate, not its luckiest window.
+			if s.bestLimit != limit || s.best == 0 {
+				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
+			} else {
+				s.best, s.baseLatency = (s.best+rate)/2, (s.baseLatency+mean)/2
 			}
 			s.settled++
 			if s.settled >= SearchProbeEvery && limit < l.ceiling {

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Benchmark: the latency regime (docs/design/0003-requests-in-flight.md).
+# Every figure in one run, side by side: this tree's s3bulk ("new") against
+# a baseline build of BASE ("base", a git revision, built from this
+# repository), and s5cmd where it applies.
+#
+#   copy     20,000 copies bucket to bucket at DELAY per request (instant
+#            S3 fixture, internal/fakes3): new, base, s5cmd, defaults.
+#   list     1,000,000 keys (the report's layout) planned by a dry run at
+#            DELAY per page: new, base; and new on 10,000 keys (peak RSS).
+#   throttle 100,000 copies at DELAY under a limit of 3,500 writes/s for
+#            the bucket (503 SlowDown above it): new.
+#   memory   20,000 copies with --concurrency 2000: new, peak RSS.
+#   upload   10,000 files of 100 KiB uploaded at DELAY: new, base.
+#   local    5,000 x 100 KiB bucket to bucket on the embedded S3 server
+#            (versitygw), with 0 and 30 ms added per request: new, base.
+#
+#   S5CMD=/path/to/s5cmd ./scripts/bench-latency.sh [copy list throttle memory upload local]
+#
+# Environment: BASE (default d57bf33), DELAY (default 130ms), ROUNDS for
+# the local runs (default 3). Prints one line per run: name, seconds, items
+# per second, peak RSS in MiB, client CPU seconds. The fixture answers
+# every request after DELAY and stores nothing; it runs as its own process
+# so that the client's memory and CPU are its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base=${BASE:-d57bf33}
+delay=${DELAY:-130ms}
+rounds=${ROUNDS:-3}
+s5cmd=${S5CMD:-$(command -v s5cmd || true)}
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(copy list throttle memory upload local)
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-latency.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+go build -o "$work/new" ./cmd/s3bulk
+go build -o "$work/fakes3" ./internal/fakes3/cmd/fakes3
+mkdir "$work/base-src"
+git archive "$base" | tar -x -C "$work/base-src"
+(cd "$work/base-src" && go build -o "$work/base" ./cmd/s3bulk)
+export AWS_ACCESS_KEY_ID=s3bulk AWS_SECRET_ACCESS_KEY=s3bulk-secret AWS_REGION=us-east-1
+unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); base $base; delay $delay"
+
+# start CMD...: runs a server-like child that prints "endpoint: URL"; sets
+# $endpoint and $child.
+start() {
+  local out="$work/child.$RANDOM"
+  "$@" >"$out" 2>"$out.err" &
+  child=$!
+  pids+=("$child")
+  for _ in $(seq 600); do grep -q '^endpoint: ' "$out" 2>/dev/null && break; sleep 0.05; done
+  endpoint=$(sed -n 's/^endpoint: //p' "$out")
+  [ -n "$endpoint" ] || { cat "$out.err" >&2; exit 1; }
+  childerr=$out.err
+}
+# stop: ends the last child started and prints its counts (the fixture's).
+stop() {
+  kill -INT "$child"
+  wait "$child" 2>/dev/null || true
+  cat "$childerr"
+}
+# measure NAME ITEMS CMD...: runs CMD, prints NAME seconds items/s MiB cpu.
+measure() {
+  local name=$1 items=$2
+  shift 2
+  /usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" >/dev/null 2>"$work/err" ||
+    { echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
+  read -r wall rss user sys <"$work/t"
+  awk -v n="$name" -v w="$wall" -v i="$items" -v r="$rss" -v u="$user" -v s="$sys" \
+    'BEGIN {printf "%-28s %8.2f s %10.0f /s %6.0f MiB %7.2f cpu-s\n", n, w, i / w, r / 1024, u + s}'
+}
+q=(--no-progress --quiet)
+
+for part in "${parts[@]}"; do
+  case $part in
+  copy)
+    start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
+    measure copy-new 20000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    measure copy-base 20000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    if [ -x "$s5cmd" ]; then
+      measure copy-s5cmd 20000 "$s5cmd" --endpoint-url "$endpoint" cp 's3://src/*' s3://dst/
+    fi
+    stop
+    ;;
+  list)
+    start "$work/fakes3" -objects 1000000 -size 100KiB -delay "$delay"
+    measure list-1m-new 1000000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
+    measure list-1m-base 1000000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
+    stop
+    start "$work/fakes3" -objects 10000 -size 100KiB -delay "$delay"
+    measure list-10k-new 10000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
+    stop
+    ;;
+  throttle)
+    start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
+    measure throttle-new 100000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    stop
+    ;;
+  memory)
+    start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
+    measure memory-2000-new 20000 "$work/new" --concurrency 2000 --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    stop
+    ;;
+  upload)
+    mkdir -p "$work/files"
+    head -c 102400 /dev/urandom >"$work/files/f-00000.json"
+    for i in $(seq 1 9999); do cp "$work/files/f-00000.json" "$work/files/f-$(printf %05d "$i").json"; done
+    start "$work/fakes3" -objects 0 -delay "$delay"
+    measure upload-new 10000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
+    measure upload-base 10000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
+    stop
+    rm -rf "$work/files"
+    ;;
+  local)
+    start "$work/new" serve --dir "$work/data"
+    server=$endpoint
+    "$work/new" --endpoint-url "$server" "${q[@]}" mb s3://src
+    "$work/new" --endpoint-url "$server" "${q[@]}" mb s3://dst
+    "$work/new" --endpoint-url "$server" "${q[@]}" seed s3://src/ --objects 5000 --size 100KiB
+    for lat in 0 30ms; do
+      ep=$server
+      if [ "$lat" != 0 ]; then
+        start "$work/new" demo latency-proxy --target "$server" --latency "$lat"
+        ep=$endpoint
+      fi
+      for i in $(seq "$rounds"); do
+        for tool in new base; do
+          "$work/new" --endpoint-url "$server" "${q[@]}" rm --recursive s3://dst/ >/dev/null 2>&1 || true
+          measure "local-$lat-$tool" 5000 "$work/$tool" --endpoint-url "$ep" "${q[@]}" cp --recursive s3://src/ s3://dst/
+          n=$("$work/new" --endpoint-url "$server" ls --recursive s3://dst/ | wc -l)
+          [ "$n" -eq 5000 ] || { echo "local-$lat-$tool copied $n objects, want 5000" >&2; exit 1; }
+        done
+      done
+      [ "$lat" = 0 ] || stop >/dev/null
+    done
+    ;;
+  *)
+    echo "unknown part $part" >&2
+    exit 2
+    ;;
+  esac
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
