@@ -14,4 +14,11 @@
 // round trip of successes (as many successes as the current limit) adds one
 // slot back, up to the ceiling. This is the scheme TCP uses for congestion,
 // and the shape of what S3 asks of clients: back off quickly, grow slowly.
+//
+// A searching limiter ([NewSearching]) finds the limit instead: it measures
+// completed requests per second and their latency in windows of about one
+// round trip, doubles while the rate rises, settles and probes, and after a
+// throttled window keeps the share of requests the server accepted (see
+// search.go and docs/design/0003-requests-in-flight.md). [Streams] finds the
+// number of part uploads in flight the same way.
 package limiter
