@@ -141,6 +141,8 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"a negative part concurrency is a usage error", []string{"cp", "--part-concurrency", "-1", S + "/k", D + "/"}, nil, ExitUsage, []string{"--part-concurrency -1", "1 or more"}, ""},
 		{"sync checks the part concurrency", []string{"sync", "--part-concurrency", "-2", S + "/", D + "/"}, nil, ExitUsage, []string{"--part-concurrency -2"}, ""},
 		{"a concurrency of 0 is a usage error", []string{"--concurrency", "0", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{"--concurrency 0", "at least 1"}, ""},
+		{"a negative concurrency is a usage error", []string{"--concurrency", "-5", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{"--concurrency -5", "at least 1"}, ""},
+		{"a max concurrency of 0 is a usage error", []string{"--max-concurrency", "0", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{"--max-concurrency 0", "at least 1"}, ""},
 		{"an unknown log level is a usage error", []string{"--log-level", "loud", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{`--log-level "loud"`}, ""},
 		{"an unknown path style is a usage error", []string{"--path-style", "maybe", "ls", S}, nil, ExitUsage, []string{`--path-style "maybe"`}, ""},
 		{"an endpoint that is no URL is a usage error", []string{"--endpoint-url", "::nope", "ls", S}, nil, ExitUsage, []string{"--endpoint-url", "::nope"}, ""},
