@@ -18,18 +18,23 @@ import (
 // copy rate. A store that lists a page a request (store.Pager) is therefore
 // listed by several chains side by side:
 //
-//  1. Discovery: a delimited listing of the prefix finds its common
-//     prefixes ("company-0001/"...), breadth first: while there are fewer
-//     than listChains of them, each is listed with the delimiter in turn
-//     (one level more, at most listDepth levels). Objects before the first
-//     common prefix are passed on at once; a listing with no common prefix
-//     at all (a bucket without '/') is thereby the one chain it always was,
-//     without a request more.
+//  0. The first listSerialPages pages are one flat chain, as always: a
+//     listing that ends within them costs not one request more (and on a
+//     server on this machine, where every listing request walks a directory
+//     tree, splitting a small listing only adds work).
+//  1. Discovery: a delimited listing of the rest finds its common prefixes
+//     ("company-0001/"...), breadth first: while there are fewer than
+//     listChains of them, each is listed with the delimiter in turn (one
+//     level more, at most listDepth levels). Objects before the first common
+//     prefix are passed on at once; a listing with no common prefix at all
+//     (a bucket without '/') is thereby the one chain it always was, without
+//     a request more.
 //  2. Ranges: the common prefixes found, in byte order, cut the rest of the
 //     key space into at most listRanges ranges of consecutive prefixes; each
 //     range is one flat chain (StartAfter its first bound, stopping at the
 //     next range's), so pages stay full and the listing costs about the
-//     requests of one chain plus those of the discovery.
+//     requests of one chain plus those of the discovery. A first range takes
+//     what lies between the keys passed on so far and the first bound.
 //  3. Merge: listChains chains at a time, each page a request of the run's
 //     budget, into the planner's one bounded stream. Ordered (for sync) the
 //     ranges are emitted one after another, each chain reading at most
@@ -39,6 +44,7 @@ import (
 // the rest is one more range) and the pages in flight: flat in the number
 // of keys.
 const (
+	listSerialPages = 5
 	listChains      = 16
 	listDepth       = 2
 	listRanges      = 4 * listChains
@@ -54,7 +60,7 @@ func (e *executor) list(ctx context.Context, st store.Store, prefix string, orde
 	if !ok {
 		return st.List(ctx, prefix, "", fn)
 	}
-	l := &parallelList{e: e, p: p, prefix: prefix, fn: fn}
+	l := &parallelList{e: e, p: p, prefix: prefix, fn: fn, serialPages: listSerialPages}
 	return l.run(ctx, ordered)
 }
 
@@ -78,6 +84,8 @@ type parallelList struct {
 	p      store.Pager
 	prefix string
 	fn     func(store.Object) error
+	// serialPages are listed by one chain before any split.
+	serialPages int
 }
 
 // page lists one page as one request of the run's budget.
@@ -92,24 +100,68 @@ func (l *parallelList) page(ctx context.Context, q store.ListQuery) (store.Page,
 }
 
 func (l *parallelList) run(ctx context.Context, ordered bool) error {
-	bounds, err := l.discover(ctx)
-	if err != nil || len(bounds) == 0 {
+	last, more, err := l.serial(ctx)
+	if err != nil || !more {
 		return err
 	}
-	return l.ranges(ctx, cut(bounds), ordered)
+	bounds, last, err := l.discover(ctx, last)
+	if err != nil || bounds == nil {
+		return err // nil: no common prefix, the discovery listed it all
+	}
+	// Every key up to last has been passed on; the first range takes the
+	// rest of a prefix that holds last, and any keys before the next bound.
+	var rest []string
+	for _, b := range bounds {
+		if b > last {
+			rest = append(rest, b)
+		}
+	}
+	first := keyRange{after: last}
+	if len(rest) > 0 {
+		first.hi = rest[0]
+	}
+	return l.ranges(ctx, append([]keyRange{first}, cut(rest)...), ordered)
 }
 
-// discover lists the prefix with a delimiter, breadth first, and returns
-// the common prefixes found, sorted. It passes on the objects before the
+// serial lists the first serialPages pages with one flat chain, passing
+// everything on. It returns the last key passed on and whether there is more.
+func (l *parallelList) serial(ctx context.Context) (last string, more bool, err error) {
+	if l.serialPages <= 0 {
+		return "", true, nil
+	}
+	q := store.ListQuery{Prefix: l.prefix}
+	for range l.serialPages {
+		page, err := l.page(ctx, q)
+		if err != nil {
+			return "", false, err
+		}
+		for _, o := range page.Objects {
+			if err := l.fn(o); err != nil {
+				return "", false, err
+			}
+			last = o.Key
+		}
+		if page.Next == "" || page.Next == q.Token {
+			return last, false, nil
+		}
+		q.Token = page.Next
+	}
+	return last, true, nil
+}
+
+// discover lists the prefix after the key after with a delimiter, breadth
+// first, and returns the common prefixes found, sorted (nil when there was
+// none), and the last key passed on. It passes on the objects before the
 // first common prefix: with none at all, that is the whole listing.
-func (l *parallelList) discover(ctx context.Context) ([]string, error) {
-	var bounds []string
+func (l *parallelList) discover(ctx context.Context, after string) ([]string, string, error) {
+	bounds := []string{}
 	seenPrefix := false
-	q := store.ListQuery{Prefix: l.prefix, Delimiter: "/"}
+	last := after
+	q := store.ListQuery{Prefix: l.prefix, Delimiter: "/", StartAfter: after}
 	for {
 		page, err := l.page(ctx, q)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		for _, o := range page.Objects {
 			switch {
@@ -120,8 +172,9 @@ func (l *parallelList) discover(ctx context.Context) ([]string, error) {
 				}
 			case !seenPrefix:
 				if err := l.fn(o); err != nil {
-					return nil, err
+					return nil, "", err
 				}
+				last = o.Key
 			}
 		}
 		if page.Next == "" || len(bounds) >= listMaxPrefixes {
@@ -129,15 +182,18 @@ func (l *parallelList) discover(ctx context.Context) ([]string, error) {
 		}
 		q.Token = page.Next
 	}
+	if !seenPrefix {
+		return nil, last, nil
+	}
 	// One level deeper while there are too few to list side by side.
 	for depth := 1; depth < listDepth && len(bounds) > 0 && len(bounds) < listChains; depth++ {
 		deeper, err := l.subprefixes(ctx, bounds)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		bounds = deeper
 	}
-	return bounds, nil
+	return bounds, last, nil
 }
 
 // subprefixes lists each of prefixes with a delimiter, side by side, and
@@ -171,8 +227,9 @@ func (l *parallelList) subprefixes(ctx context.Context, prefixes []string) ([]st
 	return out, nil
 }
 
-// keyRange is the keys k with lo <= k < hi ("" hi: to the end).
-type keyRange struct{ lo, hi string }
+// keyRange is the keys k with k > after, lo <= k and k < hi ("" hi: to
+// the end).
+type keyRange struct{ after, lo, hi string }
 
 // cut splits the key space from the first bound on into at most listRanges
 // ranges of about as many bounds each.
@@ -180,7 +237,9 @@ func cut(bounds []string) []keyRange {
 	per := (len(bounds) + listRanges - 1) / listRanges
 	var rs []keyRange
 	for i := 0; i < len(bounds); i += per {
-		r := keyRange{lo: bounds[i]}
+		// StartAfter must sort before lo; lo without its last byte ("a/"
+		// -> "a") does, and keys between the two are dropped.
+		r := keyRange{after: bounds[i][:len(bounds[i])-1], lo: bounds[i]}
 		if i+per < len(bounds) {
 			r.hi = bounds[i+per]
 		}
@@ -192,9 +251,7 @@ func cut(bounds []string) []keyRange {
 // chain lists one range flat, sending its pages (only keys in range) to
 // out.
 func (l *parallelList) chain(ctx context.Context, r keyRange, out chan<- []store.Object) error {
-	// StartAfter must sort before lo; lo without its last byte ("a/" ->
-	// "a") does, and keys between the two are dropped below.
-	q := store.ListQuery{Prefix: l.prefix, StartAfter: r.lo[:len(r.lo)-1]}
+	q := store.ListQuery{Prefix: l.prefix, StartAfter: r.after}
 	for {
 		page, err := l.page(ctx, q)
 		if err != nil {

@@ -127,22 +127,25 @@ func TestParallelListingsListWhatOneChainLists(t *testing.T) {
 		{"empty bucket", nil, ""},
 	}
 	for _, tt := range tests {
-		for _, ordered := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s, ordered %v", tt.name, ordered), func(t *testing.T) {
+		for _, c := range []struct {
+			ordered bool
+			serial  int
+		}{{true, 0}, {false, 0}, {true, 2}, {false, 2}, {false, listSerialPages}} {
+			t.Run(fmt.Sprintf("%s, ordered %v, %d pages first", tt.name, c.ordered, c.serial), func(t *testing.T) {
+				ordered := c.ordered
 				st := newPagedStore(tt.keys, 7)
 				var want []string
 				_ = st.List(t.Context(), tt.prefix, "", func(o store.Object) error { want = append(want, o.Key); return nil })
 				st.requests.Store(0)
-				e := newExecutor(Job{}, Options{})
 				var got []string
-				err := e.list(t.Context(), st, tt.prefix, ordered, func(o store.Object) error {
+				l := &parallelList{e: newExecutor(Job{}, Options{}), p: st, prefix: tt.prefix, serialPages: c.serial, fn: func(o store.Object) error {
 					if o.IsPrefix {
 						t.Errorf("a common prefix %q was passed on", o.Key)
 					}
 					got = append(got, o.Key)
 					return nil
-				})
-				if err != nil {
+				}}
+				if err := l.run(t.Context(), ordered); err != nil {
 					t.Fatal(err)
 				}
 				if !ordered {
@@ -157,21 +160,26 @@ func TestParallelListingsListWhatOneChainLists(t *testing.T) {
 }
 
 // Without a '/' the discovery listing is the listing: not one request more
-// than one chain.
+// than one chain. Nor is a listing of a few pages.
 func TestParallelListingOfKeysWithoutSlashCostsNoRequestMore(t *testing.T) {
 	var keys []string
 	for i := range 1000 {
 		keys = append(keys, fmt.Sprintf("k%04d", i))
 	}
-	st := newPagedStore(keys, 10)
-	_ = st.List(t.Context(), "", "", func(store.Object) error { return nil })
-	one := st.requests.Swap(0)
-	e := newExecutor(Job{}, Options{})
-	if err := e.list(t.Context(), st, "", false, func(store.Object) error { return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if got := st.requests.Load(); got != one {
-		t.Errorf("%d requests, one chain takes %d", got, one)
+	for _, tt := range []struct {
+		name string
+		keys []string
+	}{{"no slash", keys}, {"a few pages", reportKeys(10 * listSerialPages)}} {
+		st := newPagedStore(tt.keys, 10)
+		_ = st.List(t.Context(), "", "", func(store.Object) error { return nil })
+		one := st.requests.Swap(0)
+		e := newExecutor(Job{}, Options{})
+		if err := e.list(t.Context(), st, "", false, func(store.Object) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if got := st.requests.Load(); got != one {
+			t.Errorf("%s: %d requests, one chain takes %d", tt.name, got, one)
+		}
 	}
 }
 
@@ -190,9 +198,9 @@ func TestParallelListingSplitsTheReportLayout(t *testing.T) {
 	if n != len(keys) {
 		t.Errorf("%d keys listed, want %d", n, len(keys))
 	}
-	// One discovery page, and at most one extra page per range (its last,
-	// which crosses into the next).
-	if got, most := st.requests.Load(), one+1+listRanges; got > most {
+	// One discovery page, the first range's, and at most one extra page
+	// per range (its last, which crosses into the next).
+	if got, most := st.requests.Load(), one+2+listRanges; got > most {
 		t.Errorf("%d requests, want at most %d (one chain: %d)", got, most, one)
 	}
 	if rs := cut(mustDiscover(t, e, st)); len(rs) < listChains {
@@ -202,7 +210,7 @@ func TestParallelListingSplitsTheReportLayout(t *testing.T) {
 
 func mustDiscover(t *testing.T, e *executor, st *pagedStore) []string {
 	l := &parallelList{e: e, p: st, fn: func(store.Object) error { return nil }}
-	b, err := l.discover(t.Context())
+	b, _, err := l.discover(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

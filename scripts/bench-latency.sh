@@ -7,7 +7,8 @@
 #   copy     20,000 copies bucket to bucket at DELAY per request (instant
 #            S3 fixture, internal/fakes3): new, base, s5cmd, defaults.
 #   list     1,000,000 keys (the report's layout) planned by a dry run at
-#            DELAY per page: new, base; and new on 10,000 keys (peak RSS).
+#            DELAY per page: new, base; and new on 10,000 and 100,000 keys
+#            (peak RSS).
 #   throttle 100,000 copies at DELAY under a limit of 3,500 writes/s for
 #            the bucket (503 SlowDown above it): new.
 #   memory   20,000 copies with --concurrency 2000: new, peak RSS.
@@ -93,9 +94,11 @@ for part in "${parts[@]}"; do
     measure list-1m-new 1000000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
     measure list-1m-base 1000000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
     stop
-    start "$work/fakes3" -objects 10000 -size 100KiB -delay "$delay"
-    measure list-10k-new 10000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
-    stop
+    for n in 10000 100000; do
+      start "$work/fakes3" -objects $n -size 100KiB -delay "$delay"
+      measure "list-$((n / 1000))k-new" $n "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
+      stop
+    done
     ;;
   throttle)
     start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
