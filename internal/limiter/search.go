@@ -10,17 +10,16 @@ import "time"
 // searching Limiter measures completed requests per second in windows of
 // about one round trip and moves its limit:
 //
-//   - grow: from the start, the limit doubles while each window's rate rose
-//     by at least SearchGain over the best so far and its latency stayed
-//     within SearchLatencyRise of the latency at the best limit (most
+//   - grow: from the start, the limit doubles while two windows in a row
+//     rose by at least SearchGrowGain over the best so far and latency
+//     stayed within SearchLatencyRise of the latency at the best limit (most
 //     requests slower says the server, or this machine, is saturated);
-//     otherwise it settles on
-//     the limit that gave the best rate.
-//   - settled: every SearchProbeEvery windows it tries a quarter more for a
-//     window; a gain takes it back to growing, no gain back to where it was.
-//     Latency alone never shrinks the limit: on a shared machine it rises
-//     with everyone's load, and more requests in flight than a saturated
-//     server needs cost latency, not throughput.
+//     otherwise it settles on the limit that gave the best rate.
+//   - settled: every SearchProbeEvery windows it tries a quarter more; two
+//     windows with a gain of SearchGain take it back to growing, anything
+//     less back to where it was. Latency alone never shrinks the limit: on
+//     a shared machine it rises with everyone's load, and more requests in
+//     flight than a saturated server needs cost latency, not throughput.
 //   - throttled: a window in which a fraction f of the attempts was
 //     throttled ends with the limit at (1-f) x SearchMargin of itself, the
 //     rate the server accepted with a margin; then it grows additively, a
@@ -29,7 +28,12 @@ import "time"
 // The window after any change is not judged: its requests started under the
 // old limit.
 const (
-	// SearchGain is the rise in rate a larger limit must bring to count.
+	// SearchGrowGain is the rise in rate a doubled limit must bring, in two
+	// windows in a row, for the search to double again: a network-bound
+	// doubling brings twice the rate, a saturated one nothing.
+	SearchGrowGain = 1.25
+	// SearchGain is the rise in rate a probe (a quarter more) must bring,
+	// in two windows in a row, to be kept.
 	SearchGain = 1.10
 	// SearchLatencyRise is how far most requests' latency may rise over the
 	// latency at the best limit before the server (or the link) counts as
@@ -79,6 +83,7 @@ type search struct {
 	bestLimit   int
 	settled     int // windows since settling
 	probeFrom   int // the limit a probe started from
+	wins        int // windows in a row that beat best (growth needs two)
 }
 
 // NewSearching returns a limiter whose limit starts at start and is found by
@@ -165,26 +170,35 @@ func (l *Limiter) judge() {
 		case !s.demand:
 			// An idle limit says nothing about its throughput.
 		case s.phase == phaseGrow:
-			if rate >= s.best*SearchGain && !risen {
+			switch {
+			case s.bestLimit == 0 || s.best == 0:
+				// The first judged window: the rate to beat.
 				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 				next = 2 * limit
-				if next >= l.ceiling {
-					s.phase, s.settled = phaseSettled, 0
-				}
-			} else {
-				if rate >= s.best*SearchGain || s.bestLimit == 0 {
+			case rate >= s.best*SearchGrowGain && !risen:
+				// Twice in a row, so that one lucky window on a busy
+				// machine does not double the limit.
+				if s.wins++; s.wins >= 2 {
 					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
+					next, s.wins = 2*limit, 0
 				}
-				next = s.bestLimit
+			default:
+				next, s.wins = s.bestLimit, 0
+				s.phase, s.settled = phaseSettled, 0
+			}
+			if next >= l.ceiling && next != limit {
 				s.phase, s.settled = phaseSettled, 0
 			}
 		case s.phase == phaseProbe:
-			if rate >= s.best*SearchGain && !risen {
-				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-				next = 2 * limit
-				s.phase = phaseGrow
-			} else {
-				next = s.probeFrom
+			switch {
+			case rate >= s.best*SearchGain && !risen:
+				if s.wins++; s.wins >= 2 {
+					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
+					next, s.wins = 2*limit, 0
+					s.phase = phaseGrow
+				}
+			default:
+				next, s.wins = s.probeFrom, 0
 				s.phase, s.settled = phaseSettled, 0
 			}
 		case s.phase == phaseAvoid && risen:

@@ -232,7 +232,8 @@ func TestSearchFollowsASharedLink(t *testing.T) {
 	if shared.rate() < 0.95*3000 {
 		t.Errorf("shared: %.0f requests/s, want at least 2,850", shared.rate())
 	}
-	if sharedLimit > aloneLimit {
+	// A probe (a quarter more) may be under way when the phase ends.
+	if sharedLimit > aloneLimit+aloneLimit/4 {
 		t.Errorf("limit %d alone, %d shared: want no growth while shared (changes: %v)", aloneLimit, sharedLimit, head(shared.limits))
 	}
 	if l.Limit() < int(0.9*6000*rtt.Seconds()) {
