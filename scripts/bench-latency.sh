@@ -122,7 +122,7 @@ for part in "${parts[@]}"; do
     ;;
   local)
     start "$work/new" serve --dir "$work/data"
-    server=$endpoint
+    server=$endpoint server_pid=$child server_err=$childerr
     "$work/new" --endpoint-url "$server" "${q[@]}" mb s3://src
     "$work/new" --endpoint-url "$server" "${q[@]}" mb s3://dst
     "$work/new" --endpoint-url "$server" "${q[@]}" seed s3://src/ --objects 5000 --size 100KiB
@@ -142,6 +142,9 @@ for part in "${parts[@]}"; do
       done
       [ "$lat" = 0 ] || stop >/dev/null
     done
+    child=$server_pid childerr=$server_err
+    stop >/dev/null
+    rm -rf "$work/data"
     ;;
   *)
     echo "unknown part $part" >&2
