@@ -191,7 +191,7 @@ func TestSearchFindsTheRequestsInFlight(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l, c := newSearchLimiter(256, 4096, 16)
-			r := simulateRequests(l, c, tt.srv, 60*time.Second, 10*time.Second, 500*time.Millisecond)
+			r := simulateRequests(l, c, tt.srv, 30*time.Second, 10*time.Second, 500*time.Millisecond)
 			if got := l.Limit(); got < tt.wantMin || got > tt.wantMax {
 				t.Errorf("limit %d at the end, want %d to %d (changes: %v)", got, tt.wantMin, tt.wantMax, head(r.limits))
 			}
@@ -211,7 +211,7 @@ func TestSearchFindsTheRequestsInFlight(t *testing.T) {
 func TestSearchFollowsASharedLink(t *testing.T) {
 	l, c := newSearchLimiter(256, 4096, 16)
 	begin := c.now()
-	other := func(now time.Time) bool { d := now.Sub(begin); return d >= 30*time.Second && d < 60*time.Second }
+	other := func(now time.Time) bool { d := now.Sub(begin); return d >= 20*time.Second && d < 40*time.Second }
 	srv := &fifo{rtt: rtt, capacity: func(now time.Time) float64 {
 		if other(now) {
 			return 3000
@@ -219,11 +219,11 @@ func TestSearchFollowsASharedLink(t *testing.T) {
 		return 6000
 	}}
 	s := &sim{l: l, c: c, srv: srv}
-	alone := s.run(30*time.Second, 10*time.Second)
+	alone := s.run(20*time.Second, 8*time.Second)
 	aloneLimit := l.Limit()
-	shared := s.run(30*time.Second, 10*time.Second)
+	shared := s.run(20*time.Second, 8*time.Second)
 	sharedLimit := l.Limit()
-	again := s.run(40*time.Second, 20*time.Second)
+	again := s.run(30*time.Second, 15*time.Second)
 	// A doubling that brings less than SearchGain settles on the limit
 	// before it: up to a tenth of the rate may be left.
 	if alone.rate() < 0.9*6000 || again.rate() < 0.9*6000 {
