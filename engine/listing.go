@@ -24,8 +24,10 @@ import (
 //     tree, splitting a small listing only adds work).
 //  1. Discovery: a delimited listing of the rest finds its common prefixes
 //     ("company-0001/"...), breadth first: while there are fewer than
-//     listChains of them, each is listed with the delimiter in turn (one
-//     level more, at most listDepth levels). Objects before the first common
+//     listExpandBelow of them, each is listed with the delimiter in turn
+//     (one level more, at most listDepth levels). Each level more costs a
+//     request per prefix and cuts the ranges finer, which pays only when
+//     there are too few to list side by side. Objects before the first common
 //     prefix are passed on at once; a listing with no common prefix at all
 //     (a bucket without '/') is thereby the one chain it always was, without
 //     a request more.
@@ -46,6 +48,7 @@ import (
 const (
 	listSerialPages = 5
 	listChains      = 16
+	listExpandBelow = 4
 	listDepth       = 2
 	listRanges      = 4 * listChains
 	listReadAhead   = 2
@@ -186,7 +189,7 @@ func (l *parallelList) discover(ctx context.Context, after string) ([]string, st
 		return nil, last, nil
 	}
 	// One level deeper while there are too few to list side by side.
-	for depth := 1; depth < listDepth && len(bounds) > 0 && len(bounds) < listChains; depth++ {
+	for depth := 1; depth < listDepth && len(bounds) > 0 && len(bounds) < listExpandBelow; depth++ {
 		deeper, err := l.subprefixes(ctx, bounds)
 		if err != nil {
 			return nil, "", err
