@@ -129,6 +129,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		total.Objects += sum.Objects
+		total.Deleted += sum.Deleted
 		total.Bytes += sum.Bytes
 		total.Failed += sum.Failed
 		total.Skipped += sum.Skipped

@@ -1,0 +1,123 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/s3bulk/s3bulk/internal/retry"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// DefaultStopAfter is how many objects in a row must fail with the same
+// server error before a run stops (Options.StopAfter). Each of them has
+// already outlived its retries, so the server is not about to recover; ten
+// is few enough to stop within one round of retries at any concurrency,
+// and many enough that a handful of unlucky objects never stop a run.
+const DefaultStopAfter = 10
+
+// StoppedError is the error of a run that stopped early because Count
+// objects in a row failed with the same server error: a failure every
+// object shares, such as a server answering 500 to every request or a
+// destination that denies every write. First is the first of them.
+type StoppedError struct {
+	Count int
+	First *TaskError
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("stopped: %d objects in a row failed the same way: %v", e.Count, e.First)
+}
+
+// Unwrap is the cause, not the object's TaskError: the run, not one
+// object, failed.
+func (e *StoppedError) Unwrap() error { return e.First.Err }
+
+// isFatal reports errors after which no other object can succeed: those the
+// retry classifier calls fatal (credentials, a missing bucket, a wrong
+// region or endpoint, a full disk), and an endpoint that refuses
+// connections.
+func isFatal(err error) bool {
+	if errors.Is(err, store.ErrUnreachable) {
+		return true
+	}
+	return !errors.Is(err, context.Canceled) && retry.Classify(err) == retry.Fatal
+}
+
+// failureKind names what a failed object shares with others that failed the
+// same way, or "" when its failure is its own (a missing key, an unreadable
+// file). Only the server's side counts: a status of 5xx, 401 or 403, or a
+// connection that failed, each after the request's retries.
+func failureKind(err error) string {
+	var status interface{ HTTPStatusCode() int }
+	if errors.As(err, &status) {
+		st := status.HTTPStatusCode()
+		if st < 500 && st != 401 && st != 403 {
+			return ""
+		}
+		kind := strconv.Itoa(st)
+		var code interface{ ErrorCode() string }
+		if errors.As(err, &code) {
+			kind = code.ErrorCode() + " " + kind
+		}
+		return kind
+	}
+	var opErr *net.OpError
+	var errno syscall.Errno
+	if errors.As(err, &opErr) && errors.As(err, &errno) {
+		return "network " + errno.Error()
+	}
+	return ""
+}
+
+// streak holds the failures of the latest run of objects that failed the
+// same way. They are reported when the streak breaks; when it reaches its
+// limit, the run stops and they are not reported one by one.
+type streak struct {
+	limit int // <= 0: never stop
+	mu    sync.Mutex
+	kind  string
+	held  []Result
+}
+
+// add takes the result of one task. It returns the results to report now,
+// in order, and, when r makes limit failures of one kind in a row, the
+// error that stops the run together with the failures it stands for.
+func (s *streak) add(r Result) (report []Result, stop *StoppedError, held []Result) {
+	kind := ""
+	if r.Status == StatusFailed && s.limit > 0 {
+		kind = failureKind(r.Err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if kind == "" || kind != s.kind {
+		report = s.held
+		s.held, s.kind = nil, kind
+		if kind == "" {
+			return append(report, r), nil, nil
+		}
+	}
+	s.held = append(s.held, r)
+	if len(s.held) < s.limit {
+		return report, nil, nil
+	}
+	held, s.held, s.kind = s.held, nil, ""
+	first, _ := held[0].Err.(*TaskError)
+	if first == nil {
+		first = &TaskError{Op: string(held[0].Task.Op), Src: held[0].Task.Src, Dst: held[0].Task.Dst, Err: held[0].Err}
+	}
+	return report, &StoppedError{Count: len(held), First: first}, held
+}
+
+// drain returns the failures still held, at the end of a run.
+func (s *streak) drain() []Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := s.held
+	s.held, s.kind = nil, ""
+	return held
+}
