@@ -54,7 +54,7 @@ func runCLIEnv(t *testing.T, srv *s3test.Server, env map[string]string, args ...
 }
 
 // summaryLine matches the run summary that cp prints on stderr.
-var summaryLine = regexp.MustCompile(`^\d+ objects, .* \d+ failed, \d+ skipped$`)
+var summaryLine = regexp.MustCompile(`^(copied|moved|deleted) .* [0-9,]+ failed, [0-9,]+ skipped$`)
 
 // errorLines returns the lines of stderr that are not the run summary.
 func errorLines(stderr string) []string {

@@ -265,12 +265,13 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	}
 	opts.Progress = &engine.Progress{}
 	var observe func(engine.Result)
+	var lines *progress.Lines
 	if a.g.json {
 		j := &progress.JSONLines{Out: a.stdio.Out}
 		observe = j.Result
 	} else {
-		l := &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}
-		observe = l.Result
+		lines = &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
+		observe = lines.Result
 	}
 	var bar *progress.Bar
 	if a.showProgress() {
@@ -281,11 +282,14 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	if bar != nil {
 		bar.Stop(opts.Progress.Snapshot())
 	}
+	if lines != nil {
+		lines.Skips()
+	}
 	sum.Requests = s.requests.snapshot()
 	if a.collect != nil {
 		a.collect(sum)
 	} else if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit())
+		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit(), summaryVerb(job))
 	}
 	if err != nil {
 		return err
@@ -294,6 +298,17 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 		return partialError{failed: sum.Failed}
 	}
 	return nil
+}
+
+// summaryVerb names what a job does with the objects it does not delete.
+func summaryVerb(job engine.Job) string {
+	switch {
+	case job.Remove:
+		return ""
+	case job.Move:
+		return "moved"
+	}
+	return "copied"
 }
 
 // showProgress: a bar only when stderr is a terminal and nobody asked for

@@ -35,6 +35,7 @@ type globals struct {
 	concurrency          int
 	json                 bool
 	quiet                bool
+	verbose              bool
 	dryRun               bool
 	noProgress           bool
 	logLevel             string
@@ -111,7 +112,11 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	// A task's fatal error was printed as its ERROR line already.
 	var te *engine.TaskError
 	if !errors.As(err, new(partialError)) && (a.g.json || !errors.As(err, &te)) {
-		fmt.Fprintf(stdio.Err, "s3bulk: %s\n", oneLine(err))
+		msg := oneLine(err)
+		if hint := explain(err); hint != "" {
+			msg += "; " + hint
+		}
+		fmt.Fprintf(stdio.Err, "s3bulk: %s\n", msg)
 	}
 	var ue usageError
 	if isCobraUsageError(err) && !errors.As(err, &ue) {
@@ -144,6 +149,7 @@ straight into the workers so memory stays flat for millions of keys.
 	f.IntVar(&a.g.concurrency, "concurrency", defaultConcurrency, "requests in flight for the whole run")
 	f.BoolVar(&a.g.json, "json", false, "print results as JSON lines")
 	f.BoolVar(&a.g.quiet, "quiet", false, "print only errors and the summary")
+	f.BoolVar(&a.g.verbose, "verbose", false, "print one line per skipped object (and, for serve, the server's own log)")
 	f.BoolVar(&a.g.dryRun, "dry-run", false, "print what would be done, touch nothing")
 	f.BoolVar(&a.g.noProgress, "no-progress", false, "never show a progress bar")
 	f.StringVar(&a.g.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
