@@ -37,15 +37,19 @@ func (e *StoppedError) Error() string {
 // object, failed.
 func (e *StoppedError) Unwrap() error { return e.First.Err }
 
-// isFatal reports errors after which no other object can succeed: those the
-// retry classifier calls fatal (credentials, a missing bucket, a wrong
-// region or endpoint, a full disk), and an endpoint that refuses
-// connections.
+// isFatal reports errors after which no other object can succeed: bad
+// credentials, a missing bucket, an endpoint that refuses connections, and
+// whatever else the server answered that the retry classifier calls fatal
+// (a wrong region or endpoint, a bucket name it rejects). Local errors stay
+// the object's own, even those that later objects may well share (a full
+// disk): each such object is reported.
 func isFatal(err error) bool {
-	if errors.Is(err, store.ErrUnreachable) {
+	if errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound) ||
+		errors.Is(err, store.ErrUnreachable) {
 		return true
 	}
-	return !errors.Is(err, context.Canceled) && retry.Classify(err) == retry.Fatal
+	var status interface{ HTTPStatusCode() int }
+	return errors.As(err, &status) && !errors.Is(err, context.Canceled) && retry.Classify(err) == retry.Fatal
 }
 
 // failureKind names what a failed object shares with others that failed the

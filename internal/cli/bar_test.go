@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +14,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
-
-// syncBuffer is a buffer the bar's goroutine writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // isComplete selects CompleteMultipartUpload: a POST naming an upload.
 func isComplete(r *http.Request) bool {
@@ -66,7 +46,7 @@ func TestTheBarCountsTheBytesOfFinishedParts(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &engine.Progress{}
-			var out syncBuffer
+			var out lockedBuffer
 			bar := progress.StartBar(&out, p)
 			done := make(chan error, 1)
 			go func() {

@@ -81,7 +81,7 @@ func (f *seedFlags) register(cmd *cobra.Command) {
 	d := bench.DefaultLayout()
 	fl := cmd.Flags()
 	fl.IntVar(&f.objects, "objects", d.Objects, "number of objects")
-	fl.Var(&f.size, "size", "size of each object, e.g. 100KiB, 1MiB (default 100KiB)")
+	fl.Var(&f.size, "size", "size of each object, e.g. 100KiB, 1MiB")
 	fl.IntVar(&f.filesPerUser, "files-per-user", d.FilesPerUser, "objects per user")
 	fl.IntVar(&f.usersPerCompany, "users-per-company", d.UsersPerCompany, "users per company (the report's unit of parallelism)")
 	fl.Int64Var(&f.seed, "seed", d.Seed, "seed of the bodies' contents")
@@ -509,7 +509,7 @@ out unless asked for with --methods.`,
 	f.bench.register(cmd, true)
 	fl := cmd.Flags()
 	fl.IntVar(&f.seed.objects, "objects", bench.DefaultLayout().Objects, "number of objects")
-	fl.Var(&f.seed.size, "size", "size of each object (default 100KiB)")
+	fl.Var(&f.seed.size, "size", "size of each object")
 	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
 	fl.DurationVar(&f.latency, "latency", defaultDemoLatency, "delay added to every request, e.g. 30ms; 0 for none")
 	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png")

@@ -58,13 +58,6 @@ func (a *app) cpCmd() *cobra.Command {
 		Short: "Copy objects: S3 to S3 (server-side), local to S3, S3 to local",
 		Long: `Copy one object, a prefix (--recursive) or a wildcard match.
 
-  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
-  s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
-  s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
-  s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
-  s3bulk cp --recursive ./photos s3://bucket/photos/
-  s3bulk cp 's3://bucket/**/*.csv' ./data/
-
 Wildcards: '*' and '?' match within one path segment, '**' across '/'.
 Destination keys keep the part of the source key after the source prefix
 (or after the last '/' before the first wildcard). S3 to S3 copies are
@@ -80,6 +73,12 @@ read; for an S3 to S3 copy --sse-c is the key of the copies and
 --sse-c-copy-source with --sse-c-copy-source-key that of the sources.
 --request-payer requester is sent on every request to both buckets;
 --source-region names the source bucket's region when it is not --region.`,
+		Example: `  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
+  s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
+  s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
+  s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
+  s3bulk cp --recursive ./photos s3://bucket/photos/
+  s3bulk cp 's3://bucket/**/*.csv' ./data/`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)

@@ -32,7 +32,9 @@ func explain(err error) string {
 			return "use --region " + r[1]
 		}
 		return "the bucket is in another region: set --region (or AWS_REGION) to it"
-	case errors.Is(err, store.ErrInvalidCredentials):
+	case errors.Is(err, store.ErrInvalidCredentials) && code != "":
+		// The server refused the credentials (loading none says how to
+		// set them itself).
 		return "check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or --profile, for this endpoint"
 	}
 	return ""

@@ -226,6 +226,9 @@ func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
 	if !strings.Contains(out.String(), " objects, ") {
 		t.Errorf("no summary after the interrupt:\n%s", out)
 	}
+	if !strings.Contains(out.String(), "s3bulk: interrupted\n") || strings.Contains(out.String(), "context canceled") {
+		t.Errorf("an interrupt does not say interrupted (and only that):\n%s", out)
+	}
 	if ups := s3test.ListUploads(t, srv.Client(t), dst); len(ups) != 0 {
 		t.Errorf("multipart uploads left after the interrupt: %v", ups)
 	}

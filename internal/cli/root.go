@@ -109,6 +109,12 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if err == nil {
 		return ExitOK
 	}
+	err = unknownCommand(root, args, err)
+	if ctx.Err() != nil {
+		// Interrupted: what was done is reported; the cause is the user.
+		fmt.Fprintln(stdio.Err, "s3bulk: interrupted")
+		return ExitInterrupted
+	}
 	// A task's fatal error was printed as its ERROR line already.
 	var te *engine.TaskError
 	if !errors.As(err, new(partialError)) && (a.g.json || !errors.As(err, &te)) {
@@ -141,7 +147,9 @@ straight into the workers so memory stays flat for millions of keys.
 			return a.setup()
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err) })
 	f := root.PersistentFlags()
 	f.StringVar(&a.g.endpointURL, "endpoint-url", "", "S3 endpoint URL (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)")
 	f.StringVar(&a.g.region, "region", "", "region to sign requests for (default: from the AWS config, else us-east-1)")

@@ -49,6 +49,9 @@ usage error that names its line number, and nothing runs. Lines run at once,
 in no particular order, so one line must not depend on another. Global flags
 (--dry-run, --json, --quiet, --concurrency...) go before "run"; one summary
 covers every line. The exit code is the worst of the lines'.`,
+		Example: `  s3bulk run jobs.txt
+  s3bulk --dry-run run jobs.txt
+  printf 'cp s3://src/a s3://dst/a\ncp s3://src/b s3://dst/b\n' | s3bulk run -`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runFile(cmd.Context(), args[0])
