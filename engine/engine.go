@@ -367,20 +367,16 @@ func (e *executor) setFatal(err error) {
 // objects failing the same way; a streak that reaches Options.StopAfter
 // stops the run, and its failures are counted but not reported one by one.
 func (e *executor) settle(r Result, cancel context.CancelCauseFunc) {
-	report, stop, held := e.streak.add(r)
+	report, quiet, stop := e.streak.add(r)
 	for _, r := range report {
 		e.finish(r)
 	}
-	if stop == nil {
-		return
-	}
-	if !e.firstFatal(stop) {
-		return // the run is stopping already
-	}
-	for _, r := range held {
+	for _, r := range quiet {
 		e.record(r)
 	}
-	cancel(stop)
+	if stop != nil && e.firstFatal(stop) {
+		cancel(stop)
+	}
 }
 
 func (e *executor) finish(r Result) {

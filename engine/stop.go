@@ -80,24 +80,30 @@ func failureKind(err error) string {
 
 // streak holds the failures of the latest run of objects that failed the
 // same way. They are reported when the streak breaks; when it reaches its
-// limit, the run stops and they are not reported one by one.
+// limit, the run stops and they are not reported one by one, nor are the
+// failures of the same kind that end while the run stops.
 type streak struct {
-	limit int // <= 0: never stop
-	mu    sync.Mutex
-	kind  string
-	held  []Result
+	limit   int // <= 0: never stop
+	mu      sync.Mutex
+	kind    string
+	held    []Result
+	stopped string // the kind that stopped the run
 }
 
 // add takes the result of one task. It returns the results to report now,
-// in order, and, when r makes limit failures of one kind in a row, the
-// error that stops the run together with the failures it stands for.
-func (s *streak) add(r Result) (report []Result, stop *StoppedError, held []Result) {
+// in order, and those to count without reporting them: the failures the
+// stop error stands for. stop is set once, when r makes limit failures of
+// one kind in a row.
+func (s *streak) add(r Result) (report, quiet []Result, stop *StoppedError) {
 	kind := ""
 	if r.Status == StatusFailed && s.limit > 0 {
 		kind = failureKind(r.Err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if kind != "" && kind == s.stopped {
+		return nil, []Result{r}, nil
+	}
 	if kind == "" || kind != s.kind {
 		report = s.held
 		s.held, s.kind = nil, kind
@@ -109,12 +115,12 @@ func (s *streak) add(r Result) (report []Result, stop *StoppedError, held []Resu
 	if len(s.held) < s.limit {
 		return report, nil, nil
 	}
-	held, s.held, s.kind = s.held, nil, ""
-	first, _ := held[0].Err.(*TaskError)
+	quiet, s.held, s.kind, s.stopped = s.held, nil, "", kind
+	first, _ := quiet[0].Err.(*TaskError)
 	if first == nil {
-		first = &TaskError{Op: string(held[0].Task.Op), Src: held[0].Task.Src, Dst: held[0].Task.Dst, Err: held[0].Err}
+		first = &TaskError{Op: string(quiet[0].Task.Op), Src: quiet[0].Task.Src, Dst: quiet[0].Task.Dst, Err: quiet[0].Err}
 	}
-	return report, &StoppedError{Count: len(held), First: first}, held
+	return report, quiet, &StoppedError{Count: len(quiet), First: first}
 }
 
 // drain returns the failures still held, at the end of a run.

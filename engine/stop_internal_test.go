@@ -36,6 +36,7 @@ func TestStreak(t *testing.T) {
 		stopAt  int   // the step that stops the run, -1 none
 	}{
 		{"the same server error limit times in a row stops the run", []error{e500, e500, e500}, 3, []int{0, 0, 0}, 2},
+		{"after the stop, the same failure is not reported", []error{e500, e500, e500, e500, e503}, 2, []int{0, 0, 0, 0, 0}, 1},
 		{"a success breaks the streak and reports what it held", []error{e500, e500, nil, e500, e500}, 3, []int{0, 0, 3, 0, 0}, -1},
 		{"another server error starts a new streak", []error{e500, e500, e503, e503, e503}, 3, []int{0, 0, 2, 0, 0}, 4},
 		{"access denied on every object counts", []error{e403, e403}, 2, []int{0, 0}, 1},
@@ -54,12 +55,12 @@ func TestStreak(t *testing.T) {
 				if err != nil {
 					r.Status, r.Err = StatusFailed, &TaskError{Op: "copy", Src: r.Task.Src, Err: err}
 				}
-				report, stop, held := s.add(r)
+				report, quiet, stop := s.add(r)
 				reports = append(reports, len(report))
 				if stop != nil {
 					stopAt = i
-					if len(held) != tt.limit || stop.Count != tt.limit {
-						t.Errorf("stop after %d objects holding %d, want %d", stop.Count, len(held), tt.limit)
+					if len(quiet) != tt.limit || stop.Count != tt.limit {
+						t.Errorf("stop after %d objects holding %d, want %d", stop.Count, len(quiet), tt.limit)
 					}
 					if !errors.Is(stop, tt.steps[i]) {
 						t.Errorf("stop error %v does not wrap the cause", stop)
