@@ -263,26 +263,32 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 		return a.writePlan(ctx, job, opts)
 	}
 	opts.Progress = &engine.Progress{}
+	var bar *progress.Bar
+	out, errOut := a.stdio.Out, a.stdio.Err
+	if a.showProgress() {
+		bar = progress.StartBar(a.stdio.Err, opts.Progress)
+		// Lines for the bar's terminal go above it, or it draws over them.
+		errOut = bar.Lines()
+		if isTerminal(a.stdio.Out) {
+			out = errOut
+		}
+	}
 	var observe func(engine.Result)
 	var lines *progress.Lines
 	if a.g.json {
 		j := &progress.JSONLines{Out: a.stdio.Out}
 		observe = j.Result
 	} else {
-		lines = &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
+		lines = &progress.Lines{Out: out, ErrOut: errOut, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
 		observe = lines.Result
-	}
-	var bar *progress.Bar
-	if a.showProgress() {
-		bar = progress.StartBar(a.stdio.Err, opts.Progress)
 	}
 	opts.Observer = observe
 	sum, err := engine.Run(ctx, job, opts)
-	if bar != nil {
-		bar.Stop(opts.Progress.Snapshot())
-	}
 	if lines != nil {
 		lines.Skips()
+	}
+	if bar != nil {
+		bar.Stop(opts.Progress.Snapshot())
 	}
 	sum.Requests = s.requests.snapshot()
 	if a.collect != nil {
@@ -316,7 +322,12 @@ func (a *app) showProgress() bool {
 	if a.g.noProgress || a.g.quiet || a.g.json {
 		return false
 	}
-	f, ok := a.stdio.Err.(interface{ Fd() uintptr })
+	return isTerminal(a.stdio.Err)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

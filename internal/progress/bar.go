@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
@@ -20,13 +21,49 @@ type Bar struct {
 	bar    *mpb.Bar
 	cancel context.CancelFunc
 	done   chan struct{}
+	above  aboveBar
+}
+
+// aboveBar holds the lines written to print above the bar until the next
+// redraw: written straight to the terminal they would be drawn over, and
+// mpb's own writer waits for a redraw on every write.
+type aboveBar struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (a *aboveBar) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.buf = append(a.buf, p...)
+	return len(p), nil
+}
+
+func (a *aboveBar) take() []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b := a.buf
+	a.buf = nil
+	return b
+}
+
+// Lines returns a writer for lines to print above the bar, on the bar's
+// terminal: results and errors, while the bar runs. They appear at the
+// next redraw, in the order written.
+func (b *Bar) Lines() io.Writer { return &b.above }
+
+func (b *Bar) flush() {
+	if buf := b.above.take(); len(buf) > 0 {
+		_, _ = b.p.Write(buf)
+	}
 }
 
 // StartBar polls src every refresh and draws BarText's two halves around
 // a bar filled by BarFill.
 func StartBar(w io.Writer, src *engine.Progress) *Bar {
+	// ctx stops the polling only: mpb must draw the final state after it.
 	ctx, cancel := context.WithCancel(context.Background())
-	p := mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithWidth(40),
+	p := mpb.New(mpb.WithOutput(w), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithWidth(40),
 		// Draw to any writer: the caller decides when a bar is wanted (a
 		// terminal), and a test draws into a buffer.
 		mpb.WithAutoRefresh())
@@ -51,6 +88,7 @@ func StartBar(w io.Writer, src *engine.Progress) *Bar {
 				return
 			case <-t.C:
 				b.set(src.Snapshot())
+				b.flush()
 			}
 		}
 	}()
@@ -68,7 +106,12 @@ func (b *Bar) Stop(final engine.Snapshot) {
 	b.cancel()
 	<-b.done
 	b.set(final)
-	b.bar.Abort(false)
+	b.flush()
+	if cur, total := BarFill(final); cur >= total && final.PlanComplete {
+		b.bar.SetTotal(total, true) // complete: drawn once more, full
+	} else {
+		b.bar.Abort(false) // stopped short: drawn once more, as it is
+	}
 	b.p.Wait()
 }
 
