@@ -174,6 +174,7 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"a missing key is fatal", []string{"cp", S + "/missing", ldst + "/"}, nil, ExitFatal, []string{S + "/missing", "no such object"}, ""},
 		{"a literal star that names no key is fatal", []string{"cp", "--raw", S + "/star*", ldst + "/"}, nil, ExitFatal, []string{S + "/star*", "no such object"}, ""},
 		{"a missing local file is fatal", []string{"cp", filepath.Join(lsrc, "nope"), D + "/"}, nil, ExitFatal, []string{filepath.Join(lsrc, "nope"), "no such file"}, ""},
+		{"a sync to a missing bucket is fatal and names both sides", []string{"sync", lsrc, "s3://no-such-bucket-s3bulk/x/"}, nil, ExitFatal, []string{"sync " + lsrc + " to s3://no-such-bucket-s3bulk/x/: ", "no such bucket"}, "no such bucket"},
 		{"listing a missing bucket is fatal and says how to make it", []string{"ls", "s3://no-such-bucket-s3bulk"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk", "no such bucket", "create it with `s3bulk mb s3://no-such-bucket-s3bulk`"}, "no such bucket"},
 		{"removing a missing bucket is fatal", []string{"rb", "s3://no-such-bucket-s3bulk"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk", "no such bucket"}, ""},
 		{"removing a bucket that holds objects is fatal and says how to empty it", []string{"rb", S}, nil, ExitFatal, []string{S, "BucketNotEmpty", "s3bulk rm --recursive " + S + "/"}, "BucketNotEmpty"},
