@@ -221,7 +221,7 @@ func newExecutor(job Job, opts Options) *executor {
 	if p == nil {
 		p = &Progress{}
 	}
-	p.concurrency = func() (int, int) { return lim.Limit(), lim.InFlight() }
+	p.limiter.Store(lim)
 	if opts.MaxBufferBytes == 0 {
 		opts.MaxBufferBytes = DefaultMaxBufferBytes
 	}

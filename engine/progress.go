@@ -3,6 +3,8 @@ package engine
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/s3bulk/s3bulk/internal/limiter"
 )
 
 // Progress holds a run's counters. The engine updates them atomically;
@@ -19,7 +21,9 @@ type Progress struct {
 	bytes         atomic.Int64 // bytes of finished objects
 	bytesInFlight atomic.Int64 // bytes of finished parts of unfinished objects
 	settledBytes  atomic.Int64 // planned bytes that will never move: skipped, failed, deleted
-	concurrency   func() (limit, inFlight int)
+	// limiter is the run's, set when the run starts, while a renderer
+	// may already be reading.
+	limiter atomic.Pointer[limiter.Limiter]
 }
 
 // Snapshot is a consistent-enough copy of the counters for display.
@@ -64,8 +68,8 @@ func (p *Progress) Snapshot() Snapshot {
 		s.Elapsed = time.Since(time.Unix(0, st))
 		s.Seconds = s.Elapsed.Seconds()
 	}
-	if p.concurrency != nil {
-		s.Limit, s.InFlight = p.concurrency()
+	if lim := p.limiter.Load(); lim != nil {
+		s.Limit, s.InFlight = lim.Limit(), lim.InFlight()
 	}
 	return s
 }
