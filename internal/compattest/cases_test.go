@@ -39,6 +39,15 @@ func loc(paths ...string) []lfile {
 
 func empty(key string) obj { return obj{key, ""} }
 
+// objects is what a bucket seeded with objs holds.
+func objects(objs []obj) map[string]string {
+	m := map[string]string{}
+	for _, o := range objs {
+		m[o.key] = o.body
+	}
+	return m
+}
+
 // files is what a local directory seeded with fs holds.
 func files(fs []lfile) map[string]string {
 	m := map[string]string{}
@@ -203,6 +212,8 @@ var cases = []tcase{
 	{name: "filter/later-include-wins", src: tree, cmd: []string{"cp", "--recursive", "--exclude", "*.tmp", "--include", "sub/deep/*", "@src/dir/", "@dst/p/"}, verdict: asAWS},
 	{name: "filter/include-alone", src: tree, cmd: []string{"cp", "--recursive", "--include", "*.tmp", "@src/dir/", "@dst/p/"}, verdict: asS5cmd,
 		note: "a first --include selects: as s5cmd; aws copies everything"},
+	{name: "filter/rm-include-alone", src: tree, cmd: []string{"rm", "--recursive", "--include", "*.tmp", "@src/dir/"}, verdict: asS5cmd,
+		note: "a first --include selects: as s5cmd; aws deletes everything"},
 	{name: "filter/class", src: join(tree, src("dir/c.json")), cmd: []string{"cp", "--recursive", "--exclude", "[ab].json", "@src/dir/", "@dst/p/"}, verdict: asAWS},
 	{name: "filter/negated-class", src: join(tree, src("dir/c.json")), cmd: []string{"cp", "--recursive", "--exclude", "[!a].json", "@src/dir/", "@dst/p/"}, verdict: asAWS},
 	{name: "filter/slash-in-pattern", src: tree, cmd: []string{"cp", "--recursive", "--exclude", "sub/deep/*", "@src/dir/", "@dst/p/"}, verdict: asBoth},
@@ -262,6 +273,9 @@ var cases = []tcase{
 	{name: "sync/delete-from-empty-dir", loc: []lfile{{"empty/", ""}}, dst: syncDst, cmd: []string{"sync", "--delete", "@local/empty/", "@dst/data/"}, verdict: deliberate,
 		want:   &outcome{Exit: 1, Dst: map[string]string{"data/same.json": "dst:data/same.json", "data/gone.txt": "dst:data/gone.txt", "data/keep.tmp": "dst:data/keep.tmp", "data/stale.txt": "dst:old:data/stale.txt"}, Local: map[string]string{"empty/": ""}},
 		stderr: `--allow-empty-source`, code: 2, note: "an empty source would empty the destination: s3bulk refuses without --allow-empty-source"},
+	{name: "sync/delete-from-empty-prefix", src: tree, dst: syncDst, cmd: []string{"sync", "--delete", "@src/none/", "@dst/data/"}, verdict: deliberate,
+		want:   &outcome{Exit: 1, Src: objects(tree), Dst: objects(syncDst)},
+		stderr: `--allow-empty-source`, code: 2, note: "an empty source would empty the destination: s3bulk refuses without --allow-empty-source; s5cmd prints an error, exits 0 and deletes everything"},
 	{name: "sync/delete-from-empty-dir-allowed", loc: []lfile{{"empty/", ""}}, dst: syncDst, cmd: []string{"sync", "--delete", "--allow-empty-source", "@local/empty/", "@dst/data/"},
 		aws: []string{"sync", "--delete", "@local/empty/", "@dst/data/"}, s5: []string{"sync", "--delete", "@local/empty/", "@dst/data/"}, verdict: asBoth},
 
