@@ -82,7 +82,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		})
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return &FatalError{Op: "copy", URL: src.Loc.String(), Err: fmt.Errorf("no such object (for a prefix use --recursive)")}
+				return &NoMatchError{URL: src.Loc.String(), Hint: "for a prefix use --recursive"}
 			}
 			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
 		}
@@ -103,6 +103,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		dstPrefix = ""
 	}
 	wild := loc.HasWildcard()
+	matched := false
 	pageDone := func(o store.Object) error {
 		if o.IsPrefix {
 			return nil
@@ -113,13 +114,15 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if !strings.HasPrefix(o.Key, base) {
 			return nil
 		}
+		matched = true
 		rel := o.Key[len(base):]
 		if !e.keep(rel, o) {
 			return nil
 		}
-		if dstIsLocal(dst) && (rel == "" || strings.HasSuffix(rel, "/")) {
-			// A "directory marker" object has no file to become.
-			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "directory marker"})
+		if IsFolderMarker(o) || dstIsLocal(dst) && (rel == "" || strings.HasSuffix(rel, "/")) {
+			// A folder marker is no object of the tree, and a key ending
+			// in '/' has no file to become.
+			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
 		}
 		if rel == "" {
 			return nil
@@ -136,6 +139,9 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 			return ctx.Err()
 		}
 		return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
+	}
+	if wild && !matched {
+		return &NoMatchError{URL: src.Loc.String()}
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
+	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -111,6 +112,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if dst.HasWildcard() {
 		return usagef("destination %s: wildcards are only allowed in the source", dst)
 	}
+	if err := checkWildcardDest(src, dst); err != nil {
+		return err
+	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
 	}
@@ -161,6 +165,11 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if srcEP, err = withStoreOptions(srcEP, srcOpts); err != nil {
 		return err
 	}
+	if move {
+		if err := checkLiteral(ctx, "mv", src, srcEP); err != nil {
+			return err
+		}
+	}
 	many := f.recursive || src.HasWildcard()
 	dstEP, err := s.destEndpoint(ctx, dst, many)
 	if err != nil {
@@ -192,7 +201,10 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	opts.Journal = j
-	err = a.execute(ctx, s, job, opts)
+	sum, err := a.executeSum(ctx, s, job, opts)
+	if err == nil && f.recursive && !src.HasWildcard() {
+		a.warnEmpty(src.String(), sum, sel.Filter != nil)
+	}
 	return a.closeJournal(j, err)
 }
 
@@ -252,6 +264,13 @@ func checkPartFlags(partSize sizeFlag, partConcurrency int) error {
 }
 
 func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
+	_, err := a.executeSum(ctx, s, job, opts)
+	return err
+}
+
+// executeSum is execute that also returns the run's summary (the zero
+// Summary for a plan that was only printed).
+func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
 	if opts.PartStreams == 0 {
@@ -261,7 +280,7 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	}
 	opts.DryRun = a.g.dryRun
 	if a.planOnly {
-		return a.writePlan(ctx, job, opts)
+		return engine.Summary{}, a.writePlan(ctx, job, opts)
 	}
 	opts.Progress = &engine.Progress{}
 	var observe func(engine.Result)
@@ -288,12 +307,50 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit())
 	}
 	if err != nil {
-		return err
+		return sum, err
 	}
 	if sum.Failed > 0 {
-		return partialError{failed: sum.Failed}
+		return sum, partialError{failed: sum.Failed}
+	}
+	return sum, nil
+}
+
+// warnEmpty tells on stderr that a recursive run found nothing to do: the
+// AWS CLI exits 0 then, and so does s3bulk, but silence would hide a
+// mistyped prefix.
+func (a *app) warnEmpty(loc string, sum engine.Summary, filtered bool) {
+	if a.planOnly || sum.Planned > 0 || sum.Failed > 0 {
+		return
+	}
+	if filtered {
+		fmt.Fprintf(a.stdio.Err, "warning: no object under %s is kept by the filters\n", loc)
+		return
+	}
+	fmt.Fprintf(a.stdio.Err, "warning: no object under %s\n", loc)
+}
+
+// checkWildcardDest refuses a wildcard source whose S3 destination is
+// neither a bucket nor a prefix ending in '/', as s5cmd does: "s3://d/p"
+// could mean "p/" or a key "p" that every match would overwrite.
+func checkWildcardDest(src, dst s3url.Location) error {
+	if src.HasWildcard() && dst.IsS3() && !dst.IsDirLike() {
+		return usagef("destination %s: a wildcard source needs a bucket, a prefix ending in '/' or a directory (%s/)", dst, dst)
 	}
 	return nil
+}
+
+// checkLiteral refuses a wildcard source that is also the exact name of an
+// existing object (a key with a literal '*' or '?'): rm and mv would
+// otherwise delete every match where the user may have meant that one
+// object.
+func checkLiteral(ctx context.Context, verb string, loc s3url.Location, ep engine.Endpoint) error {
+	if !loc.HasWildcard() {
+		return nil
+	}
+	if _, _, err := ep.Store.Head(ctx, ep.Loc.Key); err != nil {
+		return nil // missing, or not ours to know: the pattern it is
+	}
+	return usagef("%s %s: an object has exactly this name, and '*' or '?' in it are wildcards: use --raw to %s only that object", verb, loc, map[string]string{"rm": "delete", "mv": "move"}[verb])
 }
 
 // showProgress: a bar only when stderr is a terminal and nobody asked for

@@ -48,13 +48,19 @@ With several arguments, each is deleted in turn and summarized.`,
 				if err != nil {
 					return err
 				}
+				if err := checkLiteral(cmd.Context(), "rm", loc, ep); err != nil {
+					return err
+				}
 				jobs = append(jobs, engine.Job{Src: ep, Recursive: recursive, Remove: true})
 			}
 			// Every argument is checked before the first is deleted; a
 			// failed object does not stop the next argument.
 			var failed int64
 			for _, job := range jobs {
-				err := a.execute(cmd.Context(), s, job, opts)
+				sum, err := a.executeSum(cmd.Context(), s, job, opts)
+				if err == nil && job.Recursive && !job.Src.Loc.HasWildcard() {
+					a.warnEmpty(job.Src.Store.URL(job.Src.Loc.Key), sum, opts.Filter != nil)
+				}
 				var pe partialError
 				switch {
 				case errors.As(err, &pe):

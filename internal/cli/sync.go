@@ -20,6 +20,7 @@ import (
 type syncFlags struct {
 	raw                bool
 	del                bool
+	allowEmptySource   bool
 	maxDelete          int64
 	sizeOnly           bool
 	checksum           bool
@@ -70,6 +71,7 @@ memory.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the locations as ordinary characters")
 	fl.BoolVar(&f.del, "delete", false, "delete destination objects that the source lacks")
+	fl.BoolVar(&f.allowEmptySource, "allow-empty-source", false, "with --delete, go on when the source lists no object at all (by default such a sync deletes nothing and fails: an unmounted directory must not empty a bucket)")
 	fl.Int64Var(&f.maxDelete, "max-delete", 0, "with --delete, refuse to delete anything when more than this many objects would be (0: no limit)")
 	fl.BoolVar(&f.sizeOnly, "size-only", false, "compare sizes only")
 	fl.BoolVar(&f.checksum, "checksum", false, "compare contents: MD5 and multipart ETags, else the full-object CRC32C/CRC64NVME/SHA checksums S3 keeps (one HEAD per object; local files are read and hashed); says when it cannot")
@@ -101,6 +103,8 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		return usagef("--max-delete %d: must be 0 (no limit) or more", f.maxDelete)
 	case f.maxDelete > 0 && !f.del:
 		return usagef("--max-delete %d: only means something with --delete", f.maxDelete)
+	case f.allowEmptySource && !f.del:
+		return usagef("--allow-empty-source: only means something with --delete")
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
@@ -148,7 +152,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if dstEP, err = withStoreOptions(dstEP, dstOpts); err != nil {
 		return err
 	}
-	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete}
+	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete, AllowEmptySource: f.allowEmptySource}
 	switch {
 	case f.sizeOnly:
 		so.Mode = diff.SizeOnly
@@ -164,8 +168,12 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: true, Sync: so}
 	err = a.execute(ctx, s, job, opts)
 	var le *engine.DeleteLimitError
-	if errors.As(err, &le) {
+	var ee *engine.EmptySourceError
+	switch {
+	case errors.As(err, &le):
 		return fmt.Errorf("sync %s %s: %w (--max-delete %d)", src, dst, err, f.maxDelete)
+	case errors.As(err, &ee):
+		return usageError{err}
 	}
 	return err
 }
