@@ -64,11 +64,20 @@ func (a *app) cpCmd() *cobra.Command {
   s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
   s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
   s3bulk cp --recursive ./photos s3://bucket/photos/
-  s3bulk cp 's3://bucket/**/*.csv' ./data/
+  s3bulk cp 's3://bucket/*.csv' ./data/
 
-Wildcards: '*' and '?' match within one path segment, '**' across '/'.
-Destination keys keep the part of the source key after the source prefix
-(or after the last '/' before the first wildcard). S3 to S3 copies are
+Wildcards are s5cmd's: '*' matches any run of characters, '/' included
+(so 's3://b/dir/*' is the whole tree below dir/, and '**' is the same as
+'*'), '?' one character; --raw makes them ordinary characters. A wildcard
+source needs a bucket, a prefix ending in '/' or a directory as its
+destination, and one that matches nothing exits 1. Destination keys keep
+the part of the source key after the source prefix (or after the last '/'
+before the first wildcard). --include and --exclude are the AWS CLI's:
+matched against the key relative to the source prefix, '*' and '?' cross
+'/', [seq] and [!seq] are classes, the last matching filter decides, and
+an --include given first selects (so --include '*.json' alone copies only
+JSON files). Zero-byte "folder markers" (keys ending in '/') are skipped.
+A --recursive copy of an empty prefix exits 0 with a warning. S3 to S3 copies are
 server-side: the bytes never pass through this machine. Downloads are
 written to a temporary file and renamed when complete.
 

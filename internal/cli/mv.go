@@ -16,7 +16,9 @@ func (a *app) mvCmd() *cobra.Command {
 
 Each source is deleted only after its copy succeeded; a failed copy leaves
 its source in place. Sources, destinations, wildcards and flags are those of
-cp.`,
+cp. A wildcard that is also the exact name of an existing object (a key
+with a literal '*' or '?') is refused: use --raw to move only that object.
+Folder markers are left in the source.`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, true)

@@ -22,9 +22,14 @@ with the listing's first page.
   s3bulk rm 's3://bucket/logs/2025-*/*.json'
   s3bulk --dry-run rm --recursive --older-than 90d s3://bucket/logs/
 
-Deleting a key that does not exist is not an error. --dry-run prints what
-would be deleted and deletes nothing. Local files are not deleted by rm.
-With several arguments, each is deleted in turn and summarized.`,
+Deleting a key that does not exist is not an error (as with aws and s5cmd);
+a wildcard that matches nothing is (exit 1). A wildcard that is also the
+exact name of an existing object (a key with a literal '*' or '?') is
+refused: use --raw to delete only that object. Filters are those of cp
+(the AWS CLI's: --exclude 'sub/*' keeps everything below sub/). --dry-run
+prints what would be deleted and deletes nothing. Local files are not
+deleted by rm. With several arguments, each is deleted in turn and
+summarized.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts engine.Options

@@ -47,7 +47,9 @@ func (a *app) syncCmd() *cobra.Command {
 Keys are compared relative to each side's prefix. A key only the source has
 is copied; a key both have is copied when the sizes differ or the source is
 newer (--size-only: sizes only; --checksum: contents, by MD5 ETags, or by
-reading local files of the same size). Unchanged objects are not printed,
+reading local files of the same size). That holds for downloads too, as in
+s5cmd; aws s3 sync instead downloads an object of the same size when the
+local file is newer than it, and keeps a local file that is older. Unchanged objects are not printed,
 only counted with the skipped in the summary: a second sync of an unchanged
 tree costs only the two listings. Metadata flags apply to what is copied,
 and so do the encryption, ACL, request-payer and source-region flags (see
@@ -55,8 +57,12 @@ cp --help).
 
 --delete removes destination objects the source lacks, only after every copy
 ended, in batches of 1,000 keys a request, and not at all when a copy failed
-or when there would be more than --max-delete. Objects a filter leaves out
-are neither copied nor deleted. A name a local source could not list (an
+or when there would be more than --max-delete. A source that lists no object
+while the destination has some deletes nothing and exits 2 (an unmounted
+directory must not empty a bucket) unless --allow-empty-source. Objects a
+filter leaves out are neither copied nor deleted (filters are those of cp,
+the AWS CLI's). Folder markers (zero-byte keys ending in '/') are neither
+copied nor deleted. A name a local source could not list (an
 unreadable directory, a symlink not followed, a special file) is never
 deleted at the destination: its source may exist.
 
