@@ -173,7 +173,10 @@ var cases = []tcase{
 	{name: "recursive/rm", src: tree, cmd: []string{"rm", "--recursive", "@src/dir/"}, verdict: asBoth},
 	{name: "recursive/mv", src: tree, cmd: []string{"mv", "--recursive", "@src/dir/", "@dst/p/"}, verdict: asBoth},
 	{name: "recursive/mv-download", src: tree, cmd: []string{"mv", "--recursive", "@src/dir/sub/", "@local/"}, verdict: asBoth},
-	{name: "recursive/mv-upload", loc: localTree, cmd: []string{"mv", "--recursive", "@local/dir/", "@dst/p/"}, verdict: asBoth},
+	{name: "recursive/mv-upload", loc: localTree, cmd: []string{"mv", "--recursive", "@local/dir/", "@dst/p/"}, verdict: deliberate,
+		want: &outcome{Dst: map[string]string{"p/a.json": "loc:dir/a.json", "p/b.txt": "loc:dir/b.txt", "p/sub/c.json": "loc:dir/sub/c.json", "p/sub/d.tmp": "loc:dir/sub/d.tmp", "p/sub/deep/h.tmp": "loc:dir/sub/deep/h.tmp"},
+			Local: map[string]string{"dir/": ""}},
+		note: "a local tree goes with its last file, as a prefix does: the emptied directories below dir/ are removed; aws and s5cmd leave them"},
 
 	// Wildcards in paths: s5cmd's. aws has none.
 	{name: "wild/star-takes-the-tree", src: tree, cmd: []string{"cp", "@src/dir/*", "@dst/p/"}, aws: na, verdict: asS5cmd},
@@ -242,6 +245,8 @@ var cases = []tcase{
 	{name: "filter/sync-download-delete-exclude", src: syncData, loc: syncLocDst, locNew: true,
 		cmd: []string{"sync", "--delete", "--exclude", "*.tmp", "@src/data/", "@local/data/"}, verdict: asS5cmd,
 		note: "an excluded local file is kept; same.json as sync/download"},
+	{name: "filter/empty-pattern", src: tree, cmd: []string{"cp", "--recursive", "--exclude", "", "@src/dir/", "@dst/p/"}, verdict: deliberate,
+		want: &outcome{Exit: 1, Src: objects(tree)}, code: 2, note: "an empty pattern is a mistake, not a filter that leaves nothing out"},
 	{name: "filter/wildcard-source-exclude", src: tree, cmd: []string{"cp", "--exclude", "*.tmp", "@src/dir/*", "@dst/p/"}, aws: na, verdict: asS5cmd},
 
 	// Odd keys.
@@ -259,7 +264,7 @@ var cases = []tcase{
 	{name: "odd/ls", src: odd, cmd: []string{"ls", "@src/odd/"}, verdict: asBoth},
 
 	// Folder markers: skipped by cp, mv, sync; deleted by rm.
-	{name: "marker/cp-recursive", src: markers, cmd: []string{"cp", "--recursive", "@src/dir/", "@dst/p/"}, verdict: asBoth},
+	{name: "marker/cp-recursive", src: markers, cmd: []string{"cp", "--recursive", "@src/dir/", "@dst/p/"}, verdict: asBoth, stderr: `folder marker`},
 	{name: "marker/download", src: markers, cmd: []string{"cp", "--recursive", "@src/dir/", "@local/"}, verdict: asBoth},
 	{name: "marker/sync", src: markers, cmd: []string{"sync", "@src/dir/", "@dst/p/"}, verdict: asBoth},
 	{name: "marker/sync-download", src: markers, cmd: []string{"sync", "@src/dir/", "@local/"}, verdict: asBoth},
@@ -295,6 +300,9 @@ var cases = []tcase{
 	{name: "sync/delete-from-empty-prefix", src: tree, dst: syncDst, cmd: []string{"sync", "--delete", "@src/none/", "@dst/data/"}, verdict: deliberate,
 		want:   &outcome{Exit: 1, Src: objects(tree), Dst: objects(syncDst)},
 		stderr: `--allow-empty-source`, code: 2, note: "an empty source would empty the destination: s3bulk refuses without --allow-empty-source; s5cmd prints an error, exits 0 and deletes everything"},
+	{name: "sync/wildcard-source", src: syncData, dst: syncDst, cmd: []string{"sync", "@src/data/*", "@dst/data/"}, aws: na, verdict: deliberate,
+		want: &outcome{Exit: 1, Src: objects(syncData), Dst: objects(syncDst)}, code: 2,
+		note: "a sync source is a prefix or a directory; --include/--exclude say which objects"},
 	{name: "sync/delete-from-empty-dir-allowed", loc: []lfile{{"empty/", ""}}, dst: syncDst, cmd: []string{"sync", "--delete", "--allow-empty-source", "@local/empty/", "@dst/data/"},
 		aws: []string{"sync", "--delete", "@local/empty/", "@dst/data/"}, s5: []string{"sync", "--delete", "@local/empty/", "@dst/data/"}, verdict: asBoth},
 
@@ -305,9 +313,11 @@ var cases = []tcase{
 	{name: "ls/key", src: tree, cmd: []string{"ls", "@src/dir/a.json"}, verdict: asAWS,
 		note: "aws prints the name relative to the prefix, s5cmd the whole key"},
 	{name: "ls/recursive", src: tree, cmd: []string{"ls", "--recursive", "@src/dir/"}, verdict: asAWS},
-	{name: "ls/wildcard", src: tree, cmd: []string{"ls", "@src/dir/*.json"}, aws: na, verdict: asS5cmd,
-		note: "names relative to the part before the wildcard, as ls of a prefix prints them"},
-	{name: "ls/missing-key", src: tree, cmd: []string{"ls", "@src/dir/nope.json"}, verdict: asBoth},
+	{name: "ls/wildcard", src: tree, cmd: []string{"ls", "@src/dir/*.json"}, aws: na, verdict: deliberate,
+		want: &outcome{Src: objects(tree), Ls: []string{dateMask + "         14 dir/a.json", dateMask + "         18 dir/sub/c.json"}},
+		note: "a wildcard lists whole keys, as ls --recursive prints them; s5cmd prints them relative to the part before the wildcard"},
+	{name: "ls/empty-bucket", cmd: []string{"ls", "@dst"}, verdict: asBoth},
+	{name: "ls/missing-key", src: tree, cmd: []string{"ls", "@src/dir/nope.json"}, verdict: asBoth, stderr: `no object matches s3://[^ ]+/dir/nope\.json`},
 	{name: "ls/missing-prefix", src: tree, cmd: []string{"ls", "@src/none/"}, verdict: asBoth},
 	{name: "ls/summarize", src: tree, cmd: []string{"ls", "--recursive", "--human-readable", "--summarize", "@src/dir/"}, s5: na, verdict: asAWS},
 	{name: "ls/markers", src: markers, cmd: []string{"ls", "@src/dir/"}, verdict: asAWS,
