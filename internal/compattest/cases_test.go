@@ -5,29 +5,18 @@ package compattest
 // the destination, "loc:PATH" for a local file. "dst:old:KEY" is a stale
 // destination object (another size, so every tool's sync replaces it).
 
-func src(keys ...string) []obj {
+// tagged makes objects whose bodies are tag followed by their key.
+func tagged(tag string, keys ...string) []obj {
 	out := make([]obj, len(keys))
 	for i, k := range keys {
-		out[i] = obj{k, "src:" + k}
+		out[i] = obj{k, tag + k}
 	}
 	return out
 }
 
-func dst(keys ...string) []obj {
-	out := make([]obj, len(keys))
-	for i, k := range keys {
-		out[i] = obj{k, "dst:" + k}
-	}
-	return out
-}
-
-func stale(keys ...string) []obj {
-	out := make([]obj, len(keys))
-	for i, k := range keys {
-		out[i] = obj{k, "dst:old:" + k}
-	}
-	return out
-}
+func src(keys ...string) []obj   { return tagged("src:", keys...) }
+func dst(keys ...string) []obj   { return tagged("dst:", keys...) }
+func stale(keys ...string) []obj { return tagged("dst:old:", keys...) }
 
 func loc(paths ...string) []lfile {
 	out := make([]lfile, len(paths))
