@@ -102,13 +102,13 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	if dstPrefix == "/" {
 		dstPrefix = ""
 	}
-	wild := loc.HasWildcard()
+	wild, match := loc.HasWildcard(), loc.Matcher()
 	matched := false
 	pageDone := func(o store.Object) error {
 		if o.IsPrefix {
 			return nil
 		}
-		if wild && !loc.Match(o.Key) {
+		if wild && !match(o.Key) {
 			return nil
 		}
 		if !strings.HasPrefix(o.Key, base) {

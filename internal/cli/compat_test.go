@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -36,15 +35,6 @@ func seedTree(t *testing.T, srv *s3test.Server, files map[string]string) string 
 		s3test.PutObject(t, c, bucket, k, []byte(v))
 	}
 	return bucket
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func TestWildcardsAreS5cmds(t *testing.T) {
@@ -140,13 +130,13 @@ func TestLiteralWildcardKeysNeedRaw(t *testing.T) {
 			if code != ExitUsage || !strings.Contains(errOut, "--raw") {
 				t.Errorf("exit %d, stderr %q; want %d and a hint to use --raw", code, errOut, ExitUsage)
 			}
-			if diff := cmp.Diff(sortedKeys(files), s3test.ListKeys(t, srv.Client(t), bucket, "")); diff != "" {
+			if diff := cmp.Diff(keys(files), s3test.ListKeys(t, srv.Client(t), bucket, "")); diff != "" {
 				t.Errorf("refused, yet the bucket changed (-want +got):\n%s", diff)
 			}
 			raw := append([]string{args[0], "--raw"}, args[1:]...)
 			mustRun(t, srv, raw...)
 			left := s3test.ListKeys(t, srv.Client(t), bucket, "k/")
-			want := sortedKeys(files)
+			want := keys(files)
 			want = slicesDelete(want, tt.key)
 			if diff := cmp.Diff(want, left); diff != "" {
 				t.Errorf("--raw: left (-want +got):\n%s", diff)
@@ -207,7 +197,7 @@ func TestFiltersAreAWSs(t *testing.T) {
 			src := seedTree(t, srv, tree)
 			dir := t.TempDir()
 			mustRun(t, srv, append(append([]string{"cp", "--recursive"}, tt.flags...), "s3://"+src+"/dir/", dir)...)
-			if diff := cmp.Diff(tt.want, sortedKeys(testfs.Read(t, dir))); diff != "" {
+			if diff := cmp.Diff(tt.want, keys(testfs.Read(t, dir))); diff != "" {
 				t.Errorf("downloaded (-want +got):\n%s", diff)
 			}
 		})
@@ -281,7 +271,7 @@ func TestFolderMarkersAreSkipped(t *testing.T) {
 		if code != ExitOK || !strings.Contains(errOut, "2 skipped") {
 			t.Errorf("download: exit %d, stderr %q", code, errOut)
 		}
-		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, sortedKeys(testfs.Read(t, local))); diff != "" {
+		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, keys(testfs.Read(t, local))); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
 		}
 		if _, err := os.Stat(filepath.Join(local, "empty")); err == nil {
@@ -312,7 +302,7 @@ func TestFolderMarkersAreSkipped(t *testing.T) {
 		if code != ExitOK {
 			t.Errorf("download: exit %d, stderr %q", code, errOut)
 		}
-		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, sortedKeys(testfs.Read(t, local))); diff != "" {
+		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, keys(testfs.Read(t, local))); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
 		}
 	})
