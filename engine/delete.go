@@ -90,14 +90,14 @@ func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) er
 		return fn(o)
 	}
 	loc, base := listing(src.Loc)
-	wild := loc.HasWildcard()
+	wild, match := loc.HasWildcard(), loc.Matcher()
 	if err := e.do(ctx, func(context.Context) error { return nil }); err != nil {
 		return err // a cancelled run lists nothing
 	}
 	var fnErr error
 	matched := false
 	err := src.Store.List(ctx, loc.Prefix(), "", func(o store.Object) error {
-		if o.IsPrefix || wild && !loc.Match(o.Key) || !strings.HasPrefix(o.Key, base) {
+		if o.IsPrefix || wild && !match(o.Key) || !strings.HasPrefix(o.Key, base) {
 			return nil
 		}
 		matched = true

@@ -102,13 +102,13 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	if dstPrefix == "/" {
 		dstPrefix = ""
 	}
-	wild := loc.HasWildcard()
+	wild, match := loc.HasWildcard(), loc.Matcher()
 	matched := false
 	pageDone := func(o store.Object) error {
 		if o.IsPrefix {
 			return nil
 		}
-		if wild && !loc.Match(o.Key) {
+		if wild && !match(o.Key) {
 			return nil
 		}
 		if !strings.HasPrefix(o.Key, base) {
@@ -119,13 +119,13 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if !e.keep(rel, o) {
 			return nil
 		}
-		if IsFolderMarker(o) || dstIsLocal(dst) && (rel == "" || strings.HasSuffix(rel, "/")) {
+		if rel == "" {
+			return nil // the prefix itself (its folder marker): nothing to name
+		}
+		if IsFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
 			// A folder marker is no object of the tree, and a key ending
 			// in '/' has no file to become.
 			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
-		}
-		if rel == "" {
-			return nil
 		}
 		return send(e.journaled(e.task(o, dstPrefix+rel)))
 	}

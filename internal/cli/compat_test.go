@@ -1,17 +1,19 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // These tests pin the points of docs/compat.md where s3bulk used to select
@@ -36,15 +38,6 @@ func seedTree(t *testing.T, srv *s3test.Server, files map[string]string) string 
 		s3test.PutObject(t, c, bucket, k, []byte(v))
 	}
 	return bucket
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func TestWildcardsAreS5cmds(t *testing.T) {
@@ -140,13 +133,13 @@ func TestLiteralWildcardKeysNeedRaw(t *testing.T) {
 			if code != ExitUsage || !strings.Contains(errOut, "--raw") {
 				t.Errorf("exit %d, stderr %q; want %d and a hint to use --raw", code, errOut, ExitUsage)
 			}
-			if diff := cmp.Diff(sortedKeys(files), s3test.ListKeys(t, srv.Client(t), bucket, "")); diff != "" {
+			if diff := cmp.Diff(keys(files), s3test.ListKeys(t, srv.Client(t), bucket, "")); diff != "" {
 				t.Errorf("refused, yet the bucket changed (-want +got):\n%s", diff)
 			}
 			raw := append([]string{args[0], "--raw"}, args[1:]...)
 			mustRun(t, srv, raw...)
 			left := s3test.ListKeys(t, srv.Client(t), bucket, "k/")
-			want := sortedKeys(files)
+			want := keys(files)
 			want = slicesDelete(want, tt.key)
 			if diff := cmp.Diff(want, left); diff != "" {
 				t.Errorf("--raw: left (-want +got):\n%s", diff)
@@ -207,7 +200,7 @@ func TestFiltersAreAWSs(t *testing.T) {
 			src := seedTree(t, srv, tree)
 			dir := t.TempDir()
 			mustRun(t, srv, append(append([]string{"cp", "--recursive"}, tt.flags...), "s3://"+src+"/dir/", dir)...)
-			if diff := cmp.Diff(tt.want, sortedKeys(testfs.Read(t, dir))); diff != "" {
+			if diff := cmp.Diff(tt.want, keys(testfs.Read(t, dir))); diff != "" {
 				t.Errorf("downloaded (-want +got):\n%s", diff)
 			}
 		})
@@ -264,7 +257,8 @@ func TestNothingSelected(t *testing.T) {
 
 func TestFolderMarkersAreSkipped(t *testing.T) {
 	srv := s3test.Start(t)
-	files := map[string]string{"dir/a.json": "a", "dir/sub/": "", "dir/sub/b.json": "b", "dir/empty/": ""}
+	// dir/ is the marker of the prefix copied itself: left out silently.
+	files := map[string]string{"dir/": "", "dir/a.json": "a", "dir/sub/": "", "dir/sub/b.json": "b", "dir/empty/": ""}
 	t.Run("cp --recursive to S3 and to a directory", func(t *testing.T) {
 		src := seedTree(t, srv, files)
 		dst := srv.NewBucket(t)
@@ -280,7 +274,7 @@ func TestFolderMarkersAreSkipped(t *testing.T) {
 		if code != ExitOK || !strings.Contains(errOut, "2 skipped") {
 			t.Errorf("download: exit %d, stderr %q", code, errOut)
 		}
-		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, sortedKeys(testfs.Read(t, local))); diff != "" {
+		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, keys(testfs.Read(t, local))); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
 		}
 		if _, err := os.Stat(filepath.Join(local, "empty")); err == nil {
@@ -291,7 +285,7 @@ func TestFolderMarkersAreSkipped(t *testing.T) {
 		src := seedTree(t, srv, files)
 		dst := srv.NewBucket(t)
 		mustRun(t, srv, "mv", "s3://"+src+"/dir/*", "s3://"+dst+"/")
-		if diff := cmp.Diff([]string{"dir/empty/", "dir/sub/"}, s3test.ListKeys(t, srv.Client(t), src, "")); diff != "" {
+		if diff := cmp.Diff([]string{"dir/", "dir/empty/", "dir/sub/"}, s3test.ListKeys(t, srv.Client(t), src, "")); diff != "" {
 			t.Errorf("left (-want +got):\n%s", diff)
 		}
 	})
@@ -311,7 +305,7 @@ func TestFolderMarkersAreSkipped(t *testing.T) {
 		if code != ExitOK {
 			t.Errorf("download: exit %d, stderr %q", code, errOut)
 		}
-		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, sortedKeys(testfs.Read(t, local))); diff != "" {
+		if diff := cmp.Diff([]string{"a.json", "sub/b.json"}, keys(testfs.Read(t, local))); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
 		}
 	})
@@ -409,4 +403,37 @@ func TestLsLooksLikeAWS(t *testing.T) {
 			t.Errorf("bucket %s not listed", bucket)
 		}
 	})
+}
+
+func TestLsPrinterPutsEachPagesPrefixesFirst(t *testing.T) {
+	var out strings.Builder
+	p := &lsPrinter{out: &out, dir: "d/"}
+	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
+	// A page and a half of objects with a prefix among them in each page.
+	for i := range lsPageSize + lsPageSize/2 {
+		if i == 10 || i == lsPageSize+10 {
+			if err := p.add(store.Object{Key: fmt.Sprintf("d/p%04d/", i), IsPrefix: true}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := p.add(store.Object{Key: fmt.Sprintf("d/o%04d", i), Size: int64(i), ModTime: when}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.flush(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != lsPageSize+lsPageSize/2 {
+		t.Fatalf("%d lines, want %d", len(lines), lsPageSize+lsPageSize/2)
+	}
+	for _, at := range []int{0, lsPageSize} {
+		if want := fmt.Sprintf("%30s p%04d/", "PRE", at+10); lines[at] != want {
+			t.Errorf("line %d = %q, want %q", at, lines[at], want)
+		}
+	}
+	if want := "2026-01-02 03:04:05          1 o0001"; lines[2] != want {
+		t.Errorf("line 2 = %q, want %q", lines[2], want)
+	}
 }

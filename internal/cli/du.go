@@ -31,7 +31,7 @@ func (a *app) duCmd() *cobra.Command {
 flat whatever the number of keys.
 
   s3bulk du s3://bucket/logs/
-  s3bulk du -H --group 's3://bucket/**.parquet'
+  s3bulk du -H --group 's3://bucket/*.parquet'
   s3bulk du --newer-than 7d ./photos`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -71,8 +71,9 @@ an empty bucket exits 0.`,
 			p := &lsPrinter{out: a.stdio.Out, human: human, full: full, dir: loc.Base()}
 			enc := json.NewEncoder(a.stdio.Out)
 			var listed int64
+			match := loc.Matcher()
 			err = b.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
-				if loc.HasWildcard() && !loc.Match(o.Key) {
+				if loc.HasWildcard() && !match(o.Key) {
 					return nil
 				}
 				if keep != nil && !o.IsPrefix {

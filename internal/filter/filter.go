@@ -64,7 +64,7 @@ type Filter struct {
 
 type compiled struct {
 	include bool
-	pattern []token
+	pattern Pattern
 }
 
 // New compiles opts. It fails on a malformed pattern and on bounds that
@@ -77,7 +77,7 @@ func New(opts Options) (*Filter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("filter %s: %w", r, err)
 		}
-		f.rules = append(f.rules, compiled{include: r.Include, pattern: p.tokens})
+		f.rules = append(f.rules, compiled{include: r.Include, pattern: p})
 		if i == 0 && r.Include {
 			// --include first: it selects, as s5cmd's does, rather than
 			// re-adding to an everything that nothing took away.
@@ -137,7 +137,7 @@ func (f *Filter) KeepKey(key string) bool {
 	}
 	rel := strings.TrimPrefix(key, f.base)
 	for i := len(f.rules) - 1; i >= 0; i-- {
-		if match(f.rules[i].pattern, rel) {
+		if f.rules[i].pattern.Match(rel) {
 			return f.rules[i].include
 		}
 	}
