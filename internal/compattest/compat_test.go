@@ -217,11 +217,9 @@ func TestCompat(t *testing.T) {
 	if len(cases) < 60 {
 		t.Errorf("%d cases; the suite promises at least 60", len(cases))
 	}
-	if t.Failed() && !*update {
-		return
-	}
 	// Live peers' results must be what testdata says, so that a run
-	// without them checks s3bulk against the same thing.
+	// without them checks s3bulk against the same thing (a peer that
+	// changed may also be why cases failed above).
 	for _, c := range cases {
 		for _, p := range peers {
 			if !p.live() || skipped(c, p.name) {
