@@ -59,13 +59,6 @@ func (a *app) cpCmd() *cobra.Command {
 		Short: "Copy objects: S3 to S3 (server-side), local to S3, S3 to local",
 		Long: `Copy one object, a prefix (--recursive) or a wildcard match.
 
-  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
-  s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
-  s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
-  s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
-  s3bulk cp --recursive ./photos s3://bucket/photos/
-  s3bulk cp 's3://bucket/*.csv' ./data/
-
 Wildcards are s5cmd's: '*' matches any run of characters, '/' included
 (so 's3://b/dir/*' is the whole tree below dir/, and '**' is the same as
 '*'), '?' one character; --raw makes them ordinary characters. A wildcard
@@ -77,9 +70,9 @@ matched against the key relative to the source prefix, '*' and '?' cross
 '/', [seq] and [!seq] are classes, the last matching filter decides, and
 an --include given first selects (so --include '*.json' alone copies only
 JSON files). Zero-byte "folder markers" (keys ending in '/') are skipped.
-A --recursive copy of an empty prefix exits 0 with a warning. S3 to S3 copies are
-server-side: the bytes never pass through this machine. Downloads are
-written to a temporary file and renamed when complete.
+A --recursive copy of an empty prefix exits 0 with a warning. S3 to S3
+copies are server-side: the bytes never pass through this machine.
+Downloads are written to a temporary file and renamed when complete.
 
 Objects written can be encrypted (--sse AES256, --sse aws:kms with
 --sse-kms-key-id, or SSE-C: --sse-c AES256 --sse-c-key file://key.bin) and
@@ -90,6 +83,12 @@ read; for an S3 to S3 copy --sse-c is the key of the copies and
 --sse-c-copy-source with --sse-c-copy-source-key that of the sources.
 --request-payer requester is sent on every request to both buckets;
 --source-region names the source bucket's region when it is not --region.`,
+		Example: `  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
+  s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
+  s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
+  s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
+  s3bulk cp --recursive ./photos s3://bucket/photos/
+  s3bulk cp 's3://bucket/*.csv' ./data/`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
@@ -292,20 +291,30 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 		return engine.Summary{}, a.writePlan(ctx, job, opts)
 	}
 	opts.Progress = &engine.Progress{}
+	var bar *progress.Bar
+	out, errOut := a.stdio.Out, a.stdio.Err
+	if a.showProgress() {
+		bar = progress.StartBar(a.stdio.Err, opts.Progress)
+		// Lines for the bar's terminal go above it, or it draws over them.
+		errOut = bar.Lines()
+		if isTerminal(a.stdio.Out) {
+			out = errOut
+		}
+	}
 	var observe func(engine.Result)
+	var lines *progress.Lines
 	if a.g.json {
 		j := &progress.JSONLines{Out: a.stdio.Out}
 		observe = j.Result
 	} else {
-		l := &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}
-		observe = l.Result
-	}
-	var bar *progress.Bar
-	if a.showProgress() {
-		bar = progress.StartBar(a.stdio.Err, opts.Progress)
+		lines = &progress.Lines{Out: out, ErrOut: errOut, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
+		observe = lines.Result
 	}
 	opts.Observer = observe
 	sum, err := engine.Run(ctx, job, opts)
+	if lines != nil {
+		lines.Skips()
+	}
 	if bar != nil {
 		bar.Stop(opts.Progress.Snapshot())
 	}
@@ -313,7 +322,7 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 	if a.collect != nil {
 		a.collect(sum)
 	} else if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit())
+		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit(), summaryVerb(job))
 	}
 	if err != nil {
 		return sum, err
@@ -362,13 +371,29 @@ func checkLiteral(ctx context.Context, verb string, loc s3url.Location, ep engin
 	return usagef("%s %s: an object has exactly this name, and '*' or '?' in it are wildcards: use --raw to %s only that object", verb, loc, map[string]string{"rm": "delete", "mv": "move"}[verb])
 }
 
+// summaryVerb names what a job does with the objects it does not delete.
+func summaryVerb(job engine.Job) string {
+	switch {
+	case job.Remove:
+		return ""
+	case job.Move:
+		return "moved"
+	}
+	return "copied"
+}
+
 // showProgress: a bar only when stderr is a terminal and nobody asked for
 // machine-readable or quiet output.
 func (a *app) showProgress() bool {
 	if a.g.noProgress || a.g.quiet || a.g.json {
 		return false
 	}
-	f, ok := a.stdio.Err.(interface{ Fd() uintptr })
+	return isTerminal(a.stdio.Err)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -25,12 +25,6 @@ func (a *app) lsCmd() *cobra.Command {
 		Short: "List buckets, or objects and prefixes under a prefix",
 		Long: `List buckets, or the objects and prefixes under a prefix, as aws s3 ls does.
 
-  s3bulk ls                                  the buckets
-  s3bulk ls s3://bucket/logs/                one level: PRE lines, then objects
-  s3bulk ls --recursive s3://bucket/logs/    every object below, full keys
-  s3bulk ls 's3://bucket/logs/*.json'        a wildcard: matching keys, full
-  s3bulk ls --human-readable --summarize s3://bucket/
-
 Lines are those of the AWS CLI: "2026-01-02 15:04:05" in local time, the
 size right-aligned in 10 columns, then the name; one level lists names
 relative to the prefix's last '/', prefixes first as "PRE name/" (within
@@ -40,6 +34,11 @@ document per entry instead (docs/json.md).
 
 Listing a key or prefix that holds nothing exits 1, as aws and s5cmd do;
 an empty bucket exits 0.`,
+		Example: `  s3bulk ls                                  the buckets
+  s3bulk ls s3://bucket/logs/                one level: PRE lines, then objects
+  s3bulk ls --recursive s3://bucket/logs/    every object below, full keys
+  s3bulk ls 's3://bucket/logs/*.json'        a wildcard: matching keys, full
+  s3bulk ls --recursive --human-readable --summarize s3://bucket/`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -209,11 +208,15 @@ func (a *app) listBuckets(ctx context.Context, s *session) error {
 }
 
 func (a *app) mbCmd() *cobra.Command {
-	return a.bucketCmd("mb", "Make a bucket", (*s3store.Client).MakeBucket)
+	cmd := a.bucketCmd("mb", "Make a bucket", (*s3store.Client).MakeBucket)
+	cmd.Example = "  s3bulk mb s3://new-bucket\n  s3bulk --region eu-west-1 mb s3://new-bucket"
+	return cmd
 }
 
 func (a *app) rbCmd() *cobra.Command {
-	return a.bucketCmd("rb", "Remove an empty bucket", (*s3store.Client).RemoveBucket)
+	cmd := a.bucketCmd("rb", "Remove an empty bucket", (*s3store.Client).RemoveBucket)
+	cmd.Example = "  s3bulk rm --recursive s3://old-bucket/   # empty it first\n  s3bulk rb s3://old-bucket"
+	return cmd
 }
 
 // bucketCmd is a verb that does one thing to one bucket: mb, rb.
