@@ -234,6 +234,10 @@ type executor struct {
 	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
+	// sourceObjects counts the objects a sync's source listed, folder
+	// markers aside, before filters: none, with deletes held, is an
+	// EmptySourceError.
+	sourceObjects atomic.Int64
 }
 
 func newExecutor(job Job, opts Options) *executor {

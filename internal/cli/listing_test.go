@@ -31,7 +31,7 @@ func listingTree() map[string]string {
 	return tree
 }
 
-func seedTree(t *testing.T, srv *s3test.Server, bucket string, tree map[string]string) {
+func seedListingTree(t *testing.T, srv *s3test.Server, bucket string, tree map[string]string) {
 	t.Helper()
 	c := srv.Client(t)
 	var wg sync.WaitGroup
@@ -53,7 +53,7 @@ func TestParallelListingsSelectExactlyTheObjects(t *testing.T) {
 	srv := s3test.Start(t)
 	src := srv.NewBucket(t)
 	tree := listingTree()
-	seedTree(t, srv, src, tree)
+	seedListingTree(t, srv, src, tree)
 
 	t.Run("cp --recursive copies every object once", func(t *testing.T) {
 		dst := srv.NewBucket(t)
@@ -69,7 +69,7 @@ func TestParallelListingsSelectExactlyTheObjects(t *testing.T) {
 	t.Run("sync --delete makes the destination equal, then finds nothing to do", func(t *testing.T) {
 		dst := srv.NewBucket(t)
 		stale := map[string]string{"p00/u0/f.json": "old, other size", "p03/gone.json": "x", "p17/u9/gone": "y", "aaa": "z", "zzz/q": "w"}
-		seedTree(t, srv, dst, stale)
+		seedListingTree(t, srv, dst, stale)
 		mustRun(t, srv, "sync", "--delete", "s3://"+src+"/data/", "s3://"+dst+"/")
 		if diff := cmp.Diff(unprefixed("data/", tree), bucketContents(t, srv, dst, "")); diff != "" {
 			t.Errorf("destination after sync (-want +got):\n%s", diff)
