@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -15,7 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3control"
 	"github.com/aws/aws-sdk-go-v2/service/s3control/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
 	smithyendpoints "github.com/aws/smithy-go/endpoints"
+
+	"github.com/s3bulk/s3bulk/internal/retry"
 )
 
 // Job statuses, as S3 Control names them. A job moves New, Preparing, Ready,
@@ -130,6 +134,7 @@ type ClientOptions struct {
 type Client struct {
 	control *s3control.Client
 	sts     *sts.Client
+	region  string
 
 	mu        sync.Mutex
 	accountID string
@@ -154,8 +159,38 @@ func NewClient(cfg aws.Config, o ClientOptions) (*Client, error) {
 	return &Client{
 		control:   s3control.NewFromConfig(cfg, copts...),
 		sts:       sts.NewFromConfig(cfg, sopts...),
+		region:    cfg.Region,
 		accountID: o.AccountID,
 	}, nil
+}
+
+// Region is the region the client's jobs live in: S3 Control is regional,
+// and a job is only seen in the region it was created in.
+func (c *Client) Region() string { return c.region }
+
+// Partition is the ARN partition of the client's region.
+func (c *Client) Partition() string { return Partition(c.region) }
+
+// ForRegion returns a client for the jobs of region, sharing this one's
+// credentials, endpoint and account. A copy job must be created in its
+// destination bucket's region (see BucketRegion).
+func (c *Client) ForRegion(region string) *Client {
+	if region == "" || region == c.region {
+		return c
+	}
+	acct, _ := c.cachedAccount()
+	return &Client{
+		control:   s3control.New(c.control.Options(), func(o *s3control.Options) { o.Region = region }),
+		sts:       c.sts,
+		region:    region,
+		accountID: acct,
+	}
+}
+
+func (c *Client) cachedAccount() (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accountID, c.accountID != ""
 }
 
 // fixedEndpoint sends every S3 Control request to one URL. It resolves AWS's
@@ -204,14 +239,15 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if s.RoleArn == "" {
-		return "", errors.New("create job: no role ARN")
+	if err := s.Validate(); err != nil {
+		return "", err
 	}
 	if s.Manifest.ETag == "" {
 		return "", errors.New("create job: manifest has no ETag")
 	}
+	part := c.Partition()
 	op := &types.S3CopyObjectOperation{
-		TargetResource:    aws.String(bucketARN(s.DestBucket)),
+		TargetResource:    aws.String(BucketARN(part, s.DestBucket)),
 		MetadataDirective: types.S3MetadataDirectiveCopy,
 	}
 	if s.DestPrefix != "" {
@@ -239,7 +275,7 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 		}
 		report = &types.JobReport{
 			Enabled:     true,
-			Bucket:      aws.String(bucketARN(s.Report.Bucket)),
+			Bucket:      aws.String(BucketARN(part, s.Report.Bucket)),
 			Format:      types.JobReportFormatReportCsv20180820,
 			Prefix:      optString(strings.TrimSuffix(s.Report.Prefix, "/")),
 			ReportScope: types.JobReportScope(scope),
@@ -264,27 +300,30 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 				Fields: []types.JobManifestFieldName{types.JobManifestFieldNameBucket, types.JobManifestFieldNameKey},
 			},
 			Location: &types.JobManifestLocation{
-				ObjectArn: aws.String(s.Manifest.ARN()),
+				ObjectArn: aws.String(s.Manifest.ARN(part)),
 				ETag:      aws.String(s.Manifest.ETag),
 			},
 		},
 	}
 	out, err := c.control.CreateJob(ctx, in)
 	if err != nil {
-		return "", fmt.Errorf("create job for %s: %w", s.Manifest.ARN(), err)
+		return "", fmt.Errorf("create job for %s: %w", s.Manifest.ARN(part), err)
 	}
 	return aws.ToString(out.JobId), nil
 }
 
-// token is a stable idempotency token for this job: a hash of what makes it
-// this job. S3 Control accepts up to 64 characters.
+// token is a stable idempotency token for this job: a hash of every field
+// of the spec, so that a rerun that changes anything (priority,
+// description, report scope, metadata...) is a new job and an unchanged
+// rerun is the same job. S3 Control accepts up to 64 characters.
 func (s CopySpec) token() string {
-	h := sha256.New()
-	for _, v := range []string{s.Manifest.ARN(), s.Manifest.ETag, s.DestBucket, s.DestPrefix, s.StorageClass, s.RoleArn, s.Report.Bucket, s.Report.Prefix} {
-		h.Write([]byte(v))
-		h.Write([]byte{0})
+	s.Token = ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // strings, numbers, maps of strings: cannot fail
 	}
-	return "s3bulk-" + hex.EncodeToString(h.Sum(nil))[:40]
+	h := sha256.Sum256(b)
+	return "s3bulk-" + hex.EncodeToString(h[:])[:40]
 }
 
 // Describe returns the job's current state.
@@ -329,7 +368,7 @@ func jobFrom(d *types.JobDescriptor) Job {
 	if r := d.Report; r != nil {
 		j.Report = ReportLocation{
 			Enabled: r.Enabled,
-			Bucket:  strings.TrimPrefix(aws.ToString(r.Bucket), "arn:aws:s3:::"),
+			Bucket:  bucketFromARN(aws.ToString(r.Bucket)),
 			Prefix:  aws.ToString(r.Prefix),
 			Scope:   string(r.ReportScope),
 		}
@@ -337,32 +376,108 @@ func jobFrom(d *types.JobDescriptor) Job {
 	return j
 }
 
-// Wait polls the job every interval until it reaches a final status,
-// calling progress (if not nil) with each state seen, and returns the last.
-// Cancelling ctx stops the watch, not the job.
-func (c *Client) Wait(ctx context.Context, id string, interval time.Duration, progress func(Job)) (Job, error) {
-	if interval <= 0 {
-		interval = 5 * time.Second
+// WaitOptions say how Wait follows a job.
+type WaitOptions struct {
+	// Interval between two DescribeJob calls; 0 means 5s.
+	Interval time.Duration
+	// Progress, when set, is called with each state seen.
+	Progress func(Job)
+	// NotFoundGrace is how long "no such job" is taken for S3 Control not
+	// having caught up with CreateJob yet (the user guide warns that a new
+	// job may not be visible at once); 0 means DefaultNotFoundGrace.
+	NotFoundGrace time.Duration
+	// ErrorBudget is how long DescribeJob may keep failing with transient
+	// errors (throttling, 5xx, lost connections) before Wait gives up; 0
+	// means DefaultErrorBudget.
+	ErrorBudget time.Duration
+	// Backoff spaces the retries of failed calls; its zero value starts at
+	// Interval and is capped at 30s.
+	Backoff retry.Backoff
+}
+
+// Defaults of WaitOptions.
+const (
+	DefaultNotFoundGrace = 2 * time.Minute
+	DefaultErrorBudget   = 5 * time.Minute
+)
+
+// Wait polls the job until it reaches a final status and returns the last
+// state seen. A DescribeJob that fails transiently, or says the job does not
+// exist during the NotFoundGrace, is retried with backoff for up to
+// ErrorBudget; other errors end the watch at once. Cancelling ctx stops the
+// watch, not the job.
+func (c *Client) Wait(ctx context.Context, id string, o WaitOptions) (Job, error) {
+	if o.Interval <= 0 {
+		o.Interval = 5 * time.Second
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	if o.NotFoundGrace <= 0 {
+		o.NotFoundGrace = DefaultNotFoundGrace
+	}
+	if o.ErrorBudget <= 0 {
+		o.ErrorBudget = DefaultErrorBudget
+	}
+	if o.Backoff.Base <= 0 {
+		o.Backoff.Base = o.Interval
+		o.Backoff.ThrottleBase = o.Interval
+	}
+	if o.Backoff.Max <= 0 {
+		o.Backoff.Max = max(30*time.Second, o.Interval)
+	}
+	start := time.Now()
+	var last Job
+	var failingSince time.Time
+	attempt := 0
 	for {
 		j, err := c.Describe(ctx, id)
+		wait := o.Interval
 		if err != nil {
-			return j, err
+			if ctx.Err() != nil {
+				return last, ctx.Err()
+			}
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			}
+			attempt++
+			class := retry.Classify(err)
+			switch {
+			case isNoSuchJob(err) && time.Since(start) < o.NotFoundGrace:
+				class = retry.Retryable
+			case isNoSuchJob(err):
+				return last, fmt.Errorf("%w (still unknown %s after it was created)", err, time.Since(start).Round(time.Second))
+			case !class.Retry():
+				return last, err
+			case time.Since(failingSince) > o.ErrorBudget:
+				return last, fmt.Errorf("%w (failing for %s)", err, time.Since(failingSince).Round(time.Second))
+			}
+			wait = o.Backoff.Delay(attempt, class)
+		} else {
+			failingSince, attempt, last = time.Time{}, 0, j
+			if o.Progress != nil {
+				o.Progress(j)
+			}
+			if j.Done() {
+				return j, nil
+			}
 		}
-		if progress != nil {
-			progress(j)
-		}
-		if j.Done() {
-			return j, nil
-		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			return j, ctx.Err()
+			t.Stop()
+			return last, ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// isNoSuchJob reports S3 Control's answer for a job it does not know: the
+// model's NotFoundException, or NoSuchJob as some answers name it.
+func isNoSuchJob(err error) bool {
+	var nf *types.NotFoundException
+	if errors.As(err, &nf) {
+		return true
+	}
+	var ae smithy.APIError
+	return errors.As(err, &ae) && (ae.ErrorCode() == "NoSuchJob" || ae.ErrorCode() == "NotFoundException")
 }
 
 // Cancel asks S3 to cancel the job and returns the status it moved to

@@ -132,11 +132,11 @@ func TestJobCopiesEveryObjectAndReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []string
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, func(j Job) {
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond, Progress: func(j Job) {
 		if len(seen) == 0 || seen[len(seen)-1] != j.Status {
 			seen = append(seen, j.Status)
 		}
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestJobCopiesOddKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestJobWithFailedTasksReportsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestJobCancelledWhileActive(t *testing.T) {
 	if status != StatusCancelling {
 		t.Errorf("cancel moved the job to %s, want Cancelling while its task finishes", status)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func TestJobFailsWhenTheManifestChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestOversizeObjectsAreRoutedOutOfTheManifest(t *testing.T) {
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
 	e.put(t, e.src, map[string]string{"small-1": "12345", "big": strings.Repeat("x", 2000), "small-2": "1"})
 	var routed []store.Object
-	m := e.manifest(t, ManifestOptions{MaxSize: 1000, Oversize: func(o store.Object) error {
+	m := e.manifest(t, ManifestOptions{MaxSize: 1000, Route: func(o store.Object, _ string) error {
 		routed = append(routed, o)
 		return nil
 	}})
@@ -462,7 +462,7 @@ func TestOversizeObjectsAreRoutedOutOfTheManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -628,7 +628,7 @@ func TestRealBatchOperations(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
-	j, err := jobs.Wait(wctx, id, 5*time.Second, func(j Job) { t.Logf("%s %d/%d", j.Status, j.Succeeded, j.Total) })
+	j, err := jobs.Wait(wctx, id, WaitOptions{Interval: 5 * time.Second, Progress: func(j Job) { t.Logf("%s %d/%d", j.Status, j.Succeeded, j.Total) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -73,8 +74,35 @@ Use --region for the destination bucket's region: jobs run there.`,
 }
 
 // jobClient loads the AWS configuration (region, profile, credentials) for
-// S3 Control and STS.
+// S3 Control and STS. Jobs are regional: without a region there is no job
+// to find.
 func (a *app) jobClient(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
+	c, err := a.jobClientIn(ctx, bf)
+	if err == nil && c.Region() == "" {
+		return nil, usagef("no region: a job is found only in its own region (its destination bucket's); pass --region")
+	}
+	return c, err
+}
+
+// jobClientFor is the client for a job that copies into bucket: in the
+// bucket's region, which it asks S3 for, since a copy job must be created
+// in its destination's region.
+func (a *app) jobClientFor(ctx context.Context, bf *batchFlags, s3c *s3.Client, bucket string) (*batchops.Client, error) {
+	c, err := a.jobClientIn(ctx, bf)
+	if err != nil {
+		return nil, err
+	}
+	region, err := batchops.BucketRegion(ctx, s3c, bucket)
+	if err != nil {
+		return nil, err
+	}
+	if c.Region() != "" && c.Region() != region {
+		fmt.Fprintf(a.stdio.Err, "note: s3://%s is in %s, not %s: the job is created there\n", bucket, region, c.Region())
+	}
+	return c.ForRegion(region), nil
+}
+
+func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
 	var opts []func(*config.LoadOptions) error
 	if a.g.region != "" {
 		opts = append(opts, config.WithRegion(a.g.region))
@@ -89,9 +117,6 @@ func (a *app) jobClient(ctx context.Context, bf *batchFlags) (*batchops.Client, 
 			return nil, fmt.Errorf("load aws config: %w: %w", store.ErrInvalidCredentials, err)
 		}
 		return nil, fmt.Errorf("load aws config: %w", err)
-	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
 	}
 	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
 	if err != nil {
@@ -112,6 +137,9 @@ type batchCpFlags struct {
 	description     string
 	raw             bool
 	maxObjectSize   sizeFlag
+	// startAfter leaves out the keys up to it: cp --engine auto copied
+	// them from this machine before handing the rest to the job.
+	startAfter string
 }
 
 func (a *app) batchCpCmd(bf *batchFlags) *cobra.Command {
@@ -164,6 +192,8 @@ type batchPlan struct {
 	manifestLoc s3url.Location
 	reportLoc   s3url.Location
 	reportScope string
+	startAfter  string
+	maxSize     int64
 }
 
 func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchPlan, error) {
@@ -179,6 +209,7 @@ func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchPlan, error
 		return p, usagef("batch cp %s %s: both ends must be s3:// URLs (a job copies between buckets)", p.src, p.dst)
 	}
 	p.dstPrefix = p.dst.AsDir().Key
+	p.startAfter = f.startAfter
 	if f.report == "" {
 		p.reportLoc = s3url.Location{Bucket: p.dst.Bucket, Key: defaultReportPrefix}
 	} else if p.reportLoc, err = parseLocation(f.report, true); err != nil {
@@ -215,6 +246,9 @@ func runID() string {
 // source, and it is not one of s3bulk's own manifests or reports when those
 // live in the source bucket.
 func (p batchPlan) keep(o store.Object) bool {
+	if p.startAfter != "" && o.Key <= p.startAfter {
+		return false
+	}
 	if p.src.HasWildcard() && !p.src.Match(o.Key) {
 		return false
 	}
@@ -248,19 +282,42 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 			"s3://"+p.src.Bucket+"/", base, "s3://"+p.dst.Bucket+"/"+batchops.DestKey(p.dstPrefix, base)+"...")
 	}
 
+	// Everything S3 Control would refuse is refused before the listing and
+	// the manifest upload.
+	desc := f.description
+	if desc == "" {
+		desc = batchops.TruncateDescription("s3bulk cp " + p.src.String() + " " + p.dst.String())
+	}
+	spec := batchops.CopySpec{
+		RoleArn:      f.roleArn,
+		DestBucket:   p.dst.Bucket,
+		DestPrefix:   p.dstPrefix,
+		StorageClass: f.storageClass,
+		Report:       batchops.ReportLocation{Enabled: true, Bucket: p.reportLoc.Bucket, Prefix: p.reportLoc.Key, Scope: p.reportScope},
+		Priority:     f.priority,
+		Description:  desc,
+	}
+	if err := spec.Validate(); err != nil && !(a.g.dryRun && f.roleArn == "") {
+		return usageError{err}
+	}
+
 	maxSize := int64(f.maxObjectSize)
 	if maxSize <= 0 {
 		maxSize = batchops.MaxCopySize
 	}
-	var oversize []store.Object
+	p.maxSize = maxSize
+	var routed []routedObject
 	mopts := batchops.ManifestOptions{
 		Bucket:  p.src.Bucket,
 		Prefix:  p.listPrefix(),
 		Match:   p.keep,
 		MaxSize: maxSize,
-		// Objects over 5 GiB are few: keeping them to copy after the job is
-		// created costs little memory and no second listing.
-		Oversize: func(o store.Object) error { oversize = append(oversize, o); return nil },
+		// Objects a job cannot copy are few: keeping them to copy after
+		// the job is created costs little memory and no second listing.
+		Route: func(o store.Object, reason string) error {
+			routed = append(routed, routedObject{o, reason})
+			return nil
+		},
 	}
 
 	var m batchops.Manifest
@@ -269,13 +326,13 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 	} else {
 		m, err = batchops.PutManifest(ctx, srcStore, mopts, c.Bucket(p.manifestLoc.Bucket), p.manifestLoc.Bucket, p.manifestLoc.Key, 0)
 	}
-	if errors.Is(err, batchops.ErrNothingToCopy) && len(oversize) > 0 {
-		err = nil // only big objects: no job, the fallback does it all
+	if errors.Is(err, batchops.ErrNothingToCopy) && len(routed) > 0 {
+		err = nil // only objects a job cannot copy: no job, the fallback does it all
 	}
 	if err != nil {
 		return err
 	}
-	a.printBatchPlan(p, m, oversize, maxSize, f.noLocalFallback)
+	a.printBatchPlan(p, m, routed, f.noLocalFallback)
 	if a.g.dryRun {
 		return nil
 	}
@@ -283,34 +340,27 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 	var jobID string
 	var jc *batchops.Client
 	if m.Stats.Objects > 0 {
-		if jc, err = a.jobClient(ctx, bf); err != nil {
-			return err
+		jc, err = a.jobClientFor(ctx, bf, c.SDK(), p.dst.Bucket)
+		if err == nil {
+			spec.Manifest = m
+			jobID, err = jc.Create(ctx, spec)
 		}
-		desc := f.description
-		if desc == "" {
-			desc = "s3bulk cp " + p.src.String() + " " + p.dst.String()
-		}
-		jobID, err = jc.Create(ctx, batchops.CopySpec{
-			Manifest:     m,
-			RoleArn:      f.roleArn,
-			DestBucket:   p.dst.Bucket,
-			DestPrefix:   p.dstPrefix,
-			StorageClass: f.storageClass,
-			Report:       batchops.ReportLocation{Enabled: true, Bucket: p.reportLoc.Bucket, Prefix: p.reportLoc.Key, Scope: p.reportScope},
-			Priority:     f.priority,
-			Description:  desc,
-		})
 		if err != nil {
-			return err
+			return a.dropManifest(ctx, c.Bucket(p.manifestLoc.Bucket), p.manifestLoc.Key, err)
 		}
 		a.printJobCreated(jobID)
+		fmt.Fprintf(a.stdio.Err, "job %s runs in %s (pass --region %s to batch status, report or cancel)\n", jobID, jc.Region(), jc.Region())
 		defer func() {
 			if ctx.Err() != nil {
-				fmt.Fprintf(a.stdio.Err, "the job goes on without this command: s3bulk batch status %s (or cancel %s)\n", jobID, jobID)
+				fmt.Fprintf(a.stdio.Err, "the job goes on without this command: s3bulk batch status %s --region %s (or cancel %s)\n", jobID, jc.Region(), jobID)
 			}
 		}()
 	}
 
+	oversize := make([]store.Object, 0, len(routed))
+	for _, r := range routed {
+		oversize = append(oversize, r.obj)
+	}
 	var failed int64
 	if len(oversize) > 0 {
 		if f.noLocalFallback {
@@ -331,6 +381,26 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 	return a.waitAndReport(ctx, jc, bf, jobID, failed)
 }
 
+// routedObject is an object a job cannot copy, and why.
+type routedObject struct {
+	obj    store.Object
+	reason string
+}
+
+// dropManifest deletes the manifest of a job that was not created, so a
+// failed CreateJob leaves nothing behind, or says where it is.
+func (a *app) dropManifest(ctx context.Context, st store.Store, key string, createErr error) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := st.Delete(dctx, key); err != nil {
+		fmt.Fprintf(a.stdio.Err, "WARNING the manifest %s is left behind: %v\n", st.URL(key), err)
+	}
+	if errors.Is(createErr, batchops.ErrInvalidJob) {
+		return usageError{createErr}
+	}
+	return createErr
+}
+
 // listPrefix is what the listing asks S3 for: the literal start of a
 // wildcard, or the source as a directory.
 func (p batchPlan) listPrefix() string {
@@ -340,7 +410,12 @@ func (p batchPlan) listPrefix() string {
 	return p.src.AsDir().Key
 }
 
-func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, oversize []store.Object, maxSize int64, noFallback bool) {
+func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, routed []routedObject, noFallback bool) {
+	st := m.Stats
+	action := "copied from this machine"
+	if noFallback {
+		action = "EXCLUDED (--no-local-fallback)"
+	}
 	if a.g.json {
 		rec := struct {
 			Type          string `json:"type"`
@@ -350,12 +425,14 @@ func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, oversize []store.
 			Bytes         int64  `json:"bytes"`
 			Oversize      int64  `json:"oversize"`
 			OversizeBytes int64  `json:"oversize_bytes"`
+			Archived      int64  `json:"archived"`
+			ArchivedBytes int64  `json:"archived_bytes"`
 			Oversized     string `json:"oversize_action,omitempty"`
-		}{Type: "plan", Objects: m.Stats.Objects, Bytes: m.Stats.Bytes, Oversize: m.Stats.Oversize, OversizeBytes: m.Stats.OversizeBytes}
+		}{Type: "plan", Objects: st.Objects, Bytes: st.Bytes, Oversize: st.Oversize, OversizeBytes: st.OversizeBytes, Archived: st.Archived, ArchivedBytes: st.ArchivedBytes}
 		if m.ETag != "" {
 			rec.Manifest, rec.ETag = "s3://"+m.Bucket+"/"+m.Key, m.ETag
 		}
-		if len(oversize) > 0 {
+		if len(routed) > 0 {
 			rec.Oversized = "local-multipart-copy"
 			if noFallback {
 				rec.Oversized = "excluded"
@@ -367,30 +444,44 @@ func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, oversize []store.
 		if a.g.dryRun {
 			where = "(dry run: not written)"
 		}
-		fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) for the job, manifest %s\n", m.Stats.Objects, progress.HumanBytes(m.Stats.Bytes), where)
-		if len(oversize) > 0 {
-			action := "copied from this machine with multipart copy"
-			if noFallback {
-				action = "EXCLUDED (--no-local-fallback)"
-			}
-			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are over %s, which a job cannot copy: %s\n",
-				len(oversize), progress.HumanBytes(m.Stats.OversizeBytes), progress.HumanBytes(maxSize), action)
+		fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) for the job, manifest %s\n", st.Objects, progress.HumanBytes(st.Bytes), where)
+		if st.Oversize > 0 {
+			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are %s, which a job cannot copy: %s with multipart copy\n",
+				st.Oversize, progress.HumanBytes(st.OversizeBytes), p.sizeLimit(), action)
+		}
+		if st.Archived > 0 {
+			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are in GLACIER or DEEP_ARCHIVE, which a job fails on until they are restored: %s (restore them first, or their copies fail)\n",
+				st.Archived, progress.HumanBytes(st.ArchivedBytes), action)
 		}
 	}
-	if noFallback {
-		for _, o := range oversize {
-			if a.g.json {
-				_ = json.NewEncoder(a.stdio.Out).Encode(struct {
-					Type   string `json:"type"`
-					Src    string `json:"src"`
-					Size   int64  `json:"size"`
-					Reason string `json:"reason"`
-				}{"excluded", "s3://" + p.src.Bucket + "/" + o.Key, o.Size, "over the job's object size limit"})
-				continue
-			}
-			fmt.Fprintf(a.stdio.Err, "EXCLUDED s3://%s/%s (%s): over %s, a job cannot copy it\n", p.src.Bucket, o.Key, progress.HumanBytes(o.Size), progress.HumanBytes(maxSize))
-		}
+	if !noFallback {
+		return
 	}
+	for _, r := range routed {
+		o := r.obj
+		if a.g.json {
+			_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+				Type   string `json:"type"`
+				Src    string `json:"src"`
+				Size   int64  `json:"size"`
+				Reason string `json:"reason"`
+			}{"excluded", "s3://" + p.src.Bucket + "/" + o.Key, o.Size, r.reason})
+			continue
+		}
+		why := r.reason
+		if why == batchops.ReasonTooBig {
+			why = p.sizeLimit() + ", a job cannot copy it"
+		}
+		fmt.Fprintf(a.stdio.Err, "EXCLUDED s3://%s/%s (%s): %s\n", p.src.Bucket, o.Key, progress.HumanBytes(o.Size), why)
+	}
+}
+
+// sizeLimit names the object sizes a job leaves to this machine.
+func (p batchPlan) sizeLimit() string {
+	if p.maxSize == batchops.MaxCopySize {
+		return "5 GB or more"
+	}
+	return "over " + progress.HumanBytes(p.maxSize)
 }
 
 func (a *app) printJobCreated(id string) {
@@ -445,7 +536,7 @@ func (a *app) copyOversize(ctx context.Context, s *session, p batchPlan, objs []
 // excluded, or the job was cancelled), 3 the job itself failed.
 func (a *app) waitAndReport(ctx context.Context, jc *batchops.Client, bf *batchFlags, id string, alreadyFailed int64) error {
 	w := a.newJobWatcher()
-	j, err := jc.Wait(ctx, id, bf.pollInterval, w.update)
+	j, err := jc.Wait(ctx, id, batchops.WaitOptions{Interval: bf.pollInterval, Progress: w.update})
 	w.stop(j)
 	if err != nil {
 		return err
@@ -490,8 +581,12 @@ func (a *app) printReport(ctx context.Context, j batchops.Job) (batchops.ReportS
 	enc := json.NewEncoder(a.stdio.Out)
 	enc.SetEscapeHTML(false)
 	return batchops.ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r batchops.TaskResult) error {
-		if r.Status == batchops.TaskSucceeded {
+		switch r.Status {
+		case batchops.TaskSucceeded:
 			return nil
+		case batchops.TaskUnreadable:
+			_, err := fmt.Fprintf(a.stdio.Err, "WARNING report of job %s: %s\n", j.ID, oneLineText(r.Message))
+			return err
 		}
 		src := "s3://" + r.Bucket + "/" + r.Key
 		if a.g.json {
@@ -644,7 +739,7 @@ func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 			var j batchops.Job
 			if wait {
 				w := a.newJobWatcher()
-				j, err = jc.Wait(ctx, args[0], bf.pollInterval, w.update)
+				j, err = jc.Wait(ctx, args[0], batchops.WaitOptions{Interval: bf.pollInterval, Progress: w.update})
 				w.stop(j)
 			} else {
 				j, err = jc.Describe(ctx, args[0])

@@ -133,26 +133,15 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		}
 		s.followSymlinks = true
 	}
-	if move && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: mv runs locally only (a job cannot delete the sources)", f.engine.engine)
-	}
-	if (f.sel.active() || meta != nil) && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: filters, shards and metadata flags need --engine local", f.engine.engine)
-	}
-	if f.obj.active() && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: encryption, ACL, request-payer and source-region flags need --engine local", f.engine.engine)
-	}
-	if !move {
-		job, err := a.chooseEngine(ctx, s, f.engine, src, dst)
-		if err != nil {
-			return err
-		}
-		if job {
-			return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
-		}
-	}
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
+	}
+	mode, blockers, err := pickEngine(f, src, dst, move, meta != nil)
+	if err != nil {
+		return err
+	}
+	if mode == engineBatchOps {
+		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
 	}
 	srcEP, err := s.sourceEndpoint(ctx, src, f.recursive)
 	if err != nil {
@@ -192,7 +181,11 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	opts.Journal = j
-	err = a.execute(ctx, s, job, opts)
+	if mode == engineAuto {
+		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, src, srcArg, dstArg, f.raw)
+	} else {
+		err = a.execute(ctx, s, job, opts)
+	}
 	return a.closeJournal(j, err)
 }
 
@@ -263,7 +256,9 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	if a.planOnly {
 		return a.writePlan(ctx, job, opts)
 	}
-	opts.Progress = &engine.Progress{}
+	if opts.Progress == nil {
+		opts.Progress = &engine.Progress{}
+	}
 	var observe func(engine.Result)
 	if a.g.json {
 		j := &progress.JSONLines{Out: a.stdio.Out}

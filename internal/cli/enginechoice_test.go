@@ -32,7 +32,7 @@ func TestCpEngineChoice(t *testing.T) {
 	t.Run("batchops runs a job that copies whole keys", func(t *testing.T) {
 		r := e.run(ctx, "cp", "--engine", "batchops", "--role-arn", batchRole,
 			"--control-endpoint-url", e.fake.URL, "--account-id", e.fake.AccountID(), "--poll-interval", "1ms",
-			"s3://"+e.src, "s3://"+e.dst+"/job/")
+			"--recursive", "s3://"+e.src, "s3://"+e.dst+"/job/")
 		if r.code != ExitOK {
 			t.Fatalf("exit %d:\n%s", r.code, r.err)
 		}
@@ -44,9 +44,9 @@ func TestCpEngineChoice(t *testing.T) {
 		name, want string
 		args       []string
 	}{
-		{"batchops without a role is a usage error", "--role-arn", []string{"cp", "--engine", "batchops", "s3://" + e.src, "s3://" + e.dst + "/x/"}},
+		{"batchops without a role is a usage error", "--role-arn", []string{"cp", "--engine", "batchops", "--recursive", "s3://" + e.src, "s3://" + e.dst + "/x/"}},
 		{"batchops from a local source is a usage error", "local", []string{"cp", "--engine", "batchops", "--role-arn", batchRole, "--recursive", local, "s3://" + e.dst + "/x/"}},
-		{"an unknown engine is a usage error", "want local", []string{"cp", "--engine", "cloud", "s3://" + e.src, "s3://" + e.dst + "/x/"}},
+		{"an unknown engine is a usage error", "want local", []string{"cp", "--engine", "cloud", "--recursive", "s3://" + e.src, "s3://" + e.dst + "/x/"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.run(ctx, tt.args...)
