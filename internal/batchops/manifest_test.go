@@ -38,10 +38,10 @@ func TestWriteManifest(t *testing.T) {
 	var oversize []string
 	var sb strings.Builder
 	st, err := WriteManifest(context.Background(), objs, ManifestOptions{
-		Bucket:   "src",
-		Prefix:   "1/",
-		Match:    func(o store.Object) bool { return !strings.HasSuffix(o.Key, ".tmp") },
-		MaxSize:  100,
+		Bucket:  "src",
+		Prefix:  "1/",
+		Match:   func(o store.Object) bool { return !strings.HasSuffix(o.Key, ".tmp") },
+		MaxSize: 100,
 		Route: func(o store.Object, reason string) error {
 			if reason == ReasonTooBig {
 				oversize = append(oversize, o.Key)
