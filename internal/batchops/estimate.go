@@ -213,7 +213,7 @@ func BreakEven(localObjectsPerSec float64, a Assumptions) int64 {
 }
 
 func rate(v float64) string {
-	if v >= 100 {
+	if v >= 100 || v == math.Trunc(v) {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.1f", v)

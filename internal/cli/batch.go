@@ -51,9 +51,10 @@ only lists the source into a manifest and watches the job.
   s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
   s3bulk batch status JOB | report JOB | cancel JOB | ls
 
-A job starts in about a minute and costs $0.25 plus $1.00 per million objects
-on top of the copy requests; below ~50,000 objects cp is usually faster.
-Use --region for the destination bucket's region: jobs run there.`,
+` + wrapText(batchops.HelpText(), 78) + `
+
+A copy job is created in its destination bucket's region, which s3bulk asks
+S3 for; pass that region with --region to status, report, cancel and ls.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -379,6 +380,26 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 		return nil
 	}
 	return a.waitAndReport(ctx, jc, bf, jobID, failed)
+}
+
+// wrapText breaks text into lines of at most width columns, at spaces.
+func wrapText(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // routedObject is an object a job cannot copy, and why.
@@ -885,7 +906,7 @@ func (a *app) batchLsCmd(bf *batchFlags) *cobra.Command {
 }
 
 func (a *app) batchPolicyCmd() *cobra.Command {
-	var report, manifest, roleArn string
+	var report, manifest, roleArn, kmsKey string
 	var raw bool
 	cmd := &cobra.Command{
 		Use:   "policy SRC DST",
@@ -909,7 +930,9 @@ s3bulk. Each is limited to the buckets and prefixes the copy uses.`,
 				DestBucket: p.dst.Bucket, DestPrefix: p.dstPrefix,
 				ManifestBucket: p.manifestLoc.Bucket, ManifestPrefix: manifestPrefix,
 				ReportBucket: p.reportLoc.Bucket, ReportPrefix: p.reportLoc.AsDir().Key,
-				RoleArn: roleArn,
+				RoleArn: roleArn, KMSKeyARN: kmsKey,
+				// Buckets of the region's partition: aws-cn, aws-us-gov...
+				Partition: batchops.Partition(a.g.region),
 			})
 			if a.g.json {
 				enc := json.NewEncoder(a.stdio.Out)
@@ -932,6 +955,7 @@ s3bulk. Each is limited to the buckets and prefixes the copy uses.`,
 	fl.StringVar(&report, "report", "", "report location, as for batch cp")
 	fl.StringVar(&manifest, "manifest", "", "manifest location, as for batch cp")
 	fl.StringVar(&roleArn, "role-arn", "", "the job's role, to limit iam:PassRole to it")
+	fl.StringVar(&kmsKey, "kms-key-arn", "", "the KMS key of SSE-KMS sources or copies: the job and the local fallback need to use it")
 	fl.BoolVar(&raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
@@ -332,5 +333,70 @@ func TestBatchPolicyGolden(t *testing.T) {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("policy lacks %s", w)
 		}
+	}
+}
+
+// TestBatchCpRefusesWhatS3ControlWouldBeforeUploading checks each of
+// CreateJob's limits before the listing: nothing is written.
+func TestBatchCpRefusesWhatS3ControlWouldBeforeUploading(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"a": "1"})
+	src, dst := "s3://"+e.src, "s3://"+e.dst
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a negative priority", []string{"--role-arn", batchRole, "--priority", "-1"}, "priority -1"},
+		{"reduced redundancy", []string{"--role-arn", batchRole, "--storage-class", "REDUCED_REDUNDANCY"}, `storage class "REDUCED_REDUNDANCY"`},
+		{"a role ARN of a short account id", []string{"--role-arn", "arn:aws:iam::1234:role/r"}, "role ARN"},
+		{"a description of 257 characters", []string{"--role-arn", batchRole, "--description", strings.Repeat("d", 257)}, "at most 256"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.run(context.Background(), append([]string{"batch", "cp", src, dst}, tt.args...)...)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.err, ExitUsage, tt.want)
+			}
+			if keys := s3test.ListKeys(t, e.sdk, e.dst, ""); len(keys) != 0 {
+				t.Errorf("wrote %v", keys)
+			}
+		})
+	}
+}
+
+func TestBatchCpWhoseJobIsRefusedLeavesNoManifest(t *testing.T) {
+	// The destination is in another region than the control plane's.
+	e := newBatchEnv(t, fakecontrol.Options{BucketRegion: func(string) string { return "eu-west-1" }})
+	e.seed(t, map[string]string{"a": "1"})
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst, "--role-arn", batchRole)
+	if r.code != ExitFatal || !strings.Contains(r.err, "BadRequestException") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/"); len(keys) != 0 {
+		t.Errorf("left behind %v", keys)
+	}
+}
+
+func TestBatchCpCutsALongDefaultDescription(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"a": "1"})
+	long := strings.Repeat(strings.Repeat("p", 50)+"/", 6) // 306 characters
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/"+long, "--role-arn", batchRole, "--wait")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	st := e.run(context.Background(), "batch", "status", jobID(t, r.out))
+	if !strings.Contains(st.out, "description: s3bulk cp s3://"+e.src+" ") || !strings.Contains(st.out, "...\n") {
+		t.Errorf("batch status:\n%s", st.out)
+	}
+}
+
+func TestBatchCpWaitsForAJobNotVisibleYet(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{InvisibleFor: 300 * time.Millisecond})
+	e.seed(t, map[string]string{"a": "1"})
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/c/", "--role-arn", batchRole, "--wait")
+	if r.code != ExitOK || !strings.Contains(r.err, "Complete, 1 of 1 tasks succeeded") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.err)
 	}
 }

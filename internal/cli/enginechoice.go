@@ -134,6 +134,7 @@ type autoRun struct {
 	prog   *engine.Progress
 	start  time.Time
 	counts chan autoCount
+	ctx    context.Context // the local run's
 	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup // countSource and stopWhenStartedFinish
 
@@ -168,7 +169,7 @@ func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers 
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r := &autoRun{a: a, ef: ef, prog: &engine.Progress{}, start: time.Now(), counts: make(chan autoCount, 1), cancel: cancel}
+	r := &autoRun{a: a, ef: ef, prog: &engine.Progress{}, start: time.Now(), counts: make(chan autoCount, 1), ctx: runCtx, cancel: cancel}
 	c, err := s.s3(ctx)
 	if err != nil {
 		return err
@@ -238,7 +239,7 @@ func (r *autoRun) filter(o store.Object) bool {
 		r.decide()
 		if r.handed {
 			r.wg.Add(1)
-			go r.stopWhenStartedFinish()
+			go r.stopWhenStartedFinish(r.ctx)
 			return false
 		}
 	}
@@ -321,13 +322,18 @@ func (r *autoRun) decideAtEnd() {
 
 // stopWhenStartedFinish ends the local run once every object it started
 // has finished, so that its planner stops listing what the job will copy.
-func (r *autoRun) stopWhenStartedFinish() {
+// Nothing in flight is cancelled: each object up to r.last is copied here.
+func (r *autoRun) stopWhenStartedFinish(ctx context.Context) {
 	defer r.wg.Done()
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
-	for range t.C {
-		s := r.prog.Snapshot()
-		if s.PlanComplete || s.Done+s.Failed+s.Skipped >= s.Planned {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if s := r.prog.Snapshot(); s.Done+s.Failed+s.Skipped >= s.Planned {
 			r.cancel(errHandOver)
 			return
 		}
