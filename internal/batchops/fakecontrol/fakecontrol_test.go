@@ -393,7 +393,11 @@ func TestAJobGoesThroughPausingAndPaused(t *testing.T) {
 	if apiCode(err) != "JobStatusException" {
 		t.Errorf("UpdateJobStatus to Paused = %v, want JobStatusException", err)
 	}
+	deadline := time.Now().Add(30 * time.Second)
 	for !slices.Contains(w.fake.History(id), "Paused") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the job never paused: %v", w.fake.History(id))
+		}
 		runtime.Gosched()
 	}
 	if err := w.fake.Resume(id); err != nil {
