@@ -84,9 +84,48 @@ type ReportLocation struct {
 	Scope   string // ReportAllTasks or ReportFailedTasks
 }
 
+// Generator lets S3 build a job's manifest from a listing of its own
+// (S3JobManifestGenerator), so a copy of billions of objects needs no
+// listing here. Its filters are S3's, not cp's: key prefixes and suffixes,
+// sizes, creation times, storage classes.
+type Generator struct {
+	SourceBucket string
+	Prefixes     []string
+	Suffixes     []string
+	// SizeBelow keeps only objects smaller than it (ObjectSizeLessThanBytes);
+	// 0 means MaxCopySize + 1, so a job is never given what it cannot copy.
+	SizeBelow      int64
+	CreatedAfter   time.Time
+	CreatedBefore  time.Time
+	StorageClasses []string
+}
+
+func (g *Generator) filter() *types.JobManifestGeneratorFilter {
+	f := &types.JobManifestGeneratorFilter{ObjectSizeLessThanBytes: aws.Int64(g.SizeBelow)}
+	if g.SizeBelow <= 0 {
+		f.ObjectSizeLessThanBytes = aws.Int64(MaxCopySize + 1)
+	}
+	if len(g.Prefixes)+len(g.Suffixes) > 0 {
+		f.KeyNameConstraint = &types.KeyNameConstraint{MatchAnyPrefix: g.Prefixes, MatchAnySuffix: g.Suffixes}
+	}
+	if !g.CreatedAfter.IsZero() {
+		f.CreatedAfter = aws.Time(g.CreatedAfter)
+	}
+	if !g.CreatedBefore.IsZero() {
+		f.CreatedBefore = aws.Time(g.CreatedBefore)
+	}
+	for _, c := range g.StorageClasses {
+		f.MatchAnyStorageClass = append(f.MatchAnyStorageClass, types.S3StorageClass(c))
+	}
+	return f
+}
+
 // CopySpec is an S3PutObjectCopy job.
 type CopySpec struct {
-	Manifest Manifest
+	// Manifest lists the objects, unless Generator is set: then S3 lists
+	// them itself.
+	Manifest  Manifest
+	Generator *Generator
 	RoleArn  string
 	// DestBucket receives the copies, each under DestPrefix + source key.
 	DestBucket string
@@ -242,7 +281,7 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 	if err := s.Validate(); err != nil {
 		return "", err
 	}
-	if s.Manifest.ETag == "" {
+	if s.Manifest.ETag == "" && s.Generator == nil {
 		return "", errors.New("create job: manifest has no ETag")
 	}
 	part := c.Partition()
@@ -294,7 +333,17 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 		RoleArn:              aws.String(s.RoleArn),
 		Operation:            &types.JobOperation{S3PutObjectCopy: op},
 		Report:               report,
-		Manifest: &types.JobManifest{
+	}
+	what := s.Manifest.ARN(part)
+	if g := s.Generator; g != nil {
+		what = "a manifest S3 generates from " + BucketARN(part, g.SourceBucket)
+		in.ManifestGenerator = &types.JobManifestGeneratorMemberS3JobManifestGenerator{Value: types.S3JobManifestGenerator{
+			SourceBucket:         aws.String(BucketARN(part, g.SourceBucket)),
+			EnableManifestOutput: false,
+			Filter:               g.filter(),
+		}}
+	} else {
+		in.Manifest = &types.JobManifest{
 			Spec: &types.JobManifestSpec{
 				Format: types.JobManifestFormatS3BatchOperationsCsv20180820,
 				Fields: []types.JobManifestFieldName{types.JobManifestFieldNameBucket, types.JobManifestFieldNameKey},
@@ -303,11 +352,11 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 				ObjectArn: aws.String(s.Manifest.ARN(part)),
 				ETag:      aws.String(s.Manifest.ETag),
 			},
-		},
+		}
 	}
 	out, err := c.control.CreateJob(ctx, in)
 	if err != nil {
-		return "", fmt.Errorf("create job for %s: %w", s.Manifest.ARN(part), err)
+		return "", fmt.Errorf("create job for %s: %w", what, err)
 	}
 	return aws.ToString(out.JobId), nil
 }

@@ -209,7 +209,7 @@ func TestTokenCoversEveryField(t *testing.T) {
 	}
 	// Every field of CopySpec but Token itself is covered above or is a
 	// struct whose fields are.
-	covered := map[string]bool{"Manifest": true, "RoleArn": true, "DestBucket": true, "DestPrefix": true, "StorageClass": true,
+	covered := map[string]bool{"Manifest": true, "Generator": true, "RoleArn": true, "DestBucket": true, "DestPrefix": true, "StorageClass": true,
 		"Metadata": true, "Report": true, "Priority": true, "Description": true, "Token": true}
 	rt := reflect.TypeOf(CopySpec{})
 	for i := range rt.NumField() {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // batchFlags are shared by every `batch` verb: how to reach S3 Control.
@@ -141,6 +143,13 @@ type batchCpFlags struct {
 	// startAfter leaves out the keys up to it: cp --engine auto copied
 	// them from this machine before handing the rest to the job.
 	startAfter string
+	// generator lets S3 list the source (S3JobManifestGenerator), with
+	// S3's own filters.
+	generator     bool
+	suffixes      []string
+	createdAfter  timeFlag
+	createdBefore timeFlag
+	matchClasses  []string
 }
 
 func (a *app) batchCpCmd(bf *batchFlags) *cobra.Command {
@@ -181,6 +190,11 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of the copies, e.g. STANDARD_IA (default: STANDARD)")
 	fl.StringVar(&f.description, "description", "", "job description shown by AWS (default: s3bulk cp SRC DST)")
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
+	fl.BoolVar(&f.generator, "manifest-generator", false, "let S3 list SRC itself (no listing here, for buckets of billions of objects); objects of 5 GB or more are left out")
+	fl.StringSliceVar(&f.suffixes, "suffix", nil, "with --manifest-generator: only keys ending so (S3's filter)")
+	fl.Var(&f.createdAfter, "created-after", "with --manifest-generator: only objects created after this time (a date, RFC 3339 time or an age like 7d)")
+	fl.Var(&f.createdBefore, "created-before", "with --manifest-generator: only objects created before this time")
+	fl.StringSliceVar(&f.matchClasses, "match-storage-class", nil, "with --manifest-generator: only objects in these storage classes")
 	fl.Var(&f.maxObjectSize, "max-object-size", "largest object the job copies")
 	_ = fl.MarkHidden("max-object-size") // for tests: 5 GiB is AWS's limit
 	return cmd
@@ -307,6 +321,12 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 		maxSize = batchops.MaxCopySize
 	}
 	p.maxSize = maxSize
+	if f.generator {
+		return a.runGeneratedJob(ctx, bf, c, p, f, spec)
+	}
+	if len(f.suffixes)+len(f.matchClasses) > 0 || !f.createdAfter.t.IsZero() || !f.createdBefore.t.IsZero() {
+		return usagef("--suffix, --created-after, --created-before and --match-storage-class are S3's filters: they need --manifest-generator")
+	}
 	var routed []routedObject
 	mopts := batchops.ManifestOptions{
 		Bucket:  p.src.Bucket,
@@ -400,6 +420,61 @@ func wrapText(text string, width int) string {
 		n += len(w)
 	}
 	return b.String()
+}
+
+// runGeneratedJob creates a job whose manifest S3 generates from the
+// source bucket: nothing is listed here.
+func (a *app) runGeneratedJob(ctx context.Context, bf *batchFlags, c *s3store.Client, p batchPlan, f batchCpFlags, spec batchops.CopySpec) error {
+	if p.src.HasWildcard() {
+		return usagef("--manifest-generator: S3 filters keys by prefix and suffix, not wildcards: give %s as a prefix and use --suffix", p.src)
+	}
+	prefix := p.listPrefix()
+	for _, loc := range []s3url.Location{p.reportLoc, {Bucket: p.manifestLoc.Bucket, Key: dirOf(p.manifestLoc.Key)}} {
+		if loc.Bucket == p.src.Bucket && (strings.HasPrefix(loc.AsDir().Key, prefix) || strings.HasPrefix(prefix, loc.AsDir().Key)) {
+			return usagef("--manifest-generator: s3://%s/%s lies inside the source, and S3 would copy it too: put --report elsewhere", loc.Bucket, loc.Key)
+		}
+	}
+	g := &batchops.Generator{SourceBucket: p.src.Bucket, Suffixes: f.suffixes, SizeBelow: p.maxSize + 1,
+		CreatedAfter: f.createdAfter.t, CreatedBefore: f.createdBefore.t, StorageClasses: f.matchClasses}
+	if prefix != "" {
+		g.Prefixes = []string{prefix}
+	}
+	for _, sc := range f.matchClasses {
+		if !slices.Contains(batchops.StorageClasses(), sc) {
+			return usagef("--match-storage-class %q: want one of %v", sc, batchops.StorageClasses())
+		}
+	}
+	spec.Generator = g
+	if a.g.json {
+		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+			Type      string `json:"type"`
+			Generator string `json:"manifest_generator"`
+			SizeBelow int64  `json:"size_below"`
+		}{"plan", "s3://" + p.src.Bucket + "/" + prefix, g.SizeBelow})
+	} else {
+		fmt.Fprintf(a.stdio.Err, "plan: S3 lists s3://%s/%s itself (manifest generator); objects %s are left out: copy them with `s3bulk cp --recursive --min-size %d`\n",
+			p.src.Bucket, prefix, p.sizeLimit(), g.SizeBelow)
+	}
+	if a.g.dryRun {
+		return nil
+	}
+	jc, err := a.jobClientFor(ctx, bf, c.SDK(), p.dst.Bucket)
+	if err != nil {
+		return err
+	}
+	id, err := jc.Create(ctx, spec)
+	if err != nil {
+		if errors.Is(err, batchops.ErrInvalidJob) {
+			return usageError{err}
+		}
+		return err
+	}
+	a.printJobCreated(id)
+	fmt.Fprintf(a.stdio.Err, "job %s runs in %s (pass --region %s to batch status, report or cancel)\n", id, jc.Region(), jc.Region())
+	if !f.wait {
+		return nil
+	}
+	return a.waitAndReport(ctx, jc, bf, id, 0)
 }
 
 // routedObject is an object a job cannot copy, and why.

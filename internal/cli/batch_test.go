@@ -400,3 +400,41 @@ func TestBatchCpWaitsForAJobNotVisibleYet(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.err)
 	}
 }
+
+func TestBatchCpWithTheManifestGenerator(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"logs/a.json": "1", "logs/b.txt": "2", "logs/big.json": "12345", "top.json": "3"})
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/g/", "--role-arn", batchRole,
+		"--manifest-generator", "--suffix", ".json", "--max-object-size", "4", "--wait")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	if !strings.Contains(r.err, "plan: S3 lists s3://"+e.src+"/logs/ itself (manifest generator); objects over 4 B are left out") {
+		t.Errorf("stderr does not give the plan:\n%s", r.err)
+	}
+	if diff := cmp.Diff([]string{"g/logs/a.json"}, s3test.ListKeys(t, e.sdk, e.dst, "g/")); diff != "" {
+		t.Errorf("copied (-want +got):\n%s", diff)
+	}
+	if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/manifest/"); len(keys) != 0 {
+		t.Errorf("a manifest was written here: %v", keys)
+	}
+	for _, tt := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"a wildcard is refused", "not wildcards", []string{"s3://" + e.src + "/logs/*.json"}},
+		{"S3's filters need the generator", "need --manifest-generator", []string{"s3://" + e.src, "--suffix", ".json"}},
+		{"a report inside the source is refused", "lies inside the source", []string{"s3://" + e.dst}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"batch", "cp"}, tt.args[0], "s3://"+e.dst+"/x/", "--role-arn", batchRole)
+			if tt.name != "S3's filters need the generator" {
+				args = append(args, "--manifest-generator")
+			}
+			r := e.run(context.Background(), append(args, tt.args[1:]...)...)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want a usage error saying %q", r.code, r.err, tt.want)
+			}
+		})
+	}
+}

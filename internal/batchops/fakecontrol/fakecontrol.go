@@ -296,6 +296,20 @@ type createJobRequest struct {
 			ObjectVersionID string `xml:"ObjectVersionId"`
 		} `xml:"Location"`
 	} `xml:"Manifest"`
+	Generator *struct {
+		SourceBucket         string `xml:"SourceBucket"`
+		EnableManifestOutput bool   `xml:"EnableManifestOutput"`
+		Filter               *struct {
+			CreatedAfter         string   `xml:"CreatedAfter"`
+			CreatedBefore        string   `xml:"CreatedBefore"`
+			Prefixes             []string `xml:"KeyNameConstraint>MatchAnyPrefix>member"`
+			Suffixes             []string `xml:"KeyNameConstraint>MatchAnySuffix>member"`
+			Substrings           []string `xml:"KeyNameConstraint>MatchAnySubstring>member"`
+			SizeGreaterThan      *int64   `xml:"ObjectSizeGreaterThanBytes"`
+			SizeLessThan         *int64   `xml:"ObjectSizeLessThanBytes"`
+			MatchAnyStorageClass []string `xml:"MatchAnyStorageClass>member"`
+		} `xml:"Filter"`
+	} `xml:"ManifestGenerator>S3JobManifestGenerator"`
 	Operation struct {
 		Copy *struct {
 			TargetResource    string `xml:"TargetResource"`
@@ -323,12 +337,13 @@ type createJobRequest struct {
 		ReportScope string `xml:"ReportScope"`
 	} `xml:"Report"`
 
-	// The same three elements, verbatim, for DescribeJob.
-	rawManifest, rawOperation, rawReport string
+	// The same elements, verbatim, for DescribeJob.
+	rawManifest, rawOperation, rawReport, rawGenerator string
 	hasDescription                       bool
 }
 
 type rawParts struct {
+	Generator raw `xml:"ManifestGenerator"`
 	Manifest  raw `xml:"Manifest"`
 	Operation raw `xml:"Operation"`
 	Report    raw `xml:"Report"`
@@ -354,7 +369,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "MalformedXML", err.Error())
 		return
 	}
-	req.rawManifest, req.rawOperation, req.rawReport = rp.Manifest.Inner, rp.Operation.Inner, rp.Report.Inner
+	req.rawManifest, req.rawOperation, req.rawReport, req.rawGenerator = rp.Manifest.Inner, rp.Operation.Inner, rp.Report.Inner, rp.Generator.Inner
 	req.hasDescription = bytes.Contains(body, []byte("<Description>")) || bytes.Contains(body, []byte("<Description/>"))
 	if msg := s.validate(&req); msg != "" {
 		writeError(w, http.StatusBadRequest, "BadRequestException", msg)
@@ -442,6 +457,10 @@ func (s *Server) validate(req *createJobRequest) string {
 		return fmt.Sprintf("Description has %d characters; its maximum length is 256", desc)
 	case len(req.RoleArn) > 2048 || !roleArnRe.MatchString(req.RoleArn):
 		return "RoleArn is not an IAM role ARN: " + req.RoleArn
+	case req.Generator != nil && req.rawManifest != "":
+		return "specify either Manifest or ManifestGenerator, not both"
+	case req.Generator != nil:
+		return s.validateGenerator(req, arn)
 	case req.Manifest.Spec.Format != "S3BatchOperations_CSV_20180820":
 		return "the fake reads only S3BatchOperations_CSV_20180820 manifests, not " + req.Manifest.Spec.Format
 	case !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key"}):
@@ -473,6 +492,88 @@ func (s *Server) validate(req *createJobRequest) string {
 // unARN strips an S3 ARN of the fake's partition down to bucket[/key].
 func (s *Server) unARN(arn string) string {
 	return strings.TrimPrefix(arn, "arn:"+partition(s.opts.Region)+":s3:::")
+}
+
+// validateGenerator checks an S3JobManifestGenerator, then the rest of
+// the job as validate does.
+func (s *Server) validateGenerator(req *createJobRequest, arn string) string {
+	g := req.Generator
+	switch {
+	case !strings.HasPrefix(g.SourceBucket, arn):
+		return "ManifestGenerator SourceBucket is not a bucket ARN of partition " + partition(s.opts.Region)
+	case g.EnableManifestOutput:
+		return "the fake does not write generated manifests (EnableManifestOutput)"
+	}
+	if f := g.Filter; f != nil {
+		for _, t := range []string{f.CreatedAfter, f.CreatedBefore} {
+			if _, err := time.Parse(time.RFC3339Nano, t); t != "" && err != nil {
+				return "ManifestGenerator Filter: bad timestamp " + t
+			}
+		}
+		for _, c := range f.MatchAnyStorageClass {
+			if !slices.Contains(storageEnum, c) {
+				return fmt.Sprintf("MatchAnyStorageClass %q is not one of %v", c, storageEnum)
+			}
+		}
+	}
+	// The rest of the job is checked as for a manifest.
+	saved := req.Generator
+	req.Generator = nil
+	req.Manifest.Spec.Format, req.Manifest.Spec.Fields = "S3BatchOperations_CSV_20180820", []string{"Bucket", "Key"}
+	req.Manifest.Location.ObjectArn, req.Manifest.Location.ETag = arn+"generated/manifest.csv", "generated"
+	msg := s.validate(req)
+	req.Generator = saved
+	return msg
+}
+
+// generated lists what a manifest generator would put in its manifest, in
+// key order, as Bucket and encoded key.
+func (s *Server) generated(ctx context.Context, req *createJobRequest, fn func(task int, bucket, encKey string) (bool, error)) error {
+	g := req.Generator
+	bucket := s.unARN(g.SourceBucket)
+	var after, before time.Time
+	var less, greater *int64
+	var prefixes, suffixes, substrings, classes []string
+	if f := g.Filter; f != nil {
+		after, _ = time.Parse(time.RFC3339Nano, f.CreatedAfter)
+		before, _ = time.Parse(time.RFC3339Nano, f.CreatedBefore)
+		less, greater = f.SizeLessThan, f.SizeGreaterThan
+		prefixes, suffixes, substrings, classes = f.Prefixes, f.Suffixes, f.Substrings, f.MatchAnyStorageClass
+	}
+	anyOf := func(list []string, match func(string) bool) bool {
+		if len(list) == 0 {
+			return true
+		}
+		return slices.ContainsFunc(list, match)
+	}
+	p := s3.NewListObjectsV2Paginator(s.s3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	task := 0
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		for _, o := range page.Contents {
+			key, size, mod := aws.ToString(o.Key), aws.ToInt64(o.Size), aws.ToTime(o.LastModified)
+			switch {
+			case !anyOf(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }),
+				!anyOf(suffixes, func(x string) bool { return strings.HasSuffix(key, x) }),
+				!anyOf(substrings, func(x string) bool { return strings.Contains(key, x) }),
+				!anyOf(classes, func(c string) bool { return c == string(o.StorageClass) }),
+				less != nil && size >= *less,
+				greater != nil && size <= *greater,
+				!after.IsZero() && !mod.After(after),
+				!before.IsZero() && !mod.Before(before):
+				continue
+			}
+			goOn, err := fn(task, bucket, url.QueryEscape(key))
+			if err != nil || !goOn {
+				return err
+			}
+			task++
+		}
+	}
+	return nil
 }
 
 // bucketRegion is the region of bucket, by Options.BucketRegion or the S3
@@ -590,7 +691,23 @@ func (s *Server) run(j *job) {
 		return
 	}
 	mBucket, mKey, _ := strings.Cut(s.unARN(j.req.Manifest.Location.ObjectArn), "/")
-	total, fcode, freason := s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag)
+	tasks := func(fn func(task int, bucket, encKey string) (bool, error)) error {
+		return s.eachLine(ctx, mBucket, mKey, fn)
+	}
+	var total int64
+	var fcode, freason string
+	if j.req.Generator != nil {
+		tasks = func(fn func(task int, bucket, encKey string) (bool, error)) error {
+			return s.generated(ctx, &j.req, fn)
+		}
+		if err := tasks(func(int, string, string) (bool, error) { total++; return true, nil }); err != nil {
+			fcode, freason = "ManifestGenerationFailed", err.Error()
+		} else if total == 0 {
+			fcode, freason = "ManifestEmpty", "the generated manifest lists no objects"
+		}
+	} else {
+		total, fcode, freason = s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag)
+	}
 	if fcode != "" {
 		s.mu.Lock()
 		j.failures = append(j.failures, failure{fcode, freason})
@@ -619,7 +736,7 @@ func (s *Server) run(j *job) {
 	}
 
 	var results []result
-	err := s.eachLine(ctx, mBucket, mKey, func(task int, bucket, encKey string) (bool, error) {
+	err := tasks(func(task int, bucket, encKey string) (bool, error) {
 		if s.opts.BeforeTask != nil {
 			s.opts.BeforeTask(j.id, task)
 		}
@@ -903,7 +1020,8 @@ type jobDescriptorXML struct {
 	Description          string       `xml:"Description,omitempty"`
 	JobArn               string       `xml:"JobArn"`
 	Status               string       `xml:"Status"`
-	Manifest             raw          `xml:"Manifest"`
+	Manifest             *raw         `xml:"Manifest"`
+	Generator            *raw         `xml:"ManifestGenerator"`
 	Operation            raw          `xml:"Operation"`
 	Priority             int32        `xml:"Priority"`
 	ProgressSummary      progressXML  `xml:"ProgressSummary"`
@@ -924,6 +1042,13 @@ func (s *Server) progress(j *job) progressXML {
 	}
 	p.Timers.ElapsedTimeInActiveSeconds = int64(active / time.Second)
 	return p
+}
+
+func optRaw(inner string) *raw {
+	if inner == "" {
+		return nil
+	}
+	return &raw{inner}
 }
 
 func timestamp(t time.Time) string {
@@ -956,7 +1081,8 @@ func (s *Server) describeJob(w http.ResponseWriter, id string) {
 		Description:          j.req.Description,
 		JobArn:               fmt.Sprintf("arn:%s:s3:%s:%s:job/%s", partition(s.opts.Region), s.opts.Region, s.opts.AccountID, j.id),
 		Status:               j.status,
-		Manifest:             raw{j.req.rawManifest},
+		Manifest:             optRaw(j.req.rawManifest),
+		Generator:            optRaw(j.req.rawGenerator),
 		Operation:            raw{j.req.rawOperation},
 		Priority:             *j.req.Priority,
 		ProgressSummary:      s.progress(j),

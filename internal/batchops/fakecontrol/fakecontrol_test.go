@@ -411,3 +411,38 @@ func TestAJobGoesThroughPausingAndPaused(t *testing.T) {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
 }
+
+func TestManifestGeneratorListsTheBucketWithItsFilters(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, fakecontrol.Options{})
+	sdk := w.srv.Client(t)
+	for k, v := range map[string]string{"logs/1.json": "1", "logs/2.txt": "2", "logs/big.json": "123456", "other/3.json": "3"} {
+		s3test.PutObject(t, sdk, w.src, k, []byte(v))
+	}
+	in := w.input(t, "generated")
+	in.Manifest = nil
+	in.ManifestGenerator = &types.JobManifestGeneratorMemberS3JobManifestGenerator{Value: types.S3JobManifestGenerator{
+		SourceBucket: aws.String("arn:aws:s3:::" + w.src),
+		Filter: &types.JobManifestGeneratorFilter{
+			KeyNameConstraint:       &types.KeyNameConstraint{MatchAnyPrefix: []string{"logs/"}, MatchAnySuffix: []string{".json"}},
+			ObjectSizeLessThanBytes: aws.Int64(5),
+		},
+	}}
+	out, err := w.ctl.CreateJob(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := w.fake.Wait(ctx, *out.JobId); err != nil || st != "Complete" {
+		t.Fatalf("job ended %s, %v", st, err)
+	}
+	if diff := cmp.Diff([]string{"out/logs/1.json"}, s3test.ListKeys(t, sdk, w.dst, "out/")); diff != "" {
+		t.Errorf("copied (-want +got):\n%s", diff)
+	}
+	t.Run("with a manifest as well it is refused", func(t *testing.T) {
+		both := w.input(t, "both")
+		both.ManifestGenerator = in.ManifestGenerator
+		if _, err := w.ctl.CreateJob(ctx, both); apiCode(err) != "BadRequestException" {
+			t.Errorf("CreateJob with both = %v, want BadRequestException", err)
+		}
+	})
+}
