@@ -126,7 +126,7 @@ type CopySpec struct {
 	// them itself.
 	Manifest  Manifest
 	Generator *Generator
-	RoleArn  string
+	RoleArn   string
 	// DestBucket receives the copies, each under DestPrefix + source key.
 	DestBucket string
 	DestPrefix string

@@ -339,7 +339,7 @@ type createJobRequest struct {
 
 	// The same elements, verbatim, for DescribeJob.
 	rawManifest, rawOperation, rawReport, rawGenerator string
-	hasDescription                       bool
+	hasDescription                                     bool
 }
 
 type rawParts struct {
