@@ -65,6 +65,13 @@ type Job struct {
 	StatusReason   string
 	Report         ReportLocation
 	RoleArn        string
+	// Copy is the job's S3PutObjectCopy operation, when it is one.
+	Copy *CopyTarget
+}
+
+// CopyTarget is where a copy job writes.
+type CopyTarget struct {
+	DestBucket, DestPrefix, StorageClass string
 }
 
 // Done reports whether the job reached a final status.
@@ -413,6 +420,14 @@ func jobFrom(d *types.JobDescriptor) Job {
 	}
 	for _, f := range d.FailureReasons {
 		j.FailureReasons = append(j.FailureReasons, strings.TrimSpace(aws.ToString(f.FailureCode)+" "+aws.ToString(f.FailureReason)))
+	}
+	if op := d.Operation; op != nil && op.S3PutObjectCopy != nil {
+		c := op.S3PutObjectCopy
+		j.Copy = &CopyTarget{
+			DestBucket:   bucketFromARN(aws.ToString(c.TargetResource)),
+			DestPrefix:   aws.ToString(c.TargetKeyPrefix),
+			StorageClass: string(c.StorageClass),
+		}
 	}
 	if r := d.Report; r != nil {
 		j.Report = ReportLocation{

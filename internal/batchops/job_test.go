@@ -584,12 +584,6 @@ func TestPutManifestAbortsTheUploadWhenTheListingFails(t *testing.T) {
 	}
 }
 
-type listerFunc func(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error
-
-func (f listerFunc) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
-	return f(ctx, prefix, delimiter, fn)
-}
-
 // TestRealBatchOperations runs one small job on AWS itself. It needs a role
 // Batch Operations can assume and real S3: S3BULK_TEST_BATCH_ROLE_ARN, and
 // S3BULK_TEST_ENDPOINT pointing at an AWS S3 endpoint with AWS credentials

@@ -51,7 +51,7 @@ only lists the source into a manifest and watches the job.
 
   s3bulk batch policy s3://src s3://dst        the IAM role the job needs
   s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
-  s3bulk batch status JOB | report JOB | cancel JOB | ls
+  s3bulk batch status JOB | report JOB | retry JOB | cancel JOB | ls
 
 ` + wrapText(batchops.HelpText(), 78) + `
 
@@ -70,6 +70,7 @@ S3 for; pass that region with --region to status, report, cancel and ls.`,
 		a.batchStatusCmd(bf),
 		a.batchReportCmd(bf),
 		a.batchCancelCmd(bf),
+		a.batchRetryCmd(bf),
 		a.batchLsCmd(bf),
 		a.batchPolicyCmd(),
 	)
@@ -910,6 +911,62 @@ summary. The exit code is 0 when every task succeeded, 1 when some failed.`,
 			return a.finishJob(ctx, j, 0)
 		},
 	}
+}
+
+func (a *app) batchRetryCmd(bf *batchFlags) *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "retry JOB",
+		Short: "Copy the failed tasks of an ended job again, with a new job",
+		Long: `Read the completion report of a job that ended, write its failed keys into a
+new manifest (under the destination bucket's _batch/manifest/) and create a
+job that copies them again to the same place, with the same role, storage
+class, report location and priority. A rerun of the same retry is the same
+job. The exit code is that of batch cp.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			j, err := jc.Describe(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			s := a.newSession()
+			c, err := s.s3(ctx)
+			if err != nil {
+				return err
+			}
+			open := func(b string) (store.Store, error) { return c.Bucket(b), nil }
+			var mb string
+			if j.Copy != nil {
+				mb = j.Copy.DestBucket
+			}
+			key := defaultManifestPrefix + "retry-" + j.ID + ".csv"
+			spec, err := batchops.RetrySpec(ctx, open, j, c.Bucket(mb), mb, key)
+			if errors.Is(err, batchops.ErrNothingToRetry) {
+				fmt.Fprintf(a.stdio.Err, "job %s: nothing to retry, every task succeeded\n", j.ID)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdio.Err, "plan: %d failed objects of job %s for a new job, manifest s3://%s/%s\n", spec.Manifest.Stats.Objects, j.ID, mb, key)
+			id, err := jc.Create(ctx, spec)
+			if err != nil {
+				return a.dropManifest(ctx, c.Bucket(mb), key, err)
+			}
+			a.printJobCreated(id)
+			if !wait {
+				return nil
+			}
+			return a.waitAndReport(ctx, jc, bf, id, 0)
+		},
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report")
+	return cmd
 }
 
 func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {

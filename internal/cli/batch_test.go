@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -436,5 +437,40 @@ func TestBatchCpWithTheManifestGenerator(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want a usage error saying %q", r.code, r.err, tt.want)
 			}
 		})
+	}
+}
+
+func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
+	ctx := context.Background()
+	var e *batchEnv
+	var once sync.Once
+	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 { // gone between the listing and the first job's copy
+			once.Do(func() {
+				if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr("back soon.json")}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}})
+	e.seed(t, map[string]string{"back soon.json": "x", "kept.json": "y"})
+	first := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/r/", "--role-arn", batchRole, "--wait")
+	if first.code != ExitPartial {
+		t.Fatalf("exit %d, stderr:\n%s", first.code, first.err)
+	}
+	s3test.PutObject(t, e.sdk, e.src, "back soon.json", []byte("x"))
+	retry := e.run(ctx, "batch", "retry", jobID(t, first.out), "--wait")
+	if retry.code != ExitOK {
+		t.Fatalf("retry: exit %d, stderr:\n%s", retry.code, retry.err)
+	}
+	if !strings.Contains(retry.err, "plan: 1 failed objects of job "+jobID(t, first.out)) || !strings.Contains(retry.err, "Complete, 1 of 1 tasks succeeded") {
+		t.Errorf("retry stderr:\n%s", retry.err)
+	}
+	if got := string(s3test.GetObject(t, e.sdk, e.dst, "r/back soon.json")); got != "x" {
+		t.Errorf("r/back soon.json = %q after the retry", got)
+	}
+	again := e.run(ctx, "batch", "retry", jobID(t, retry.out))
+	if again.code != ExitOK || !strings.Contains(again.err, "nothing to retry") {
+		t.Errorf("retry of a clean job: exit %d, stderr %q", again.code, again.err)
 	}
 }
