@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -146,6 +148,14 @@ type CopySpec struct {
 	Priority int32
 	// Description shows in the console and ListJobs.
 	Description string
+	// Tags are the job's own tags (not the objects').
+	Tags map[string]string
+	// Confirm creates the job Suspended: it runs once confirmed (Run).
+	Confirm bool
+	// ExpectedBucketOwner, when set, is the account that must own the
+	// report's (and a generated manifest's source) bucket, or the job
+	// fails rather than write into someone else's bucket.
+	ExpectedBucketOwner string
 	// Token makes CreateJob idempotent: a retry with the same token returns
 	// the first job. Empty derives it from the manifest's ARN and ETag and
 	// the destination, so resubmitting the same manifest never starts a
@@ -334,18 +344,25 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 	in := &s3control.CreateJobInput{
 		AccountId:            aws.String(acct),
 		ClientRequestToken:   aws.String(token),
-		ConfirmationRequired: aws.Bool(false),
+		ConfirmationRequired: aws.Bool(s.Confirm),
 		Description:          optString(s.Description),
 		Priority:             aws.Int32(s.Priority),
 		RoleArn:              aws.String(s.RoleArn),
 		Operation:            &types.JobOperation{S3PutObjectCopy: op},
 		Report:               report,
 	}
+	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
+		in.Tags = append(in.Tags, types.S3Tag{Key: aws.String(k), Value: aws.String(s.Tags[k])})
+	}
+	if s.ExpectedBucketOwner != "" && s.Report.Enabled {
+		in.Report.ExpectedBucketOwner = aws.String(s.ExpectedBucketOwner)
+	}
 	what := s.Manifest.ARN(part)
 	if g := s.Generator; g != nil {
 		what = "a manifest S3 generates from " + BucketARN(part, g.SourceBucket)
 		in.ManifestGenerator = &types.JobManifestGeneratorMemberS3JobManifestGenerator{Value: types.S3JobManifestGenerator{
 			SourceBucket:         aws.String(BucketARN(part, g.SourceBucket)),
+			ExpectedBucketOwner:  optString(s.ExpectedBucketOwner),
 			EnableManifestOutput: false,
 			Filter:               g.filter(),
 		}}
@@ -544,9 +561,30 @@ func isNoSuchJob(err error) bool {
 	return errors.As(err, &ae) && (ae.ErrorCode() == "NoSuchJob" || ae.ErrorCode() == "NotFoundException")
 }
 
-// Cancel asks S3 to cancel the job and returns the status it moved to
-// (Cancelling while tasks in flight finish, or Cancelled).
-func (c *Client) Cancel(ctx context.Context, id, reason string) (string, error) {
+// Run confirms a job created with Confirm, which waits Suspended until
+// then, and returns the status it moved to.
+func (c *Client) Run(ctx context.Context, id string) (string, error) {
+	return c.setStatus(ctx, id, types.RequestedJobStatusReady, "confirmed with s3bulk batch run")
+}
+
+// SetPriority changes a job's priority: among an account's jobs, higher
+// runs first.
+func (c *Client) SetPriority(ctx context.Context, id string, priority int32) error {
+	if priority < 0 {
+		return fmt.Errorf("set priority of job %s: %d: %w (priority is 0 or more)", id, priority, ErrInvalidJob)
+	}
+	acct, err := c.AccountID(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = c.control.UpdateJobPriority(ctx, &s3control.UpdateJobPriorityInput{AccountId: aws.String(acct), JobId: aws.String(id), Priority: priority})
+	if err != nil {
+		return fmt.Errorf("set priority of job %s: %w", id, err)
+	}
+	return nil
+}
+
+func (c *Client) setStatus(ctx context.Context, id string, want types.RequestedJobStatus, reason string) (string, error) {
 	acct, err := c.AccountID(ctx)
 	if err != nil {
 		return "", err
@@ -554,13 +592,23 @@ func (c *Client) Cancel(ctx context.Context, id, reason string) (string, error) 
 	out, err := c.control.UpdateJobStatus(ctx, &s3control.UpdateJobStatusInput{
 		AccountId:          aws.String(acct),
 		JobId:              aws.String(id),
-		RequestedJobStatus: types.RequestedJobStatusCancelled,
+		RequestedJobStatus: want,
 		StatusUpdateReason: optString(reason),
 	})
 	if err != nil {
-		return "", fmt.Errorf("cancel job %s: %w", id, err)
+		verb := "cancel"
+		if want == types.RequestedJobStatusReady {
+			verb = "run"
+		}
+		return "", fmt.Errorf("%s job %s: %w", verb, id, err)
 	}
 	return string(out.Status), nil
+}
+
+// Cancel asks S3 to cancel the job and returns the status it moved to
+// (Cancelling while tasks in flight finish, or Cancelled).
+func (c *Client) Cancel(ctx context.Context, id, reason string) (string, error) {
+	return c.setStatus(ctx, id, types.RequestedJobStatusCancelled, reason)
 }
 
 // JobSummary is one entry of ListJobs.

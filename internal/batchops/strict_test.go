@@ -152,6 +152,10 @@ func TestValidateRefusesWhatS3ControlRefuses(t *testing.T) {
 		{"no role", func(s *CopySpec) { s.RoleArn = "" }, "no role ARN"},
 		{"a long report prefix", func(s *CopySpec) { s.Report.Prefix = strings.Repeat("p", 513) }, "report prefix"},
 		{"a long token", func(s *CopySpec) { s.Token = strings.Repeat("t", 65) }, "token"},
+		{"a tag key with a star", func(s *CopySpec) { s.Tags = map[string]string{"a*b": "v"} }, "tag key"},
+		{"an empty tag key", func(s *CopySpec) { s.Tags = map[string]string{"": "v"} }, "tag key"},
+		{"a tag value of 257 characters", func(s *CopySpec) { s.Tags = map[string]string{"k": strings.Repeat("v", 257)} }, "tag value"},
+		{"an expected owner that is not an account id", func(s *CopySpec) { s.ExpectedBucketOwner = "me" }, "expected bucket owner"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,7 +213,7 @@ func TestTokenCoversEveryField(t *testing.T) {
 	}
 	// Every field of CopySpec but Token itself is covered above or is a
 	// struct whose fields are.
-	covered := map[string]bool{"Manifest": true, "Generator": true, "RoleArn": true, "DestBucket": true, "DestPrefix": true, "StorageClass": true,
+	covered := map[string]bool{"Manifest": true, "Generator": true, "Tags": true, "Confirm": true, "ExpectedBucketOwner": true, "RoleArn": true, "DestBucket": true, "DestPrefix": true, "StorageClass": true,
 		"Metadata": true, "Report": true, "Priority": true, "Description": true, "Token": true}
 	rt := reflect.TypeOf(CopySpec{})
 	for i := range rt.NumField() {

@@ -25,6 +25,13 @@ const (
 	maxReportPrefix = 512
 )
 
+// tagPattern is TagKeyString's and TagValueString's pattern; keys have 1 to
+// 128 characters, values up to 256. accountPattern is AccountId's.
+var (
+	tagPattern     = regexp.MustCompile(`^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`)
+	accountPattern = regexp.MustCompile(`^\d{12}$`)
+)
+
 // roleArnPattern is IAMRoleArn's pattern, anchored: the model's pattern is
 // matched against the whole value.
 var roleArnPattern = regexp.MustCompile(`^arn:[^:]+:iam::\d{12}:role/.*$`)
@@ -72,6 +79,16 @@ func (s CopySpec) Validate() error {
 		return bad("report prefix of %d characters: at most %d", utf8.RuneCountInString(s.Report.Prefix), maxReportPrefix)
 	case s.Report.Scope != "" && s.Report.Scope != ReportAllTasks && s.Report.Scope != ReportFailedTasks:
 		return bad("report scope %q", s.Report.Scope)
+	case s.ExpectedBucketOwner != "" && !accountPattern.MatchString(s.ExpectedBucketOwner):
+		return bad("expected bucket owner %q: want a 12-digit account id", s.ExpectedBucketOwner)
+	}
+	for k, v := range s.Tags {
+		if n := utf8.RuneCountInString(k); n < 1 || n > 128 || !tagPattern.MatchString(k) {
+			return bad("tag key %q: 1 to 128 letters, digits, spaces and _.:/=+-@", k)
+		}
+		if utf8.RuneCountInString(v) > 256 || !tagPattern.MatchString(v) {
+			return bad("tag value %q: up to 256 letters, digits, spaces and _.:/=+-@", v)
+		}
 	}
 	return nil
 }

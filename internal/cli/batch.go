@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +72,8 @@ S3 for; pass that region with --region to status, report, cancel and ls.`,
 		a.batchReportCmd(bf),
 		a.batchCancelCmd(bf),
 		a.batchRetryCmd(bf),
+		a.batchRunCmd(bf),
+		a.batchPriorityCmd(bf),
 		a.batchLsCmd(bf),
 		a.batchPolicyCmd(),
 	)
@@ -143,7 +146,10 @@ type batchCpFlags struct {
 	maxObjectSize   sizeFlag
 	// startAfter leaves out the keys up to it: cp --engine auto copied
 	// them from this machine before handing the rest to the job.
-	startAfter string
+	startAfter    string
+	tags          map[string]string
+	confirm       bool
+	expectedOwner string
 	// generator lets S3 list the source (S3JobManifestGenerator), with
 	// S3's own filters.
 	generator     bool
@@ -191,6 +197,9 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of the copies, e.g. STANDARD_IA (default: STANDARD)")
 	fl.StringVar(&f.description, "description", "", "job description shown by AWS (default: s3bulk cp SRC DST)")
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
+	fl.StringToStringVar(&f.tags, "tag", nil, "tag the job (not the objects): --tag team=data, repeatable")
+	fl.BoolVar(&f.confirm, "confirm", false, "create the job Suspended, to run it with `s3bulk batch run JOB` once reviewed")
+	fl.StringVar(&f.expectedOwner, "expected-bucket-owner", "", "account id that must own the report bucket (and the source, with --manifest-generator); the job fails otherwise")
 	fl.BoolVar(&f.generator, "manifest-generator", false, "let S3 list SRC itself (no listing here, for buckets of billions of objects); objects of 5 GB or more are left out")
 	fl.StringSliceVar(&f.suffixes, "suffix", nil, "with --manifest-generator: only keys ending so (S3's filter)")
 	fl.Var(&f.createdAfter, "created-after", "with --manifest-generator: only objects created after this time (a date, RFC 3339 time or an age like 7d)")
@@ -312,6 +321,13 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 		Report:       batchops.ReportLocation{Enabled: true, Bucket: p.reportLoc.Bucket, Prefix: p.reportLoc.Key, Scope: p.reportScope},
 		Priority:     f.priority,
 		Description:  desc,
+		Tags:         f.tags,
+		Confirm:      f.confirm,
+
+		ExpectedBucketOwner: f.expectedOwner,
+	}
+	if f.confirm && f.wait {
+		return usagef("--confirm and --wait: a job that waits to be confirmed would never end; run it with `s3bulk batch run JOB --wait`")
 	}
 	if err := spec.Validate(); err != nil && !(a.g.dryRun && f.roleArn == "") {
 		return usageError{err}
@@ -967,6 +983,76 @@ job. The exit code is that of batch cp.`,
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report")
 	return cmd
+}
+
+func (a *app) batchRunCmd(bf *batchFlags) *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "run JOB",
+		Short: "Run a job created with --confirm (it waits Suspended until then)",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			status, err := jc.Run(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			a.printJobStatus(args[0], status)
+			if !wait {
+				return nil
+			}
+			return a.waitAndReport(ctx, jc, bf, args[0], 0)
+		},
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end, then print its report")
+	return cmd
+}
+
+func (a *app) batchPriorityCmd(bf *batchFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "priority JOB N",
+		Short: "Change a job's priority: higher runs first among the account's jobs",
+		Args:  usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := strconv.ParseInt(args[1], 10, 32)
+			if err != nil || n < 0 {
+				return usagef("batch priority %s %s: want a whole number of 0 or more", args[0], args[1])
+			}
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			if err := jc.SetPriority(ctx, args[0], int32(n)); err != nil {
+				return err
+			}
+			if a.g.json {
+				return json.NewEncoder(a.stdio.Out).Encode(struct {
+					Type     string `json:"type"`
+					JobID    string `json:"job_id"`
+					Priority int64  `json:"priority"`
+				}{"job", args[0], n})
+			}
+			_, err = fmt.Fprintf(a.stdio.Out, "job %s: priority %d\n", args[0], n)
+			return err
+		},
+	}
+}
+
+func (a *app) printJobStatus(id, status string) {
+	if a.g.json {
+		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+			Type   string `json:"type"`
+			JobID  string `json:"job_id"`
+			Status string `json:"status"`
+		}{"job", id, status})
+		return
+	}
+	fmt.Fprintf(a.stdio.Out, "job %s: %s\n", id, status)
 }
 
 func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {

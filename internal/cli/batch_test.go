@@ -474,3 +474,51 @@ func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
 		t.Errorf("retry of a clean job: exit %d, stderr %q", again.code, again.err)
 	}
 }
+
+func TestBatchConfirmRunPriorityAndTags(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"a": "1"})
+	r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/c/", "--role-arn", batchRole, "--confirm", "--tag", "team=data")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	id := jobID(t, r.out)
+	if p := e.run(ctx, "batch", "priority", id, "77"); p.code != ExitOK || !strings.Contains(p.out, "priority 77") {
+		t.Errorf("batch priority: exit %d\n%s%s", p.code, p.out, p.err)
+	}
+	if st := e.run(ctx, "batch", "status", id); !strings.Contains(st.out, "priority:    77") {
+		t.Errorf("batch status after priority:\n%s", st.out)
+	}
+	if p := e.run(ctx, "batch", "priority", id, "-1"); p.code != ExitUsage {
+		t.Errorf("a negative priority: exit %d", p.code)
+	}
+	run := e.run(ctx, "batch", "run", id, "--wait")
+	if run.code != ExitOK || !strings.Contains(run.err, "Complete, 1 of 1 tasks succeeded") {
+		t.Fatalf("batch run: exit %d, stderr:\n%s", run.code, run.err)
+	}
+	if !slices.Contains(e.fake.History(id), "Suspended") {
+		t.Errorf("history %v: the job did not wait to be confirmed", e.fake.History(id))
+	}
+	for _, tt := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"a bad tag is refused before anything is written", "tag key", []string{"--tag", "a*b=c"}},
+		{"--confirm with --wait is refused", "--confirm and --wait", []string{"--confirm", "--wait"}},
+		{"an expected owner that is not an account", "expected bucket owner", []string{"--expected-bucket-owner", "me"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.run(ctx, append([]string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst + "/x/", "--role-arn", batchRole}, tt.args...)...)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want a usage error saying %q", r.code, r.err, tt.want)
+			}
+		})
+	}
+	t.Run("a report bucket of another owner fails the job", func(t *testing.T) {
+		r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/o/", "--role-arn", batchRole, "--expected-bucket-owner", "111111111111", "--wait")
+		if r.code != ExitFatal || !strings.Contains(r.err, "ReportWriteFailed") {
+			t.Errorf("exit %d, stderr:\n%s", r.code, r.err)
+		}
+	})
+}

@@ -128,6 +128,7 @@ type job struct {
 	active                   time.Duration
 	terminated               time.Time
 
+	priority        int32
 	cancelRequested bool
 	pauseRequested  bool
 	resume          chan struct{} // signalled to wake a Paused job (resume or cancel)
@@ -263,6 +264,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.createJob(w, r)
 	case rest == "" && r.Method == http.MethodGet:
 		s.listJobs(w, r)
+	case strings.HasSuffix(rest, "/priority") && r.Method == http.MethodPost:
+		s.updateJobPriority(w, r, strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/priority"))
 	case strings.HasSuffix(rest, "/status") && r.Method == http.MethodPost:
 		s.updateJobStatus(w, r, strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/status"))
 	case r.Method == http.MethodGet && strings.Count(rest, "/") == 1:
@@ -297,6 +300,7 @@ type createJobRequest struct {
 		} `xml:"Location"`
 	} `xml:"Manifest"`
 	Generator *struct {
+		ExpectedBucketOwner  string `xml:"ExpectedBucketOwner"`
 		SourceBucket         string `xml:"SourceBucket"`
 		EnableManifestOutput bool   `xml:"EnableManifestOutput"`
 		Filter               *struct {
@@ -329,8 +333,13 @@ type createJobRequest struct {
 			} `xml:"NewObjectMetadata"`
 		} `xml:"S3PutObjectCopy"`
 	} `xml:"Operation"`
+	Tags []struct {
+		Key   string `xml:"Key"`
+		Value string `xml:"Value"`
+	} `xml:"Tags>member"`
 	Report struct {
-		Enabled     bool   `xml:"Enabled"`
+		ExpectedBucketOwner string `xml:"ExpectedBucketOwner"`
+		Enabled             bool   `xml:"Enabled"`
 		Bucket      string `xml:"Bucket"`
 		Format      string `xml:"Format"`
 		Prefix      string `xml:"Prefix"`
@@ -408,6 +417,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		req:            req,
 		readyRequested: make(chan struct{}),
 		resume:         make(chan struct{}, 1),
+		priority:       *req.Priority,
 		done:           make(chan struct{}),
 	}
 	s.jobs[j.id] = j
@@ -434,6 +444,8 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 // S3StorageClass's enum.
 var (
 	roleArnRe   = regexp.MustCompile(`^arn:[^:]+:iam::\d{12}:role/.*$`)
+	tagRe       = regexp.MustCompile(`^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`)
+	accountRe   = regexp.MustCompile(`^\d{12}$`)
 	storageEnum = []string{"STANDARD", "STANDARD_IA", "ONEZONE_IA", "GLACIER", "INTELLIGENT_TIERING", "DEEP_ARCHIVE", "GLACIER_IR"}
 )
 
@@ -485,6 +497,16 @@ func (s *Server) validate(req *createJobRequest) string {
 		return "report ReportScope must be AllTasks or FailedTasksOnly"
 	case len(req.Report.Prefix) > 512:
 		return "report Prefix is longer than 512 characters"
+	case req.Report.ExpectedBucketOwner != "" && !accountRe.MatchString(req.Report.ExpectedBucketOwner):
+		return "report ExpectedBucketOwner is not a 12-digit account id"
+	}
+	for _, t := range req.Tags {
+		if n := utf8.RuneCountInString(t.Key); n < 1 || n > 128 || !tagRe.MatchString(t.Key) {
+			return fmt.Sprintf("tag key %q does not match TagKeyString", t.Key)
+		}
+		if utf8.RuneCountInString(t.Value) > 256 || !tagRe.MatchString(t.Value) {
+			return fmt.Sprintf("tag value %q does not match TagValueString", t.Value)
+		}
 	}
 	return ""
 }
@@ -531,6 +553,9 @@ func (s *Server) validateGenerator(req *createJobRequest, arn string) string {
 func (s *Server) generated(ctx context.Context, req *createJobRequest, fn func(task int, bucket, encKey string) (bool, error)) error {
 	g := req.Generator
 	bucket := s.unARN(g.SourceBucket)
+	if o := g.ExpectedBucketOwner; o != "" && o != s.opts.AccountID {
+		return fmt.Errorf("AccessDenied: the source bucket is owned by %s, not the expected %s", s.opts.AccountID, o)
+	}
 	var after, before time.Time
 	var less, greater *int64
 	var prefixes, suffixes, substrings, classes []string
@@ -931,6 +956,10 @@ func opt(s string) *string {
 // manifest.json that lists them, under <prefix>/job-<id>/.
 func (s *Server) writeReport(ctx context.Context, j *job, results []result) error {
 	rep := j.req.Report
+	if o := rep.ExpectedBucketOwner; o != "" && o != s.opts.AccountID {
+		// The fake's account owns every bucket of the server.
+		return fmt.Errorf("AccessDenied: the report bucket is owned by %s, not the expected %s", s.opts.AccountID, o)
+	}
 	bucket := s.unARN(rep.Bucket)
 	dir := "job-" + j.id
 	if p := strings.TrimSuffix(rep.Prefix, "/"); p != "" {
@@ -1084,7 +1113,7 @@ func (s *Server) describeJob(w http.ResponseWriter, id string) {
 		Manifest:             optRaw(j.req.rawManifest),
 		Generator:            optRaw(j.req.rawGenerator),
 		Operation:            raw{j.req.rawOperation},
-		Priority:             *j.req.Priority,
+		Priority:             j.priority,
 		ProgressSummary:      s.progress(j),
 		StatusUpdateReason:   j.reason,
 		Report:               raw{j.req.rawReport},
@@ -1149,6 +1178,30 @@ func (s *Server) updateJobStatus(w http.ResponseWriter, r *http.Request, id stri
 	writeXML(w, out)
 }
 
+// updateJobPriority is UpdateJobPriority: POST .../jobs/ID/priority?priority=N.
+func (s *Server) updateJobPriority(w http.ResponseWriter, r *http.Request, id string) {
+	n, err := strconv.ParseInt(r.URL.Query().Get("priority"), 10, 32)
+	if err != nil || n < 0 {
+		writeError(w, http.StatusBadRequest, "BadRequestException", "priority "+r.URL.Query().Get("priority")+" is not an integer of 0 or more")
+		return
+	}
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
+		return
+	}
+	j.priority = int32(n)
+	s.mu.Unlock()
+	writeXML(w, struct {
+		XMLName  xml.Name `xml:"UpdateJobPriorityResult"`
+		NS       string   `xml:"xmlns,attr"`
+		JobID    string   `xml:"JobId"`
+		Priority int32    `xml:"Priority"`
+	}{NS: ns, JobID: id, Priority: int32(n)})
+}
+
 type jobListDescriptorXML struct {
 	JobID           string      `xml:"JobId"`
 	Description     string      `xml:"Description,omitempty"`
@@ -1193,7 +1246,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		all = append(all, jobListDescriptorXML{
 			JobID: j.id, Description: j.req.Description, Operation: "S3PutObjectCopy",
-			Priority: *j.req.Priority, Status: j.status,
+			Priority: j.priority, Status: j.status,
 			CreationTime: timestamp(j.created), TerminationDate: timestamp(j.terminated),
 			ProgressSummary: s.progress(j),
 		})

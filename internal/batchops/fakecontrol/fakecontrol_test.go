@@ -446,3 +446,51 @@ func TestManifestGeneratorListsTheBucketWithItsFilters(t *testing.T) {
 		}
 	})
 }
+
+func TestTagsPriorityAndExpectedOwner(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, fakecontrol.Options{})
+	t.Run("a tag key outside TagKeyString is refused", func(t *testing.T) {
+		in := w.input(t, "tag")
+		in.Tags = []types.S3Tag{{Key: aws.String("a*b"), Value: aws.String("v")}}
+		if _, err := w.ctl.CreateJob(ctx, in); apiCode(err) != "BadRequestException" {
+			t.Errorf("CreateJob = %v, want BadRequestException", err)
+		}
+	})
+	t.Run("UpdateJobPriority changes what DescribeJob says, and refuses a negative one", func(t *testing.T) {
+		in := w.input(t, "prio")
+		in.ConfirmationRequired = aws.Bool(true) // stays Suspended: nothing races the checks
+		out, err := w.ctl.CreateJob(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.ctl.UpdateJobPriority(ctx, &s3control.UpdateJobPriorityInput{AccountId: in.AccountId, JobId: out.JobId, Priority: 42}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := w.ctl.DescribeJob(ctx, &s3control.DescribeJobInput{AccountId: in.AccountId, JobId: out.JobId})
+		if err != nil || d.Job.Priority != 42 {
+			t.Errorf("DescribeJob priority %v, %v; want 42", d.Job.Priority, err)
+		}
+		if _, err := w.ctl.UpdateJobPriority(ctx, &s3control.UpdateJobPriorityInput{AccountId: in.AccountId, JobId: out.JobId, Priority: -1}); apiCode(err) != "BadRequestException" {
+			t.Errorf("a negative priority = %v, want BadRequestException", err)
+		}
+		if _, err := w.ctl.UpdateJobStatus(ctx, &s3control.UpdateJobStatusInput{AccountId: in.AccountId, JobId: out.JobId, RequestedJobStatus: types.RequestedJobStatusCancelled}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.fake.Wait(ctx, *out.JobId); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("a report bucket of another owner fails the job", func(t *testing.T) {
+		in := w.input(t, "owner")
+		in.Report = &types.JobReport{Enabled: true, Bucket: aws.String("arn:aws:s3:::" + w.dst), Format: types.JobReportFormatReportCsv20180820,
+			ReportScope: types.JobReportScopeAllTasks, ExpectedBucketOwner: aws.String("111111111111")}
+		out, err := w.ctl.CreateJob(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := w.fake.Wait(ctx, *out.JobId); err != nil || st != "Failed" {
+			t.Errorf("job ended %s, %v; want Failed", st, err)
+		}
+	})
+}
