@@ -340,10 +340,10 @@ type createJobRequest struct {
 	Report struct {
 		ExpectedBucketOwner string `xml:"ExpectedBucketOwner"`
 		Enabled             bool   `xml:"Enabled"`
-		Bucket      string `xml:"Bucket"`
-		Format      string `xml:"Format"`
-		Prefix      string `xml:"Prefix"`
-		ReportScope string `xml:"ReportScope"`
+		Bucket              string `xml:"Bucket"`
+		Format              string `xml:"Format"`
+		Prefix              string `xml:"Prefix"`
+		ReportScope         string `xml:"ReportScope"`
 	} `xml:"Report"`
 
 	// The same elements, verbatim, for DescribeJob.
