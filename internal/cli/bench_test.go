@@ -19,9 +19,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 	"github.com/s3bulk/s3bulk/internal/bench"
 	"github.com/s3bulk/s3bulk/internal/gateway"
-	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
 
