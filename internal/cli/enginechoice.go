@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -137,6 +138,7 @@ type autoRun struct {
 	ctx    context.Context // the local run's
 	cancel context.CancelCauseFunc
 	wg     sync.WaitGroup // countSource and stopWhenStartedFinish
+	seen   atomic.Int64   // objects counted so far
 
 	// Touched by the planner's goroutine only (the engine's Filter).
 	count   *autoCount
@@ -223,6 +225,7 @@ func (r *autoRun) countSource(ctx context.Context, st store.Lister, src s3url.Lo
 		if !o.IsPrefix && (!loc.HasWildcard() || loc.Match(o.Key)) {
 			n.objects++
 			n.bytes += o.Size
+			r.seen.Add(1)
 		}
 		return nil
 	})
@@ -247,18 +250,31 @@ func (r *autoRun) filter(o store.Object) bool {
 	return true
 }
 
+// due says whether the decision can be made now: the window is over, and
+// either the count is complete or it already settles the question. A
+// count only grows, and a job's lead grows with it, so a job that wins on
+// the objects counted so far wins on all of them; and when this machine
+// outruns a job's rate (or cost is what matters), no count can make a job
+// win. A count of a huge bucket may take minutes; the decision need not.
 func (r *autoRun) due() bool {
+	snap := r.prog.Snapshot()
+	finished := snap.Done + snap.Failed + snap.Skipped
+	if finished < max(r.ef.window, 1) && (finished == 0 || time.Since(r.start) < autoWindowTime) {
+		return false
+	}
 	if r.count == nil {
 		select {
 		case n := <-r.counts:
 			r.count = &n
 		default:
-			return false
 		}
 	}
-	snap := r.prog.Snapshot()
-	finished := snap.Done + snap.Failed + snap.Skipped
-	return finished >= max(r.ef.window, 1) || (finished > 0 && time.Since(r.start) >= autoWindowTime)
+	if r.count != nil {
+		return true
+	}
+	a := r.assumptions(finished, snap.Elapsed)
+	never := a.Prefer == batchops.PreferCost || a.BatchObjectsPerSec <= a.LocalObjectsPerSec
+	return never || r.seen.Load()-snap.Planned > batchops.BreakEven(a.LocalObjectsPerSec, a)
 }
 
 func (r *autoRun) assumptions(finished int64, elapsed time.Duration) batchops.Assumptions {
@@ -280,15 +296,19 @@ func (r *autoRun) assumptions(finished int64, elapsed time.Duration) batchops.As
 func (r *autoRun) decide() {
 	r.decided = true
 	w := r.a.stdio.Err
-	if r.count.err != nil {
+	if r.count != nil && r.count.err != nil {
 		fmt.Fprintf(w, "engine auto: local: could not count the source to weigh a job: %v\n", r.count.err)
 		return
 	}
 	snap := r.prog.Snapshot()
 	finished := snap.Done + snap.Failed + snap.Skipped
-	rest := max(r.count.objects-snap.Planned, 0)
+	counted, bytes, atLeast := r.seen.Load(), "", "at least "
+	if r.count != nil {
+		counted, bytes, atLeast = r.count.objects, fmt.Sprintf(", %d bytes", r.count.bytes), ""
+	}
+	rest := max(counted-snap.Planned, 0)
 	r.choice = batchops.Choose(batchops.Workload{Objects: rest}, r.assumptions(finished, snap.Elapsed))
-	fmt.Fprintf(w, "engine auto: %d objects, %d bytes; %d started here, %d not yet\n", r.count.objects, r.count.bytes, snap.Planned, rest)
+	fmt.Fprintf(w, "engine auto: %s%d objects%s; %d started here, %s%d not yet\n", atLeast, counted, bytes, snap.Planned, atLeast, rest)
 	printLines(w, r.choice.Lines())
 	switch {
 	case r.choice.Engine != engineBatchOps:
@@ -297,7 +317,7 @@ func (r *autoRun) decide() {
 		fmt.Fprintln(w, "engine auto: choosing local: a job would win but needs --role-arn")
 	default:
 		r.handed = true
-		fmt.Fprintf(w, "engine auto: choosing batchops for the %d objects after %q; the %d started here finish here\n", rest, r.last, snap.Planned)
+		fmt.Fprintf(w, "engine auto: choosing batchops for the %s%d objects after %q; the %d started here finish here\n", atLeast, rest, r.last, snap.Planned)
 	}
 }
 
