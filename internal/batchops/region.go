@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // BucketRegion finds the region of bucket: the x-amz-bucket-region header of
@@ -19,6 +20,14 @@ func BucketRegion(ctx context.Context, c *s3.Client, bucket string) (string, err
 	out, herr := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
 	if herr == nil && aws.ToString(out.BucketRegion) != "" {
 		return aws.ToString(out.BucketRegion), nil
+	}
+	// A bucket of another region answers 301, and a bucket the caller may
+	// not read 403, both with the header.
+	var re *smithyhttp.ResponseError
+	if errors.As(herr, &re) && re.Response != nil {
+		if r := re.Response.Header.Get("X-Amz-Bucket-Region"); r != "" {
+			return r, nil
+		}
 	}
 	loc, lerr := c.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: aws.String(bucket)})
 	if lerr != nil {

@@ -3,10 +3,16 @@ package batchops
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 )
@@ -246,5 +252,24 @@ func TestWaitGivesUpOnAJobThatNeverAppears(t *testing.T) {
 	}
 	if time.Since(start) > 30*time.Second {
 		t.Errorf("Wait took %s", time.Since(start))
+	}
+}
+
+// A bucket in another region answers HeadBucket with 301 and the header;
+// S3 itself is not needed to say so.
+func TestBucketRegionReadsTheRedirect(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Amz-Bucket-Region", "eu-central-1")
+		w.WriteHeader(http.StatusMovedPermanently)
+	}))
+	defer srv.Close()
+	c := s3.New(s3.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""),
+		Retryer:     aws.NopRetryer{},
+	})
+	got, err := BucketRegion(context.Background(), c, "elsewhere")
+	if err != nil || got != "eu-central-1" {
+		t.Errorf("BucketRegion = %q, %v; want eu-central-1 from the 301", got, err)
 	}
 }
