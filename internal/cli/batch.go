@@ -50,14 +50,13 @@ func (a *app) batchCmd() *cobra.Command {
 		Long: `Hand a bucket-to-bucket copy to S3 Batch Operations: AWS runs it, this machine
 only lists the source into a manifest and watches the job.
 
-  s3bulk batch policy s3://src s3://dst        the IAM role the job needs
-  s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
-  s3bulk batch status JOB | report JOB | retry JOB | cancel JOB | ls
-
 ` + wrapText(batchops.HelpText(), 78) + `
 
 A copy job is created in its destination bucket's region, which s3bulk asks
 S3 for; pass that region with --region to status, report, cancel and ls.`,
+		Example: `  s3bulk batch policy s3://src s3://dst        the IAM role the job needs
+  s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
+  s3bulk batch status JOB | report JOB | retry JOB | cancel JOB | ls`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -187,7 +186,7 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.roleArn, "role-arn", "", "IAM role Batch Operations assumes (see `s3bulk batch policy`)")
+	fl.StringVar(&f.roleArn, "role-arn", "", "`ARN` of the IAM role Batch Operations assumes (see 's3bulk batch policy')")
 	fl.StringVar(&f.report, "report", "", "where the completion report goes, s3://bucket/prefix (default: s3://DST-bucket/_batch/report)")
 	fl.StringVar(&f.reportScope, "report-scope", "all", "which tasks the report lists: all or failed")
 	fl.StringVar(&f.manifest, "manifest", "", "where the manifest goes, s3://bucket/key.csv (default: under s3://DST-bucket/_batch/manifest/)")
@@ -198,7 +197,7 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 	fl.StringVar(&f.description, "description", "", "job description shown by AWS (default: s3bulk cp SRC DST)")
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
 	fl.StringToStringVar(&f.tags, "tag", nil, "tag the job (not the objects): --tag team=data, repeatable")
-	fl.BoolVar(&f.confirm, "confirm", false, "create the job Suspended, to run it with `s3bulk batch run JOB` once reviewed")
+	fl.BoolVar(&f.confirm, "confirm", false, "create the job Suspended, to run it with 's3bulk batch run JOB' once reviewed")
 	fl.StringVar(&f.expectedOwner, "expected-bucket-owner", "", "account id that must own the report bucket (and the source, with --manifest-generator); the job fails otherwise")
 	fl.BoolVar(&f.generator, "manifest-generator", false, "let S3 list SRC itself (no listing here, for buckets of billions of objects); objects of 5 GB or more are left out")
 	fl.StringSliceVar(&f.suffixes, "suffix", nil, "with --manifest-generator: only keys ending so (S3's filter)")

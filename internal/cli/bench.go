@@ -82,7 +82,7 @@ func (f *seedFlags) register(cmd *cobra.Command) {
 	d := bench.DefaultLayout()
 	fl := cmd.Flags()
 	fl.IntVar(&f.objects, "objects", d.Objects, "number of objects")
-	fl.Var(&f.size, "size", "size of each object, e.g. 100KiB, 1MiB (default 100KiB)")
+	fl.Var(&f.size, "size", "size of each object, e.g. 100KiB, 1MiB")
 	fl.IntVar(&f.filesPerUser, "files-per-user", d.FilesPerUser, "objects per user")
 	fl.IntVar(&f.usersPerCompany, "users-per-company", d.UsersPerCompany, "users per company (the report's unit of parallelism)")
 	fl.Int64Var(&f.seed, "seed", d.Seed, "seed of the bodies' contents")
@@ -142,7 +142,7 @@ func (f *benchFlags) register(cmd *cobra.Command, demo bool) {
 		fl.StringVar(&f.report, "report", "", "write a Markdown report to this file")
 		fl.StringVar(&f.chart, "chart", "", "write a PNG chart to this file")
 		fl.BoolVar(&f.keepDest, "keep-dest", false, "leave the last method's copy in the destination")
-		fl.StringVar(&f.roleArn, "role-arn", "", "run the batchops method for real with this role (a job per run; --source at a bucket's root, as a job keeps whole keys)")
+		fl.StringVar(&f.roleArn, "role-arn", "", "`ARN` of the IAM role to run the batchops method for real with: a job per run (--source at a bucket's root, as a job keeps whole keys)")
 		fl.StringVar(&f.batch.accountID, "account-id", "", "AWS account for the batchops method (default: asked from STS)")
 		fl.StringVar(&f.batch.controlEndpoint, "control-endpoint-url", "", "S3 Control endpoint URL for the batchops method")
 		fl.DurationVar(&f.batch.pollInterval, "poll-interval", defaultPollInterval, "how often the batchops method asks for its job's state")
@@ -559,6 +559,13 @@ out unless asked for with --methods.`,
 			if f.bench.methods == nil {
 				f.bench.methods = demoMethods
 			}
+			if !cmd.Flags().Changed("out") {
+				cwd, err := os.Getwd()
+				if err != nil {
+					return fmt.Errorf("demo: %w", err)
+				}
+				f.out = defaultDemoOut(cwd, os.TempDir())
+			}
 			if err := bench.CheckMethods(f.bench.methods); err != nil {
 				return usageError{err}
 			}
@@ -574,13 +581,36 @@ out unless asked for with --methods.`,
 	f.bench.register(cmd, true)
 	fl := cmd.Flags()
 	fl.IntVar(&f.seed.objects, "objects", bench.DefaultLayout().Objects, "number of objects")
-	fl.Var(&f.seed.size, "size", "size of each object (default 100KiB)")
+	fl.Var(&f.seed.size, "size", "size of each object")
 	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
 	fl.DurationVar(&f.latency, "latency", defaultDemoLatency, "delay added to every request, e.g. 30ms; 0 for none")
-	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png")
+	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png (run inside s3bulk's source tree, the default is s3bulk-demo in the temp directory)")
 	cmd.AddCommand(a.latencyProxyCmd())
 	return cmd
 }
+
+// defaultDemoOut is where demo writes its report without --out:
+// ./s3bulk-demo, unless cwd is inside s3bulk's own source tree (as after
+// `go run ./cmd/s3bulk demo` in a clone), where a report would show in
+// `git status`: then s3bulk-demo under tmp.
+func defaultDemoOut(cwd, tmp string) string {
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			first, _, _ := strings.Cut(string(mod), "\n")
+			if strings.TrimSpace(first) == "module "+modulePath {
+				return filepath.Join(tmp, "s3bulk-demo")
+			}
+			break // another module: cwd is not in our tree
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	return filepath.Join(cwd, "s3bulk-demo")
+}
+
+// modulePath is s3bulk's Go module.
+const modulePath = "github.com/s3bulk/s3bulk"
 
 // latencyProxyCmd runs demo's latency proxy. It is a process of its own so
 // that its CPU time never counts as the client CPU of in-process methods.
@@ -672,7 +702,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 		endpoint = proxy.Endpoint
 	}
 	if !a.g.quiet {
-		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory)\n", endpoint)
+		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory); the report goes to %s\n", endpoint, f.out)
 	}
 	conn := bench.Conn{
 		AWS: aws.Config{
