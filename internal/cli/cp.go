@@ -126,6 +126,10 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
+	side, err := f.obj.side(src)
+	if err != nil {
+		return err
+	}
 	s := a.newSession()
 	if f.followSymlinks {
 		if a.shared != nil {
@@ -140,7 +144,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return usagef("--engine %s: filters, shards and metadata flags need --engine local", f.engine.engine)
 	}
 	if f.obj.active() && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: encryption, ACL, request-payer and source-region flags need --engine local", f.engine.engine)
+		return usagef("--engine %s: encryption, ACL, request-payer and source-* flags need --engine local", f.engine.engine)
 	}
 	if !move {
 		job, err := a.chooseEngine(ctx, s, f.engine, src, dst)
@@ -154,7 +158,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
-	srcEP, err := s.sourceEndpoint(ctx, src, f.recursive)
+	srcEP, err := s.sourceEndpointOn(ctx, src, f.recursive, side)
 	if err != nil {
 		return err
 	}
@@ -187,7 +191,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if move {
 		verb = "mv"
 	}
-	j, err := a.openJournal(f.journal, verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw)+f.sel.fingerprint())
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint()}
+	if side != (sourceSide{}) {
+		// Another source is another job.
+		fields = append(fields, "source", side.endpointURL, side.profile)
+	}
+	j, err := a.openJournal(f.journal, fields...)
 	if err != nil {
 		return err
 	}

@@ -116,6 +116,10 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if err != nil {
 		return err
 	}
+	side, err := f.obj.side(src)
+	if err != nil {
+		return err
+	}
 	if src.Local {
 		fi, err := os.Stat(filepath.FromSlash(src.Key))
 		switch {
@@ -134,7 +138,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		}
 		s.followSymlinks = true
 	}
-	srcEP, err := s.sourceEndpoint(ctx, src, true)
+	srcEP, err := s.sourceEndpointOn(ctx, src, true, side)
 	if err != nil {
 		return err
 	}

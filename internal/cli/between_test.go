@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
+
+// providers are two S3 services, each its own versitygw process with its
+// own data and its own account: what a copy from one provider (or
+// account) to another meets. The destination's credentials are in the
+// environment, as AWS_* variables; the source's are the profile "src" of
+// a shared credentials file, which must win over them for the source.
+type providers struct {
+	src, dst *s3test.Server
+	env      map[string]string
+}
+
+func startProviders(t *testing.T) *providers {
+	t.Helper()
+	p := &providers{
+		src: s3test.StartPrivate(t, s3test.WithCredentials("source-account", "source-secret")),
+		dst: s3test.StartPrivate(t, s3test.WithCredentials("destination-account", "destination-secret")),
+	}
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "credentials")
+	config := filepath.Join(dir, "config")
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(creds, fmt.Sprintf("[src]\naws_access_key_id = %s\naws_secret_access_key = %s\n"+
+		"[wrong]\naws_access_key_id = %[1]s\naws_secret_access_key = not-the-secret\n", p.src.AccessKey, p.src.SecretKey))
+	write(config, "[profile src]\nregion = us-east-1\n[profile wrong]\nregion = us-east-1\n")
+	p.env = map[string]string{"AWS_SHARED_CREDENTIALS_FILE": creds, "AWS_CONFIG_FILE": config}
+	return p
+}
+
+// run runs an s3bulk command line with the destination's environment;
+// verbArgs start with the verb, after which the source flags are added.
+func (p *providers) run(t *testing.T, global []string, verbArgs ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	args := append(slices.Clone(global), verbArgs[0], "--source-endpoint-url", p.src.Endpoint, "--source-profile", "src")
+	return runCLIEnv(t, p.dst, p.env, append(args, verbArgs[1:]...)...)
+}
+
+func (p *providers) mustRun(t *testing.T, global []string, verbArgs ...string) (stdout, stderr string) {
+	t.Helper()
+	out, errOut, code := p.run(t, global, verbArgs...)
+	if code != ExitOK {
+		t.Fatalf("s3bulk %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(verbArgs, " "), code, out, tail(errOut, 20))
+	}
+	return out, errOut
+}
+
+// putWithChecksum uploads body as the SDK does by default, with a CRC32C
+// that the server keeps as the object's full-object checksum.
+func putWithChecksum(t *testing.T, c *s3.Client, bucket, key string, body []byte, meta func(*s3.PutObjectInput)) {
+	t.Helper()
+	in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(body),
+		ChecksumAlgorithm: s3types.ChecksumAlgorithmCrc32c}
+	if meta != nil {
+		meta(in)
+	}
+	if _, err := c.PutObject(context.Background(), in); err != nil {
+		t.Fatalf("put s3://%s/%s: %v", bucket, key, err)
+	}
+}
+
+// records decodes the JSON result lines of stdout.
+func records(t *testing.T, stdout string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("not a JSON record: %q", l)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestCopyBetweenProviders(t *testing.T) {
+	p := startProviders(t)
+	srcC, dstC := p.src.Client(t), p.dst.Client(t)
+	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
+	seed := map[string]string{
+		"data/2026-01/a.json": `{"a":1}`,
+		"data/2026-01/b.csv":  "b,1",
+		"data/2026-02/c.json": `{"c":3}`,
+	}
+	for k, v := range oddKeys {
+		seed[k] = v
+	}
+	for k, v := range seed {
+		s3test.PutObject(t, srcC, src, k, []byte(v))
+	}
+	putWithChecksum(t, srcC, src, "meta/page.html", []byte("<p>hi</p>"), func(in *s3.PutObjectInput) {
+		in.ContentType = aws.String("text/html")
+		in.CacheControl = aws.String("max-age=60")
+		in.Metadata = map[string]string{"team": "data"}
+	})
+	seed["meta/page.html"] = "<p>hi</p>"
+	big := stamped(12*mib + 3)
+	putWithChecksum(t, srcC, src, "big/big.bin", big, nil)
+	seed["big/big.bin"] = string(big)
+
+	t.Run("the plan streams every object and a dry run writes nothing", func(t *testing.T) {
+		out, _ := p.mustRun(t, []string{"--dry-run", "--json"}, "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/all/")
+		recs := records(t, out)
+		if len(recs) != len(seed) {
+			t.Errorf("planned %d objects, want %d", len(recs), len(seed))
+		}
+		for _, r := range recs {
+			if r["kind"] != "stream" || r["status"] != "dry-run" {
+				t.Errorf("planned %v, want kind stream, status dry-run", r)
+			}
+		}
+		if got := s3test.ListKeys(t, dstC, dst, ""); len(got) != 0 {
+			t.Errorf("a dry run wrote %v", got)
+		}
+	})
+	t.Run("cp --recursive copies every object, odd keys and metadata included", func(t *testing.T) {
+		out, _ := p.mustRun(t, []string{"--json"}, "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/all/")
+		for _, r := range records(t, out) {
+			if r["kind"] != "stream" || r["status"] != "done" {
+				t.Errorf("result %v, want a done stream", r)
+			}
+		}
+		want := map[string]string{}
+		for k, v := range seed {
+			want["all/"+k] = v
+		}
+		if diff := cmp.Diff(want, bucketContents(t, p.dst, dst, "all/")); diff != "" {
+			t.Errorf("destination (-want +got):\n%s", diff)
+		}
+		wantMeta := headed{ContentType: "text/html", CacheControl: "max-age=60", User: map[string]string{"team": "data"}}
+		if diff := cmp.Diff(wantMeta, headOf(t, dstC, dst, "all/meta/page.html")); diff != "" {
+			t.Errorf("metadata (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("one endpoint and one account copy server-side", func(t *testing.T) {
+		// The destination's own endpoint named as the source's, with the
+		// destination's credentials: the engine copies server-side.
+		out, _, code := runCLIEnv(t, p.dst, p.env, "--json", "cp", "--source-endpoint-url", p.dst.Endpoint,
+			"s3://"+dst+"/all/data/2026-01/a.json", "s3://"+dst+"/same/a.json")
+		if code != ExitOK {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		if recs := records(t, out); len(recs) != 1 || recs[0]["kind"] != "copy" {
+			t.Errorf("results %v, want one server-side copy", recs)
+		}
+	})
+	t.Run("a big object streams in parts", func(t *testing.T) {
+		out, _ := p.mustRun(t, []string{"--json"}, append([]string{"cp"}, append(partFlags, "s3://"+src+"/big/big.bin", "s3://"+dst+"/parts/big.bin")...)...)
+		recs := records(t, out)
+		if len(recs) != 1 || recs[0]["kind"] != "stream" || recs[0]["parts"] != float64(3) {
+			t.Errorf("results %v, want one stream in 3 parts", recs)
+		}
+		body, etag := objectState(t, p.dst, dst, "parts/big.bin")
+		if !bytes.Equal(body, big) || etag != wantETag(big, 5*mib) {
+			t.Errorf("destination: %d bytes, ETag %s; want %d bytes, ETag %s", len(body), etag, len(big), wantETag(big, 5*mib))
+		}
+		if up := s3test.ListUploads(t, dstC, dst); len(up) != 0 {
+			t.Errorf("unfinished multipart uploads left: %v", up)
+		}
+	})
+	t.Run("a wildcard copies only what matches", func(t *testing.T) {
+		p.mustRun(t, nil, "cp", "s3://"+src+"/data/*/*.json", "s3://"+dst+"/wild/")
+		want := map[string]string{"wild/2026-01/a.json": `{"a":1}`, "wild/2026-02/c.json": `{"c":3}`}
+		if diff := cmp.Diff(want, bucketContents(t, p.dst, dst, "wild/")); diff != "" {
+			t.Errorf("destination (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("sync twice: the second run moves nothing", func(t *testing.T) {
+		p.mustRun(t, nil, "sync", "s3://"+src+"/data/", "s3://"+dst+"/synced/")
+		out, errOut := p.mustRun(t, []string{"--json"}, "sync", "s3://"+src+"/data/", "s3://"+dst+"/synced/")
+		if sum := parseSummary(t, errOut); sum.Objects != 0 || sum.Requests["GetObject"] != 0 || sum.Requests["PutObject"] != 0 {
+			t.Errorf("second sync: %+v, want nothing moved\n%s", sum, out)
+		}
+		want := map[string]string{}
+		for k, v := range seed {
+			if rest, ok := strings.CutPrefix(k, "data/"); ok {
+				want["synced/"+rest] = v
+			}
+		}
+		if diff := cmp.Diff(want, bucketContents(t, p.dst, dst, "synced/")); diff != "" {
+			t.Errorf("destination (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("sync --delete removes what the source lacks", func(t *testing.T) {
+		s3test.PutObject(t, dstC, dst, "synced/extra.txt", []byte("x"))
+		p.mustRun(t, nil, "sync", "--delete", "s3://"+src+"/data/", "s3://"+dst+"/synced/")
+		got := bucketContents(t, p.dst, dst, "synced/")
+		if _, ok := got["synced/extra.txt"]; ok || len(got) != 3 {
+			t.Errorf("destination after sync --delete: %v, want the 3 source objects only", keys(got))
+		}
+	})
+	t.Run("mv deletes each source once it is copied", func(t *testing.T) {
+		p.mustRun(t, nil, "mv", "--recursive", "s3://"+src+"/odd/", "s3://"+dst+"/moved/")
+		want := map[string]string{}
+		for k, v := range oddKeys {
+			want["moved/"+strings.TrimPrefix(k, "odd/")] = v
+		}
+		if diff := cmp.Diff(want, bucketContents(t, p.dst, dst, "moved/")); diff != "" {
+			t.Errorf("destination (-want +got):\n%s", diff)
+		}
+		if left := s3test.ListKeys(t, srcC, src, "odd/"); len(left) != 0 {
+			t.Errorf("sources left after mv: %v", left)
+		}
+	})
+	t.Run("a wrong source credential is one line and exit 3", func(t *testing.T) {
+		before := s3test.ListKeys(t, dstC, dst, "")
+		_, errOut, code := runCLIEnv(t, p.dst, p.env, "cp", "--recursive", "--source-endpoint-url", p.src.Endpoint,
+			"--source-profile", "wrong", "s3://"+src+"/", "s3://"+dst+"/wrong/")
+		if code != ExitFatal {
+			t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitFatal, errOut)
+		}
+		lines := errorLines(errOut)
+		if len(lines) != 1 || !strings.Contains(lines[0], "credentials") || !strings.Contains(lines[0], "s3://"+src) {
+			t.Errorf("stderr %q, want one line naming the source and its credentials", lines)
+		}
+		if strings.Contains(errOut, "not-the-secret") {
+			t.Errorf("the secret appears in the output: %s", errOut)
+		}
+		if after := s3test.ListKeys(t, dstC, dst, ""); !slices.Equal(before, after) {
+			t.Errorf("the destination changed: %v, was %v", after, before)
+		}
+	})
+}
