@@ -5,17 +5,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
 
@@ -243,6 +248,187 @@ func TestCopyBetweenProviders(t *testing.T) {
 		}
 		if after := s3test.ListKeys(t, dstC, dst, ""); !slices.Equal(before, after) {
 			t.Errorf("the destination changed: %v, was %v", after, before)
+		}
+	})
+}
+
+// isObjectRead selects GETs of object bytes: not listings, not uploads.
+func isObjectRead(r *http.Request) bool {
+	q := r.URL.Query()
+	return r.Method == http.MethodGet && !q.Has("list-type") && !q.Has("uploads") && !q.Has("uploadId") &&
+		strings.Count(strings.Trim(r.URL.Path, "/"), "/") >= 1
+}
+
+func TestACorruptedByteBetweenProvidersFailsTheObject(t *testing.T) {
+	p := startProviders(t)
+	srcC, dstC := p.src.Client(t), p.dst.Client(t)
+	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
+	small, big := stamped(1*mib+7), stamped(12*mib+5)
+	putWithChecksum(t, srcC, src, "small.bin", small, nil)
+	putWithChecksum(t, srcC, src, "big.bin", big, nil)
+	// Every object read through the proxy has one bit flipped.
+	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{CorruptRate: 1, Match: isObjectRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	for _, tt := range []struct {
+		name, key string
+		flags     []string
+	}{
+		{"in one read", "small.bin", nil},
+		{"in parts", "big.bin", partFlags},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cp := func(global ...string) (string, int) {
+				args := append(append(global, "cp", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"), tt.flags...)
+				_, errOut, code := runCLIEnv(t, p.dst, p.env, append(args, "s3://"+src+"/"+tt.key, "s3://"+dst+"/"+tt.key)...)
+				return errOut, code
+			}
+			errOut, code := cp()
+			if code != ExitPartial {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+			}
+			if !strings.Contains(errOut, "checksum mismatch") {
+				t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
+			}
+			if objs := s3test.ListKeys(t, dstC, dst, ""); len(objs) != 0 {
+				t.Errorf("objects at the destination: %v", objs)
+			}
+			if up := s3test.ListUploads(t, dstC, dst); len(up) != 0 {
+				t.Errorf("unfinished multipart uploads left: %v", up)
+			}
+			// With the checks off the corrupted copy goes through: the
+			// checks are what stopped it.
+			errOut, code = cp("--checksum-when-required")
+			if code != ExitOK {
+				t.Fatalf("with --checksum-when-required: exit %d; stderr:\n%s", code, tail(errOut, 10))
+			}
+			if got, _ := objectState(t, p.dst, dst, tt.key); bytes.Equal(got, small) || bytes.Equal(got, big) {
+				t.Errorf("the unchecked copy is not the corrupted body the proxy sent")
+			}
+			if _, err := dstC.DeleteObject(t.Context(), &s3.DeleteObjectInput{Bucket: aws.String(dst), Key: aws.String(tt.key)}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// startChild runs s3bulk with the destination's environment in a child
+// process, so that it can be killed.
+func (p *providers) startChild(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	raw, _ := json.Marshal(append([]string{"--no-progress"}, args...))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), p.dst.Env()...)
+	for k, v := range p.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, childArgsEnv+"="+string(raw))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+func TestAKilledCopyBetweenProvidersResumesFromTheJournal(t *testing.T) {
+	p := startProviders(t)
+	srcC, dstC := p.src.Client(t), p.dst.Client(t)
+	src := p.src.NewBucket(t)
+	const n = 300
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("many/c%d/f%04d", i%4, i)] = fmt.Sprint("body-", i)
+	}
+	for k, v := range files {
+		s3test.PutObject(t, srcC, src, k, []byte(v))
+	}
+	big := stamped(40 * mib)
+	putWithChecksum(t, srcC, src, "big/big.bin", big, nil)
+	// A delay on every source request makes the runs long enough to kill.
+	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{Latency: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	const concurrency = 4
+
+	t.Run("many objects", func(t *testing.T) {
+		dst := p.dst.NewBucket(t)
+		journalPath := filepath.Join(t.TempDir(), "run.journal")
+		args := []string{"--concurrency", fmt.Sprint(concurrency), "--json", "cp", "--recursive", "--journal", journalPath,
+			"--source-endpoint-url", proxy.URL(), "--source-profile", "src", "s3://" + src + "/many/", "s3://" + dst + "/"}
+		child, out := p.startChild(t, args...)
+		waitFor(t, "a third of the objects in the journal", func() bool { return countRecords(t, journalPath, "done") >= n/3 }, child)
+		if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = child.Wait()
+		doneAtKill := countRecords(t, journalPath, "done")
+		atDestination := len(s3test.ListKeys(t, dstC, dst, ""))
+		if doneAtKill >= n {
+			t.Fatalf("the run finished before it was killed; output:\n%s", out)
+		}
+
+		stdout, stderr, code := runCLIEnv(t, p.dst, p.env, args...)
+		if code != ExitOK {
+			t.Fatalf("rerun exit %d:\n%s", code, tail(stderr, 10))
+		}
+		sum := parseSummary(t, stderr)
+		if int(sum.Skipped) != doneAtKill || int(sum.Objects) != n-doneAtKill {
+			t.Errorf("rerun skipped %d and copied %d, want %d and %d", sum.Skipped, sum.Objects, doneAtKill, n-doneAtKill)
+		}
+		// What was copied but not yet journaled is copied again: at most
+		// what was in flight.
+		if again := atDestination - doneAtKill; again > concurrency {
+			t.Errorf("%d objects copied twice, want at most the %d in flight", again, concurrency)
+		}
+		if got := strings.Count(stdout, `"status":"skipped"`); got != doneAtKill {
+			t.Errorf("%d skip lines, want %d", got, doneAtKill)
+		}
+		want := map[string]string{}
+		for k, v := range files {
+			want[strings.TrimPrefix(k, "many/")] = v
+		}
+		if diff := cmp.Diff(want, bucketContents(t, p.dst, dst, "")); diff != "" {
+			t.Errorf("destination (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("one big object", func(t *testing.T) {
+		dst := p.dst.NewBucket(t)
+		journalPath := filepath.Join(t.TempDir(), "run.journal")
+		args := append([]string{"--concurrency", fmt.Sprint(concurrency), "--json", "cp", "--journal", journalPath,
+			"--source-endpoint-url", proxy.URL(), "--source-profile", "src", "--part-concurrency", "2"}, partFlags...)
+		args = append(args, "s3://"+src+"/big/big.bin", "s3://"+dst+"/big.bin")
+		const count = 8 // 40 MiB in 5 MiB parts
+		child, out := p.startChild(t, args...)
+		waitFor(t, "three parts in the journal", func() bool { return countRecords(t, journalPath, "part") >= 3 }, child)
+		if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = child.Wait()
+		partsAtKill := countRecords(t, journalPath, "part")
+		if countRecords(t, journalPath, "done") != 0 {
+			t.Fatalf("the copy finished before it was killed; output:\n%s", out)
+		}
+		if ups := s3test.ListUploads(t, dstC, dst); len(ups) != 1 {
+			t.Fatalf("uploads after the kill = %v, want the one checkpointed", ups)
+		}
+
+		_, stderr, code := runCLIEnv(t, p.dst, p.env, args...)
+		if code != ExitOK {
+			t.Fatalf("rerun exit %d:\n%s", code, tail(stderr, 10))
+		}
+		if sent := parseSummary(t, stderr).Requests["UploadPart"]; int(sent) > count-partsAtKill {
+			t.Errorf("rerun uploaded %d parts, want at most %d (%d minus the %d checkpointed)", sent, count-partsAtKill, count, partsAtKill)
+		}
+		if body, _ := objectState(t, p.dst, dst, "big.bin"); !bytes.Equal(body, big) {
+			t.Errorf("the resumed copy differs from the source (%d bytes, want %d)", len(body), len(big))
+		}
+		if ups := s3test.ListUploads(t, dstC, dst); len(ups) != 0 {
+			t.Errorf("multipart uploads left: %v", ups)
 		}
 	})
 }
