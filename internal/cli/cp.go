@@ -100,6 +100,9 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
+	if srcArg == stdioArg || dstArg == stdioArg {
+		return a.runStdio(ctx, srcArg, dstArg, f, move)
+	}
 	src, err := parseLocation(srcArg, f.raw)
 	if err != nil {
 		return err
