@@ -441,11 +441,11 @@ func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp s
 	if !ok {
 		// Held in memory under the run's byte budget, so a stream of many
 		// big objects between two endpoints cannot buffer without bound.
-		if err := e.buffers.Acquire(ctx, p.Size); err != nil {
+		buf, err := e.partBuffers.get(ctx, p.Size)
+		if err != nil {
 			return store.Part{}, err
 		}
-		defer e.buffers.Release(p.Size)
-		buf := make([]byte, p.Size)
+		defer e.partBuffers.put(buf)
 		var r io.Reader = body
 		if check != nil {
 			// A retried part starts its hash over.

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -68,16 +69,20 @@ func streamPartSize(first int64, number int32) int64 {
 }
 
 // partBuffers hands out part buffers under the run's byte budget and
-// reuses them, so the memory held is what the budget says whatever the
-// garbage collector's pace.
+// reuses them: what is held in memory is what the budget says, not that
+// plus garbage waiting for the collector (which, at s3bulk's GC percent,
+// can be several times more). Buffers are reused by exact size, as parts
+// of one object all have one size; the idle ones count against the budget
+// too, and are dropped to make room for a buffer of another size.
 type partBuffers struct {
-	e    *executor
-	mu   sync.Mutex
-	free [][]byte
+	budget *limiter.ByteBudget
+	mu     sync.Mutex
+	free   [][]byte
+	idle   int64 // bytes in free
 }
 
 func (b *partBuffers) get(ctx context.Context, size int64) ([]byte, error) {
-	if err := b.e.buffers.Acquire(ctx, size); err != nil {
+	if err := b.budget.Acquire(ctx, size); err != nil {
 		return nil, err
 	}
 	b.mu.Lock()
@@ -85,12 +90,14 @@ func (b *partBuffers) get(ctx context.Context, size int64) ([]byte, error) {
 	for i, buf := range b.free {
 		if int64(cap(buf)) == size {
 			b.free = append(b.free[:i], b.free[i+1:]...)
+			b.idle -= size
 			return buf[:size], nil
 		}
 	}
-	// Parts grow (streamPartSize): buffers of a smaller size are no
-	// longer asked for and go to the collector.
-	b.free = slices.DeleteFunc(b.free, func(f []byte) bool { return int64(cap(f)) < size })
+	for len(b.free) > 0 && b.budget.Total() > 0 && b.budget.InUse()+b.idle > b.budget.Total() {
+		b.idle -= int64(cap(b.free[0]))
+		b.free = b.free[1:]
+	}
 	return make([]byte, size), nil
 }
 
@@ -99,8 +106,9 @@ func (b *partBuffers) get(ctx context.Context, size int64) ([]byte, error) {
 func (b *partBuffers) put(buf []byte) {
 	b.mu.Lock()
 	b.free = append(b.free, buf[:0])
+	b.idle += int64(cap(buf))
 	b.mu.Unlock()
-	b.e.buffers.Release(int64(cap(buf)))
+	b.budget.Release(int64(cap(buf)))
 }
 
 // putStream is PutStream's work: it returns the bytes uploaded and the
@@ -112,7 +120,7 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		first = DefaultStreamPartSize
 	}
 	meta := e.withMetadata(store.Metadata{}, key)
-	bufs := &partBuffers{e: e}
+	bufs := e.partBuffers
 	read := func(ctx context.Context, number int32) ([]byte, bool, error) {
 		buf, err := bufs.get(ctx, streamPartSize(first, number))
 		if err != nil {
