@@ -198,6 +198,13 @@ func TestCopyBetweenProviders(t *testing.T) {
 			t.Errorf("destination (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("a filter leaves out what it excludes", func(t *testing.T) {
+		p.mustRun(t, nil, "cp", "--recursive", "--exclude", "*.csv", "s3://"+src+"/data/", "s3://"+dst+"/filtered/")
+		want := map[string]string{"filtered/2026-01/a.json": `{"a":1}`, "filtered/2026-02/c.json": `{"c":3}`}
+		if diff := cmp.Diff(want, bucketContents(t, p.dst, dst, "filtered/")); diff != "" {
+			t.Errorf("destination (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("sync twice: the second run moves nothing", func(t *testing.T) {
 		p.mustRun(t, nil, "sync", "s3://"+src+"/data/", "s3://"+dst+"/synced/")
 		out, errOut := p.mustRun(t, []string{"--json"}, "sync", "s3://"+src+"/data/", "s3://"+dst+"/synced/")
