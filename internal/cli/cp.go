@@ -64,6 +64,10 @@ func (a *app) cpCmd() *cobra.Command {
   s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
   s3bulk cp --recursive ./photos s3://bucket/photos/
   s3bulk cp 's3://bucket/**/*.csv' ./data/
+  s3bulk cp --recursive --source-endpoint-url https://other.example \
+      --source-profile other s3://theirs/data/ s3://mine/data/
+  tar c dir | s3bulk cp - s3://bucket/dir.tar     standard input
+  s3bulk cp s3://bucket/dir.tar - | tar x          standard output
 
 Wildcards: '*' and '?' match within one path segment, '**' across '/'.
 Destination keys keep the part of the source key after the source prefix
@@ -79,7 +83,15 @@ from the command line. For a download --sse-c is the key of the objects
 read; for an S3 to S3 copy --sse-c is the key of the copies and
 --sse-c-copy-source with --sse-c-copy-source-key that of the sources.
 --request-payer requester is sent on every request to both buckets;
---source-region names the source bucket's region when it is not --region.`,
+--source-region names the source bucket's region when it is not --region.
+
+A source on another provider or account is named with --source-endpoint-url
+and/or --source-profile (the profile wins over AWS_* credentials in the
+environment, which the destination keeps using). Objects are then streamed
+through this machine, checked against the source's checksum on the way;
+a server-side copy is made whenever both sides are one endpoint and one
+access key. '-' is standard input (of any length, uploaded in parts with
+memory bounded by --max-buffer) or standard output.`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
