@@ -106,8 +106,25 @@ func records(t *testing.T, stdout string) []map[string]any {
 	return out
 }
 
-func TestCopyBetweenProviders(t *testing.T) {
+// TestBetweenProviders runs every case on one pair of servers: starting
+// two gateways is the slow part.
+func TestBetweenProviders(t *testing.T) {
 	p := startProviders(t)
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T, *providers)
+	}{
+		{"cp, sync and mv copy between two accounts", copyBetweenProviders},
+		{"a corrupted byte fails the object", aCorruptedByteFailsTheObject},
+		{"a killed copy resumes from the journal", aKilledCopyResumesFromTheJournal},
+		{"a big object in small parts", aBigObjectInSmallParts},
+		{"the storage class carries over", theStorageClassCarriesOver},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.run(t, p) })
+	}
+}
+
+func copyBetweenProviders(t *testing.T, p *providers) {
 	srcC, dstC := p.src.Client(t), p.dst.Client(t)
 	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
 	seed := map[string]string{
@@ -269,8 +286,7 @@ func isObjectRead(r *http.Request) bool {
 		strings.Count(strings.Trim(r.URL.Path, "/"), "/") >= 1
 }
 
-func TestACorruptedByteBetweenProvidersFailsTheObject(t *testing.T) {
-	p := startProviders(t)
+func aCorruptedByteFailsTheObject(t *testing.T, p *providers) {
 	srcC, dstC := p.src.Client(t), p.dst.Client(t)
 	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
 	small, big := stamped(1*mib+7), stamped(12*mib+5)
@@ -343,8 +359,7 @@ func (p *providers) startChild(t *testing.T, args ...string) (*exec.Cmd, *bytes.
 	return cmd, &out
 }
 
-func TestAKilledCopyBetweenProvidersResumesFromTheJournal(t *testing.T) {
-	p := startProviders(t)
+func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
 	srcC, dstC := p.src.Client(t), p.dst.Client(t)
 	src := p.src.NewBucket(t)
 	const n = 300
@@ -443,8 +458,7 @@ func TestAKilledCopyBetweenProvidersResumesFromTheJournal(t *testing.T) {
 	})
 }
 
-func TestABigObjectBetweenProvidersInSmallParts(t *testing.T) {
-	p := startProviders(t)
+func aBigObjectInSmallParts(t *testing.T, p *providers) {
 	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
 	// 1 GiB in the issue; on a shared machine 200 MiB in forced 5 MiB
 	// parts (40 parts) goes through the same path.
@@ -492,11 +506,10 @@ func TestABigObjectBetweenProvidersInSmallParts(t *testing.T) {
 	}
 }
 
-// TestTheStorageClassCarriesOverBetweenProviders: versitygw keeps no
+// theStorageClassCarriesOver: versitygw keeps no
 // storage class, so a proxy in front of the source says one in the
 // source's answers and the destination's requests are looked at.
-func TestTheStorageClassCarriesOverBetweenProviders(t *testing.T) {
-	p := startProviders(t)
+func theStorageClassCarriesOver(t *testing.T, p *providers) {
 	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
 	s3test.PutObject(t, p.src.Client(t), src, "small.json", []byte(`{}`))
 	putWithChecksum(t, p.src.Client(t), src, "big.bin", stamped(6*mib), nil)
