@@ -25,6 +25,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // providers are two S3 services, each its own versitygw process with its
@@ -360,18 +361,20 @@ func (p *providers) startChild(t *testing.T, args ...string) (*exec.Cmd, *bytes.
 }
 
 func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
-	srcC, dstC := p.src.Client(t), p.dst.Client(t)
+	dstC := p.dst.Client(t)
 	src := p.src.NewBucket(t)
-	const n = 300
+	const n = 200
 	files := map[string]string{}
 	for i := range n {
 		files[fmt.Sprintf("many/c%d/f%04d", i%4, i)] = fmt.Sprint("body-", i)
 	}
-	for k, v := range files {
-		s3test.PutObject(t, srcC, src, k, []byte(v))
-	}
+	// Seeded in parallel; the big object in parts, with the full-object
+	// CRC32C a stream checks.
+	local := t.TempDir()
+	testfs.Write(t, local, files)
 	big := stamped(40 * mib)
-	putWithChecksum(t, srcC, src, "big/big.bin", big, nil)
+	testfs.Write(t, local, map[string]string{"big/big.bin": string(big)})
+	mustRun(t, p.src, "--quiet", "cp", "--recursive", local+"/", "s3://"+src+"/")
 	// A delay on every source request makes the runs long enough to kill.
 	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{Latency: 20 * time.Millisecond})
 	if err != nil {

@@ -133,8 +133,8 @@ type iotestErrReader struct{}
 func (iotestErrReader) Read([]byte) (int, error) { return 0, syscall.EPIPE }
 
 // TestCpFromStdinStaysWithinItsBuffer pipes 200 MiB into an s3bulk
-// process: its peak resident memory stays within --max-buffer above what
-// the same process needs for a one-byte stream. The process is the real
+// process: its peak resident memory stays within --max-buffer (and a
+// little slack) above what the same process needs for a one-byte stream. The process is the real
 // command, built without the race detector, whose shadow memory would
 // otherwise be measured.
 func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
@@ -198,8 +198,13 @@ func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
 	base, _ := upload(1, "one.bin")
 	peak, sum := upload(size, "stdin.bin")
 	t.Logf("peak RSS %d MiB for %d MiB of stdin, %d MiB for one byte, --max-buffer %d MiB", peak>>20, size>>20, base>>20, budget>>20)
-	if peak >= base+budget {
-		t.Errorf("peak RSS %d MiB, want under the buffer limit of %d MiB above the %d MiB of a one-byte upload", peak>>20, budget>>20, base>>20)
+	// The slack is what parts in flight cost besides their bytes
+	// (connections, goroutines, garbage not yet collected at s3bulk's GC
+	// percent); without the budget the same run peaks at twice the stream.
+	const slack = 16 * mib
+	if peak >= base+budget+slack {
+		t.Errorf("peak RSS %d MiB, want under the buffer limit of %d MiB (+%d MiB) above the %d MiB of a one-byte upload",
+			peak>>20, budget>>20, slack>>20, base>>20)
 	}
 	out, err := srv.Client(t).GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("stdin.bin")})
 	if err != nil {
