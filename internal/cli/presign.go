@@ -24,13 +24,12 @@ the object (or, with --put, to PUT a body to its key) until it expires, as
 'aws s3 presign' does. The URL is signed locally: no request is made, so
 it is printed even for an object that does not exist yet.
 
-  s3bulk presign s3://bucket/report.pdf                 valid for 1 hour
-  s3bulk presign --expires-in 15m s3://bucket/a.json
-  curl -T file.bin "$(s3bulk presign --put s3://bucket/inbox/file.bin)"
-
 --expires-in takes a duration (90s, 15m, 12h) or a number of seconds, as
 the AWS CLI does; at most 7 days. The URL carries its signature: treat it
 as a password for that one object.`,
+		Example: `  s3bulk presign s3://bucket/report.pdf                 valid for 1 hour
+  s3bulk presign --expires-in 15m s3://bucket/a.json
+  curl -T file.bin "$(s3bulk presign --put s3://bucket/inbox/file.bin)"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
