@@ -26,7 +26,8 @@ it is printed even for an object that does not exist yet.
 
 --expires-in takes a duration (90s, 15m, 12h) or a number of seconds, as
 the AWS CLI does; at most 7 days. The URL carries its signature: treat it
-as a password for that one object.`,
+as a password for that one object. With temporary credentials it also
+carries their session token, as the AWS CLI's URLs do.`,
 		Example: `  s3bulk presign s3://bucket/report.pdf                 valid for 1 hour
   s3bulk presign --expires-in 15m s3://bucket/a.json
   curl -T file.bin "$(s3bulk presign --put s3://bucket/inbox/file.bin)"`,
