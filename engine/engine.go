@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -209,6 +210,10 @@ type executor struct {
 	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
+	// sourceObjects counts the objects a sync's source listed, folder
+	// markers aside, before filters: none, with deletes held, is an
+	// EmptySourceError.
+	sourceObjects atomic.Int64
 }
 
 func newExecutor(job Job, opts Options) *executor {
