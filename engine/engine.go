@@ -199,8 +199,10 @@ type executor struct {
 	resumedIDs resumed
 	// streak holds the latest failures that share a cause (StopAfter).
 	streak streak
-	// buffers bounds the bytes of parts held in memory at once, run-wide.
-	buffers *limiter.ByteBudget
+	// buffers bounds the bytes of parts held in memory at once, run-wide;
+	// partBuffers hands out and reuses the buffers themselves.
+	buffers     *limiter.ByteBudget
+	partBuffers *partBuffers
 	// streams bounds the part uploads in flight, run-wide.
 	streams *limiter.Streams
 	// moves, in a move from a store that deletes in batches, deletes the
@@ -238,7 +240,8 @@ func newExecutor(job Job, opts Options) *executor {
 	if stopAfter == 0 {
 		stopAfter = DefaultStopAfter
 	}
-	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes), streams: streams,
+	buffers := limiter.NewByteBudget(opts.MaxBufferBytes)
+	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
 		streak: streak{limit: stopAfter}}
 }
 

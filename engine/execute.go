@@ -50,9 +50,12 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		}
 	}
 	var err error
-	if t.PartSize > 0 {
+	switch {
+	case t.Op == OpStream && !e.job.Src.Loc.Local:
+		r.Parts, err = e.stream(ctx, t)
+	case t.PartSize > 0:
 		r.Parts, err = e.multipart(ctx, t)
-	} else {
+	default:
 		err = e.single(ctx, t)
 	}
 	if err == nil && t.DeleteSource && e.moves == nil {
@@ -342,6 +345,21 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		}
 	}()
 
+	// Parts read from another store are checked, together, against the
+	// source's full-object checksum before the upload completes. Parts
+	// uploaded by an earlier run were not read by this one: a resumed
+	// upload relies on the checksums the destination verified per part.
+	var check store.PartsVerifier
+	if v, ok := src.(store.Verifier); ok && t.Op == OpStream && len(already) == 0 {
+		err = e.do(ctx, func(ctx context.Context) error {
+			var err error
+			check, err = v.VerifyParts(ctx, t.SrcKey, t.ETag, t.Size)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	done := make([]store.Part, layout.Count)
 	pb := &partBytes{p: e.progress}
 	defer pb.end()
@@ -372,7 +390,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 				if t.Op == OpCopy {
 					part, err = mp.UploadPartCopy(ctx, t.DstKey, uploadID, p.Number, copySrc, p.Offset, p.Last())
 				} else {
-					part, err = e.uploadPart(ctx, t, uploadID, mp, p)
+					part, err = e.uploadPart(ctx, t, uploadID, mp, p, check)
 				}
 				if err != nil {
 					return fmt.Errorf("part %d: %w", p.Number, err)
@@ -400,6 +418,11 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	if err = g.Wait(); err != nil {
 		return err
 	}
+	if check != nil {
+		if err = check.Verify(); err != nil {
+			return err // the deferred abort leaves nothing behind
+		}
+	}
 	return e.do(ctx, func(ctx context.Context) error {
 		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
 	})
@@ -408,7 +431,9 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 // uploadPart sends one part read from the source. A seekable source body is
 // sent as it is; otherwise the part is read into memory first, because
 // signing needs to rewind the body.
-func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp store.Multipart, p parts.Part) (store.Part, error) {
+//
+// check, when set, sees the bytes of every part read from memory.
+func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp store.Multipart, p parts.Part, check store.PartsVerifier) (store.Part, error) {
 	body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
 	if err != nil {
 		return store.Part{}, fmt.Errorf("read: %w", err)
@@ -418,12 +443,17 @@ func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp s
 	if !ok {
 		// Held in memory under the run's byte budget, so a stream of many
 		// big objects between two endpoints cannot buffer without bound.
-		if err := e.buffers.Acquire(ctx, p.Size); err != nil {
+		buf, err := e.partBuffers.get(ctx, p.Size)
+		if err != nil {
 			return store.Part{}, err
 		}
-		defer e.buffers.Release(p.Size)
-		buf := make([]byte, p.Size)
-		if _, err := io.ReadFull(body, buf); err != nil {
+		defer e.partBuffers.put(buf)
+		var r io.Reader = body
+		if check != nil {
+			// A retried part starts its hash over.
+			r = io.TeeReader(body, check.Part(p.Offset, p.Size))
+		}
+		if _, err := io.ReadFull(r, buf); err != nil {
 			return store.Part{}, fmt.Errorf("read: %w", err)
 		}
 		rs = bytes.NewReader(buf)

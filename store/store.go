@@ -192,3 +192,13 @@ type Verifier interface {
 	// set, fails with ErrPreconditionFailed if the object changed.
 	VerifyParts(ctx context.Context, key, ifMatch string, size int64) (PartsVerifier, error)
 }
+
+// MetadataReader is implemented by stores whose reads return an object's
+// metadata with its bytes, as S3's GetObject does: a copy through the
+// client then costs one request to read, not a Head and a read.
+type MetadataReader interface {
+	// GetWithMetadata opens the whole object for reading, as Get(ctx,
+	// key, 0, -1, ifMatch) does, and returns the metadata it was stored
+	// with.
+	GetWithMetadata(ctx context.Context, key, ifMatch string) (io.ReadCloser, Metadata, error)
+}

@@ -76,7 +76,7 @@ func jobRefusals(f transferFlags, src, dst s3url.Location, move, metaSet bool) [
 		out = append(out, "filters, shards and metadata flags need --engine local")
 	}
 	if f.obj.active() {
-		out = append(out, "encryption, ACL, request-payer and source-region flags need --engine local (a job cannot read SSE-C sources at all)")
+		out = append(out, "encryption, ACL, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)")
 	}
 	if f.journal != "" {
 		out = append(out, "--journal needs --engine local: a job's record is its completion report")

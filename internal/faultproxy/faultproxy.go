@@ -44,6 +44,12 @@ type Config struct {
 	// StallRate never answers: the request is held open until the client
 	// gives up or the proxy is closed.
 	StallRate float64
+	// CorruptRate forwards the request and the whole response with one
+	// bit of the body flipped, in its middle byte, as a bad NIC or a
+	// broken middlebox would: headers, length and status are untouched,
+	// so only a checksum of the bytes can tell. A response without a body
+	// passes unchanged.
+	CorruptRate float64
 
 	// Seed makes the sequence of faults repeatable; 0 picks a random seed.
 	Seed int64
@@ -65,11 +71,12 @@ const (
 	ResetMidBody
 	Truncate
 	Stall
+	Corrupt
 	numFaults
 )
 
 var faultNames = [numFaults]string{"none", "slow-down", "internal-error", "too-many-requests",
-	"reset-before", "reset-mid-body", "truncate", "stall"}
+	"reset-before", "reset-mid-body", "truncate", "stall", "corrupt"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {
@@ -87,6 +94,7 @@ func (c Config) rates() [numFaults]float64 {
 		ResetMidBody:    c.ResetMidBodyRate,
 		Truncate:        c.TruncateRate,
 		Stall:           c.StallRate,
+		Corrupt:         c.CorruptRate,
 	}
 }
 
@@ -314,6 +322,8 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		p.forward.ServeHTTP(cw, r)
 	case Stall:
 		p.stall(r)
+	case Corrupt:
+		p.forward.ServeHTTP(&corruptWriter{ResponseWriter: w, at: -1}, r)
 	default:
 		p.forward.ServeHTTP(w, r)
 	}
@@ -515,4 +525,30 @@ type byteWriter struct{ buf []byte }
 func (b *byteWriter) Write(p []byte) (int, error) {
 	b.buf = append(b.buf, p...)
 	return len(p), nil
+}
+
+// corruptWriter passes a forwarded response through with one bit of its
+// body's middle byte flipped.
+type corruptWriter struct {
+	http.ResponseWriter
+	at   int64 // offset of the byte to flip; < 0 for none
+	seen int64
+}
+
+func (c *corruptWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+func (c *corruptWriter) WriteHeader(code int) {
+	if n, err := strconv.ParseInt(c.Header().Get("Content-Length"), 10, 64); err == nil && n > 0 && code < 300 {
+		c.at = n / 2
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *corruptWriter) Write(b []byte) (int, error) {
+	if c.at >= c.seen && c.at < c.seen+int64(len(b)) {
+		b = append([]byte(nil), b...)
+		b[c.at-c.seen] ^= 0x01
+	}
+	c.seen += int64(len(b))
+	return c.ResponseWriter.Write(b)
 }

@@ -178,6 +178,42 @@ func TestEachFaultReachesTheClient(t *testing.T) {
 	}
 }
 
+func TestCorruptionFlipsOneBitOfTheBody(t *testing.T) {
+	body := bytes.Repeat([]byte("abcdefgh"), 64<<10) // 512 KiB, several writes
+	p, c, bucket := setup(t, Config{})
+	ctx := t.Context()
+	if err := put(ctx, c, bucket, "k", body); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetConfig(Config{CorruptRate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// The response is whole and well-formed: only its bytes differ.
+	got, err := get(ctx, c, bucket, "k")
+	if err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	if len(got) != len(body) {
+		t.Fatalf("got %d bytes, want %d", len(got), len(body))
+	}
+	var diffs []int
+	for i := range got {
+		if got[i] != body[i] {
+			diffs = append(diffs, i)
+		}
+	}
+	if len(diffs) != 1 || diffs[0] != len(body)/2 || got[diffs[0]]^body[diffs[0]] != 0x01 {
+		t.Errorf("bytes differing at %v, want one bit flipped at %d", diffs, len(body)/2)
+	}
+	if n := p.Stats().Faults[Corrupt]; n != 1 {
+		t.Errorf("stats count %d corrupt faults, want 1", n)
+	}
+	// A PUT's bytes go to the server untouched; its empty answer passes.
+	if err := put(ctx, c, bucket, "k2", body); err != nil {
+		t.Errorf("put through a corrupting proxy: %v", err)
+	}
+}
+
 func TestResetOrTruncateOfAnEmptyBodyCutsTheHeader(t *testing.T) {
 	for _, cfg := range []Config{{ResetMidBodyRate: 1}, {TruncateRate: 1}} {
 		name := "reset mid-body"
