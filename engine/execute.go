@@ -51,7 +51,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 	}
 	var err error
 	if t.PartSize > 0 {
-		r.Parts, err = e.multipart(ctx, t)
+		r.Parts, r.Unverified, err = e.multipart(ctx, t)
 	} else {
 		err = e.single(ctx, t)
 	}
@@ -190,28 +190,33 @@ func (e *executor) withMetadata(m store.Metadata, key string) store.Metadata {
 }
 
 // multipart moves an object in parts, each part one request on the run's
-// budget. It returns the number of parts.
-func (e *executor) multipart(ctx context.Context, t Task) (int, error) {
+// budget. It returns the number of parts, and whether the object arrived
+// with nothing to check it against.
+func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 	layout, err := parts.NewLayout(t.Size, t.PartSize)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	dst := e.job.Dst.Store
 	if rw, ok := dst.(store.RandomWriter); ok {
-		return int(layout.Count), e.rangedDownload(ctx, t, layout, rw)
+		unverified, err := e.rangedDownload(ctx, t, layout, rw)
+		return int(layout.Count), unverified, err
 	}
 	mp, ok := dst.(store.Multipart)
 	if !ok {
-		return 0, e.single(ctx, t)
+		return 0, false, e.single(ctx, t)
 	}
-	return int(layout.Count), e.multipartUpload(ctx, t, layout, mp)
+	return int(layout.Count), false, e.multipartUpload(ctx, t, layout, mp)
 }
 
 // rangedDownload writes parallel ranged reads into a preallocated temp file
-// that is renamed only when every part arrived.
-func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layout, rw store.RandomWriter) error {
-	// The parts are hashed as they are written and checked, together,
-	// against the source's full-object checksum before the rename.
+// that is renamed only when every part arrived and, when the source has
+// anything to check them against, the parts were found intact. It reports
+// whether the source had nothing.
+func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layout, rw store.RandomWriter) (unverified bool, err error) {
+	// The parts are hashed as they are written, or read back before the
+	// rename, and checked against what the source keeps of the whole
+	// object (a full-object checksum, an MD5 or multipart ETag).
 	var check store.PartsVerifier
 	if v, ok := e.job.Src.Store.(store.Verifier); ok {
 		err := e.do(ctx, func(ctx context.Context) error {
@@ -220,12 +225,13 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 			return err
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
+	unverified = check == nil
 	tmp, err := rw.CreateTemp(ctx, t.DstKey, t.Size)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tmp.Abort() // no-op after Commit
 	g, gctx := errgroup.WithContext(ctx)
@@ -261,14 +267,15 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	err = g.Wait()
 	e.progress.bytesInFlight.Add(-doneBytes(layout, err))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if check != nil {
-		if err := check.Verify(); err != nil {
-			return err // the deferred Abort removes the temp file
+		// Under one slot: checking may ask the source for part sizes.
+		if err := e.do(ctx, func(ctx context.Context) error { return check.Verify(ctx, tmp) }); err != nil {
+			return false, err // the deferred Abort removes the temp file
 		}
 	}
-	return tmp.Commit()
+	return unverified, tmp.Commit()
 }
 
 // downloadBuffer is the copy buffer of one ranged read: large enough that

@@ -12,6 +12,9 @@ type Summary struct {
 	Elapsed  time.Duration    `json:"-"`
 	Seconds  float64          `json:"seconds"`
 	Requests map[string]int64 `json:"requests,omitempty"`
+	// Unverified counts the done objects that had nothing to be checked
+	// against (Result.Unverified).
+	Unverified int64 `json:"unverified,omitempty"`
 }
 
 // ObjectsPerSecond is done objects over wall time.
@@ -35,6 +38,9 @@ func (s *Summary) add(r Result) {
 	case StatusDone, StatusDryRun:
 		s.Objects++
 		s.Bytes += r.Task.Size
+		if r.Unverified {
+			s.Unverified++
+		}
 	case StatusFailed:
 		s.Failed++
 	case StatusSkipped:

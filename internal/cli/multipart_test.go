@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
@@ -450,4 +451,95 @@ func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "k.bin")); bytes.Equal(got, body) || len(got) != len(body) {
 		t.Errorf("the unchecked download is not the corrupted body the proxy sent")
 	}
+}
+
+// uploadInParts writes body to key as a multipart upload of partSize
+// parts, with no checksum: its ETag is the MD5 of the parts' MD5s.
+func uploadInParts(t *testing.T, srv *s3test.Server, bucket, key string, body []byte, partSize int) {
+	t.Helper()
+	c := srv.Client(t)
+	ctx := t.Context()
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done []s3types.CompletedPart
+	for off, n := 0, int32(1); off < len(body); off, n = off+partSize, n+1 {
+		b := body[off:min(off+partSize, len(body))]
+		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+			PartNumber: aws.Int32(n), Body: bytes.NewReader(b), ContentLength: aws.Int64(int64(len(b)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = append(done, s3types.CompletedPart{PartNumber: aws.Int32(n), ETag: out.ETag})
+	}
+	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
+		UploadId: up.UploadId, MultipartUpload: &s3types.CompletedMultipartUpload{Parts: done}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(15*mib + 1)
+	s3test.PutObject(t, srv.Client(t), bucket, "put.bin", body) // an MD5 ETag
+	uploadInParts(t, srv, bucket, "parts.bin", body, 6*mib)     // a multipart ETag, parts unlike the download's
+	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	for _, key := range []string{"put.bin", "parts.bin"} {
+		src := "s3://" + bucket + "/" + key
+		t.Run(key+": a flipped bit in a part fails the object and leaves no file", func(t *testing.T) {
+			// The server's checksums hidden: only the ETag is left.
+			proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true, CorruptRate: 1, Match: isRangedGetAfterTheFirst})
+			dir := t.TempDir()
+			_, errOut, code := runCLI(t, srv, append(append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...), src, dir+"/")...)
+			if code != ExitPartial {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+			}
+			if !strings.Contains(errOut, "checksum mismatch") {
+				t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
+			}
+			if files := testfs.Read(t, dir); len(files) != 0 {
+				t.Errorf("files left in the destination: %v", keys(files))
+			}
+			if proxy.Stats().Faults[faultproxy.Corrupt] == 0 {
+				t.Error("the proxy corrupted no part: the test tested nothing")
+			}
+		})
+		t.Run(key+": intact parts verify and arrive", func(t *testing.T) {
+			proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true})
+			dir := t.TempDir()
+			rec, sum := cpJSON(t, srv, append(append([]string{"--endpoint-url", proxy.URL()}, partFlags...), src, dir+"/")...)
+			if got, _ := os.ReadFile(filepath.Join(dir, key)); !bytes.Equal(got, body) {
+				t.Error("the downloaded file differs from the object")
+			}
+			if rec["unverified"] != nil || sum.Unverified != 0 {
+				t.Errorf("a download checked against its ETag is reported unverified: record %v, summary %+v", rec, sum)
+			}
+		})
+	}
+	t.Run("with nothing to check against the run says so once", func(t *testing.T) {
+		dir := t.TempDir()
+		args := append([]string{"--checksum-when-required", "cp", "--recursive"}, partFlags...)
+		out, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/", dir+"/")...)
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
+		}
+		if n := strings.Count(errOut, "without a check"); n != 1 {
+			t.Errorf("stderr says %d times that objects went unchecked, want once:\n%s%s", n, out, errOut)
+		}
+		if !strings.Contains(errOut, "2 objects were downloaded in parts without a check") {
+			t.Errorf("stderr does not count the unchecked objects:\n%s", errOut)
+		}
+		out, errOut, code = runCLI(t, srv, append(append([]string{"--json"}, args...), "s3://"+bucket+"/", t.TempDir()+"/")...)
+		if code != ExitOK {
+			t.Fatalf("--json: exit %d; stderr:\n%s", code, tail(errOut, 10))
+		}
+		if sum := parseSummary(t, errOut); sum.Unverified != 2 {
+			t.Errorf("--json summary counts %d unverified objects, want 2:\n%s", sum.Unverified, errOut)
+		}
+		if n := strings.Count(out, `"unverified":true`); n != 2 {
+			t.Errorf("%d records are marked unverified, want 2:\n%s", n, out)
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/internal/s3test"
@@ -171,7 +172,9 @@ func TestMultipartUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]store.Part{p1, p2}, parts); diff != "" {
+	// The server lists a part's checksum only for an upload started with
+	// one (versitygw); the rest must be what UploadPart returned.
+	if diff := cmp.Diff([]store.Part{p1, p2}, parts, cmpopts.IgnoreFields(store.Part{}, "Checksum")); diff != "" {
 		t.Errorf("ListParts (-want +got):\n%s", diff)
 	}
 	var uploads []store.Upload
