@@ -3,12 +3,15 @@ package engine
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/limiter"
@@ -127,6 +130,10 @@ type Options struct {
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
+	// Logger, when set, is told once per run of each fallback the run
+	// takes because a server lacks an operation (a copy without
+	// UploadPartCopy, say).
+	Logger *slog.Logger
 }
 
 // MetadataOptions change the metadata written with each object. By default
@@ -197,6 +204,23 @@ type executor struct {
 	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
+	// noPartCopy is set once the destination answered that it has no
+	// UploadPartCopy: later copies go straight to the fallback.
+	noPartCopy atomic.Bool
+	// copyObjectMax is the largest object one CopyObject copies
+	// (parts.MaxCopyObject; lowered by tests).
+	copyObjectMax int64
+	// said holds the fallbacks already logged (sayOnce).
+	said sync.Map
+}
+
+// sayOnce logs msg at level the first time the run takes the fallback
+// that topic names.
+func (e *executor) sayOnce(topic string, level slog.Level, msg string, args ...any) {
+	if _, dup := e.said.LoadOrStore(topic, true); dup || e.opts.Logger == nil {
+		return
+	}
+	e.opts.Logger.Log(context.Background(), level, msg, args...)
 }
 
 func newExecutor(job Job, opts Options) *executor {
@@ -219,7 +243,8 @@ func newExecutor(job Job, opts Options) *executor {
 	if streams == nil {
 		streams = NewPartStreams(opts.PartStreams, opts.Concurrency)
 	}
-	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes), streams: streams}
+	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes), streams: streams,
+		copyObjectMax: parts.MaxCopyObject}
 }
 
 // workers is the number of object workers.

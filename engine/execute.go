@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"mime"
 	"path"
@@ -206,7 +207,44 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 	if !ok {
 		return 0, false, e.single(ctx, t)
 	}
-	return int(layout.Count), false, e.multipartUpload(ctx, t, layout, mp)
+	if t.Op == OpCopy && e.noPartCopy.Load() {
+		n, err := e.copyWithoutPartCopy(ctx, t, mp)
+		return n, false, err
+	}
+	err = e.multipartUpload(ctx, t, layout, mp)
+	if t.Op == OpCopy && errors.Is(err, store.ErrNotImplemented) && ctx.Err() == nil {
+		// The upload was aborted; the copy starts over another way.
+		e.noPartCopy.Store(true)
+		n, err := e.copyWithoutPartCopy(ctx, t, mp)
+		return n, false, err
+	}
+	return int(layout.Count), false, err
+}
+
+// copyWithoutPartCopy copies t on a server without UploadPartCopy: with one
+// CopyObject up to its 5 GiB limit, beyond it through this process (ranged
+// GETs of the source, UploadPart to the destination), as a stream between
+// two endpoints is. It returns the number of parts.
+func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Multipart) (int, error) {
+	if t.Size <= e.copyObjectMax {
+		e.sayOnce("no-part-copy", slog.LevelDebug,
+			"the destination has no UploadPartCopy: objects up to 5 GiB are copied with one CopyObject each", "dst", e.job.Dst.Loc.String())
+		return 0, e.single(ctx, t)
+	}
+	e.sayOnce("no-part-copy-stream", slog.LevelWarn,
+		"the destination has no UploadPartCopy and CopyObject takes at most 5 GiB: bigger objects are copied through this machine",
+		"dst", e.job.Dst.Loc.String())
+	ps := e.opts.PartSize
+	if ps == 0 {
+		ps = parts.Auto(t.Size, parts.Upload)
+	}
+	layout, err := parts.NewLayout(t.Size, ps)
+	if err != nil {
+		return 0, err
+	}
+	st := t
+	st.Op, st.PartSize = OpStream, layout.PartSize
+	return int(layout.Count), e.multipartUpload(ctx, st, layout, mp)
 }
 
 // rangedDownload writes parallel ranged reads into a preallocated temp file

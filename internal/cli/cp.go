@@ -254,6 +254,7 @@ func checkPartFlags(partSize sizeFlag, partConcurrency int) error {
 func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
+	opts.Logger = a.logger
 	if opts.PartStreams == 0 {
 		// What one command learnt about part uploads serves the other
 		// lines of a run file too.
