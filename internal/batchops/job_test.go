@@ -537,7 +537,7 @@ func TestPutManifestStreamsWithFlatMemory(t *testing.T) {
 	if m.Stats.Objects != n || obj.Size < 20<<20 {
 		t.Fatalf("manifest of %d lines, %d bytes; want %d lines over 20 MiB", m.Stats.Objects, obj.Size, n)
 	}
-	if !strings.Contains(m.ETag, "-") {
+	if !strings.Contains(m.ETag, "-") && e.srv.Has(t, s3test.MultipartETag) {
 		t.Errorf("manifest ETag %q is not a multipart ETag: it was not streamed in parts", m.ETag)
 	}
 	growth := int64(peak) - int64(base)

@@ -145,7 +145,7 @@ func TestMPUExitCodes(t *testing.T) {
 		{"a local path is a usage error", []string{"mpu", "ls", t.TempDir()}, ExitUsage, "s3://"},
 		{"a bad age is a usage error", []string{"mpu", "abort", "--older-than", "soon", "s3://" + bucket + "/"}, ExitUsage, "older-than"},
 		{"a missing argument is a usage error", []string{"mpu", "abort"}, ExitUsage, "accepts 1 arg"},
-		{"a missing bucket is fatal", []string{"mpu", "ls", "s3://no-such-bucket-s3bulk/"}, ExitFatal, "no-such-bucket-s3bulk"},
+		{"a missing bucket is fatal", []string{"mpu", "ls", "s3://" + missing(t, 148) + "/"}, ExitFatal, missing(t, 148)},
 		{"failed aborts exit 1 and name each upload", []string{"--endpoint-url", proxy.URL(), "mpu", "abort", "s3://" + bucket + "/"}, ExitPartial, "ERROR abort s3://" + bucket + "/x/"},
 	}
 	for _, tt := range tests {

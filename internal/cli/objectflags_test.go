@@ -197,6 +197,7 @@ func rawCopies(reqs []recordedRequest) (raw, sdk int) {
 
 func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.SSEC)
 	bucket := srv.NewBucket(t)
 	proxy, rec := startRecorder(t, srv)
 
@@ -311,6 +312,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 
 func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.SSES3, s3test.SSEKMS)
 	bucket := srv.NewBucket(t)
 	proxy, rec := startRecorder(t, srv)
 	local, down, fewer := t.TempDir(), t.TempDir(), t.TempDir()
@@ -426,6 +428,7 @@ var signedRegion = regexp.MustCompile(`Credential=[^/]+/\d{8}/([^/]+)/s3/aws4_re
 
 func TestSourceRegionSignsTheSourcesRequestsAndNotTheCopies(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Auth)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "src/small.txt", []byte("small"))

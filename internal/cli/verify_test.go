@@ -227,7 +227,7 @@ func TestVerifyUsageAndFatalErrors(t *testing.T) {
 	}{
 		{"a wildcard is a usage error", []string{"verify", "s3://" + bucket + "/*.txt", "s3://" + bucket + "/x/"}, ExitUsage, []string{"s3://" + bucket + "/*.txt", "wildcards"}},
 		{"one argument is a usage error", []string{"verify", "s3://" + bucket}, ExitUsage, []string{"verify", "accepts 2 arg(s)"}},
-		{"a missing bucket is fatal", []string{"verify", "s3://" + bucket, "s3://no-such-bucket-s3bulk/x/"}, ExitFatal, []string{"s3://no-such-bucket-s3bulk/x/", "no such bucket"}},
+		{"a missing bucket is fatal", []string{"verify", "s3://" + bucket, "s3://" + missing(t, 230) + "/x/"}, ExitFatal, []string{"s3://" + missing(t, 230) + "/x/", "no such bucket"}},
 		{"a missing directory is fatal", []string{"verify", filepath.Join(t.TempDir(), "nope"), "s3://" + bucket}, ExitFatal, []string{"nope", "no such directory"}},
 	}
 	for _, tt := range tests {

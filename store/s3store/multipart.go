@@ -180,16 +180,14 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 	if known {
 		alg, typ = uploadAlgorithm, s3types.ChecksumTypeFullObject
 	}
-	own := known
-	for _, p := range parts {
-		own = own && p.Checksum.Algorithm == string(alg) && p.Checksum.Value != ""
-	}
 	listed, err := s.listParts(ctx, key, uploadID)
 	haveList := err == nil
 	switch {
 	case err == nil:
-	case errors.Is(err, store.ErrNotImplemented) && own:
-		s.c.sayOnce("no-list-parts", "the server has no ListParts: multipart uploads are completed with the part checksums it acknowledged",
+	case errors.Is(err, store.ErrNotImplemented) && known:
+		// The parts' ETags (and checksums, if the server gave them) are
+		// this client's own: the listing would only confirm them.
+		s.c.sayOnce("no-list-parts", "the server has no ListParts: multipart uploads are completed with what its UploadPart answers said",
 			"endpoint", s.c.endpoint)
 	case errors.Is(err, store.ErrNotImplemented):
 		return fmt.Errorf("%w (the server has no ListParts, which completing an upload with checksums needs here; --checksum-when-required does without)", err)
@@ -205,6 +203,14 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 	byNumber := make(map[int32]listedPart, len(listed.parts))
 	for _, p := range listed.parts {
 		byNumber[p.Number] = p
+	}
+	if alg != "" && !anyPartChecksum(parts, listed, alg) {
+		// The server keeps no part checksums at all (gofakes3): there is
+		// nothing to combine. The upload completes as a plain one; its
+		// multipart ETag is what downloads check it against.
+		s.c.sayOnce("no-part-checksums", "the server acknowledged no part checksums: multipart uploads complete without a full-object checksum",
+			"endpoint", s.c.endpoint)
+		alg = ""
 	}
 	pieces := make([]crcPiece, len(parts))
 	var total int64
@@ -263,6 +269,22 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 		in.ChecksumCRC64NVME = v
 	}
 	return nil
+}
+
+// anyPartChecksum reports whether the server said alg of any part, in its
+// UploadPart answers or its listing.
+func anyPartChecksum(parts []store.Part, listed listedParts, alg algorithm) bool {
+	for _, p := range parts {
+		if p.Checksum.Algorithm == string(alg) && p.Checksum.Value != "" {
+			return true
+		}
+	}
+	for _, p := range listed.parts {
+		if p.checksums[alg] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func setPartChecksum(p *s3types.CompletedPart, alg algorithm, v string) {

@@ -81,6 +81,7 @@ func TestCopy(t *testing.T) {
 	srcObj, _ := mustHead(t, src, "src")
 
 	t.Run("copy without metadata keeps the source's", func(t *testing.T) {
+		srv.Require(t, s3test.Metadata)
 		if err := dst.Copy(t.Context(), store.CopySource{Bucket: src.Bucket(), Key: "src", IfMatch: srcObj.ETag}, "kept", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -94,6 +95,7 @@ func TestCopy(t *testing.T) {
 	})
 
 	t.Run("copy with metadata replaces the source's", func(t *testing.T) {
+		srv.Require(t, s3test.Metadata)
 		want := store.Metadata{ContentType: "application/json", ContentDisposition: "attachment", User: map[string]string{"new": "yes"}}
 		if err := dst.Copy(t.Context(), store.CopySource{Bucket: src.Bucket(), Key: "src"}, "replaced", &want); err != nil {
 			t.Fatal(err)
@@ -105,6 +107,7 @@ func TestCopy(t *testing.T) {
 	})
 
 	t.Run("a copy from a changed source fails with precondition failed", func(t *testing.T) {
+		srv.Require(t, s3test.ConditionalCopy)
 		err := dst.Copy(t.Context(), store.CopySource{Bucket: src.Bucket(), Key: "src", IfMatch: "0123456789abcdef0123456789abcdef"}, "stale", nil)
 		if !errors.Is(err, store.ErrPreconditionFailed) {
 			t.Fatalf("copy with a stale etag: %v; want store.ErrPreconditionFailed", err)
@@ -215,6 +218,7 @@ func TestMultipartUpload(t *testing.T) {
 
 func TestMultipartCopy(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.PartCopy)
 	c := newTestClient(t, srv, nil)
 	src := c.Bucket(srv.NewBucket(t))
 	dst := c.Bucket(srv.NewBucket(t))
@@ -250,6 +254,7 @@ func TestMultipartCopy(t *testing.T) {
 	})
 
 	t.Run("a part copy after the source changed fails with precondition failed", func(t *testing.T) {
+		srv.Require(t, s3test.ConditionalCopy)
 		id, err := dst.CreateMultipart(ctx, "mixed", store.Metadata{})
 		if err != nil {
 			t.Fatal(err)
@@ -283,6 +288,7 @@ func TestErrorsMapToSentinels(t *testing.T) {
 		sentinel error
 		class    retry.Class
 		prefix   string
+		needs    s3test.Capability
 	}{
 		{
 			name:     "head of a missing key is not found",
@@ -313,6 +319,7 @@ func TestErrorsMapToSentinels(t *testing.T) {
 			},
 			sentinel: store.ErrPreconditionFailed, class: retry.Permanent,
 			prefix: "get s3://" + s.Bucket() + "/k: precondition failed",
+			needs:  s3test.ConditionalGet,
 		},
 		{
 			name: "listing a missing bucket is bucket not found",
@@ -331,6 +338,9 @@ func TestErrorsMapToSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.needs != "" {
+				srv.Require(t, tt.needs)
+			}
 			err := tt.call()
 			if !errors.Is(err, tt.sentinel) {
 				t.Fatalf("error %v does not wrap %v", err, tt.sentinel)
