@@ -177,6 +177,7 @@ func TestJobCopiesEveryObjectAndReports(t *testing.T) {
 func TestJobCopiesOddKeys(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
+	e.srv.Require(t, s3test.OddKeys)
 	keys := []string{
 		"a b/c  d.txt",
 		"日本語/ファイル.txt",

@@ -69,6 +69,7 @@ var oddKeys = map[string]string{
 
 func TestCopyInAllThreeDirections(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	testfs.Write(t, local, oddKeys)
@@ -154,6 +155,7 @@ func keys(m map[string]string) []string {
 
 func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	const n = 1234 // more than one ListObjectsV2 page of 1,000

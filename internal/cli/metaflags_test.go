@@ -86,6 +86,7 @@ func TestMetadataFlags(t *testing.T) {
 		}
 	}
 	t.Run("a storage class goes with every write", func(t *testing.T) {
+		srv.Require(t, s3test.PartCopy) // counts the writes of a multipart copy
 		// The server keeps every object in STANDARD: the requests tell.
 		var mu sync.Mutex
 		sent := map[string]int{}

@@ -46,6 +46,7 @@ func lines(s string) []string {
 
 func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
 	ids := startUploads(t, srv, bucket, "keep/a.bin", "tmp/b.bin", "tmp/c d.bin")
 	url := func(k string) string { return "s3://" + bucket + "/" + k }
@@ -128,6 +129,7 @@ func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 
 func TestMPUExitCodes(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
 	startUploads(t, srv, bucket, "x/1", "x/2", "y/3")
 	// Every abort fails, once, as a server error: it is reported per

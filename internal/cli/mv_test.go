@@ -68,6 +68,7 @@ func TestMv(t *testing.T) {
 
 func TestMvDeletesSourcesInBatches(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}

@@ -203,6 +203,7 @@ func TestCorruptFlipsOneBitInTheMiddle(t *testing.T) {
 }
 
 func TestDropChecksumsHidesWhatTheServerKeeps(t *testing.T) {
+	s3test.Start(t).Require(t, s3test.Checksums)
 	p, c, bucket := setup(t, Config{})
 	ctx := t.Context()
 	if _, err := c.PutObject(ctx, &s3.PutObjectInput{

@@ -59,6 +59,14 @@ const (
 	SSES3  Capability = "SSE-S3"
 	SSEKMS Capability = "SSE-KMS"
 	SSEC   Capability = "SSE-C"
+	// Ranges: a GET of bytes=0-0 answers one byte.
+	Ranges Capability = "ranged GETs"
+	// Listing: ListObjectsV2 lists in byte order and pages with
+	// continuation tokens.
+	Listing Capability = "listings in byte order, in pages"
+	// OddKeys: keys with '+' and '=' round trip through PUT, LIST and
+	// CopyObject (whose source is percent-encoded).
+	OddKeys Capability = "keys with '+' and '='"
 )
 
 // probes says how to find out whether a server has a capability: nil when
@@ -77,6 +85,9 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	SSES3:                  probeSSES3,
 	SSEKMS:                 probeSSEKMS,
 	SSEC:                   probeSSEC,
+	Ranges:                 probeRanges,
+	Listing:                probeListing,
+	OddKeys:                probeOddKeys,
 }
 
 // probed caches each capability's answer for the binary's one server.
@@ -372,4 +383,65 @@ func short(err error) string {
 		return fmt.Sprintf("%s, status %d", apiErr.ErrorCode(), re.HTTPStatusCode())
 	}
 	return err.Error()
+}
+
+func probeRanges(ctx context.Context, p *prober) error {
+	if _, err := p.put(ctx, "k", []byte("xyz")); err != nil {
+		return err
+	}
+	out, err := p.c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("k"), Range: aws.String("bytes=0-0")})
+	if err != nil {
+		return err
+	}
+	defer out.Body.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(out.Body); err != nil {
+		return err
+	}
+	if b.String() != "x" {
+		return fmt.Errorf("a GET of bytes=0-0 answers %q", b.String())
+	}
+	return nil
+}
+
+func probeListing(ctx context.Context, p *prober) error {
+	for _, k := range []string{"a/b", "a-b", "a.b"} {
+		if _, err := p.put(ctx, k, []byte("x")); err != nil {
+			return err
+		}
+	}
+	var keys []string
+	pages := s3.NewListObjectsV2Paginator(p.c, &s3.ListObjectsV2Input{Bucket: aws.String(p.bucket), MaxKeys: aws.Int32(2)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("a listing in pages of 2: %w", err)
+		}
+		for _, o := range page.Contents {
+			keys = append(keys, aws.ToString(o.Key))
+		}
+	}
+	if got := strings.Join(keys, " "); got != "a-b a.b a/b" {
+		return fmt.Errorf("a listing in pages of 2 gives %q", got)
+	}
+	return nil
+}
+
+func probeOddKeys(ctx context.Context, p *prober) error {
+	const key = "a+b=c"
+	if _, err := p.put(ctx, key, []byte("x")); err != nil {
+		return err
+	}
+	out, err := p.c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(p.bucket)})
+	if err != nil {
+		return err
+	}
+	if len(out.Contents) != 1 || aws.ToString(out.Contents[0].Key) != key {
+		return fmt.Errorf("%q is listed as %v", key, out.Contents)
+	}
+	_, err = p.c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("c"), CopySource: aws.String(p.bucket + "/a%2Bb%3Dc")})
+	if err != nil {
+		return fmt.Errorf("a copy from %q: %w", key, err)
+	}
+	return nil
 }

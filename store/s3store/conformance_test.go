@@ -40,6 +40,12 @@ func TestConformance(t *testing.T) {
 			srv.Require(t, s3test.ConditionalGet)
 		case strings.Contains(t.Name(), "metadata_given_to_put"):
 			srv.Require(t, s3test.Metadata)
+		case strings.Contains(t.Name(), "byte_range"):
+			srv.Require(t, s3test.Ranges)
+		case strings.Contains(t.Name(), "/list_"):
+			srv.Require(t, s3test.Listing)
+		case strings.Contains(t.Name(), "reserved_characters"):
+			srv.Require(t, s3test.OddKeys)
 		}
 		return c.Bucket(srv.NewBucket(t))
 	}, storetest.Caps{ETags: true, Metadata: true})

@@ -132,6 +132,7 @@ func TestCopy(t *testing.T) {
 	})
 
 	t.Run("keys that need encoding copy", func(t *testing.T) {
+		srv.Require(t, s3test.OddKeys)
 		for i, k := range oddKeys {
 			b := []byte(fmt.Sprintf("body %d", i))
 			mustPut(t, src, k, b, store.Metadata{})
@@ -150,6 +151,7 @@ const minPart = 5 << 20 // S3's smallest part but the last
 
 func TestMultipartUpload(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.ListParts)
 	c := newTestClient(t, srv, nil)
 	s := c.Bucket(srv.NewBucket(t))
 	ctx := t.Context()
@@ -433,6 +435,7 @@ func TestDeleteObjects(t *testing.T) {
 
 func TestListPagesHoldAThousandKeys(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	var lists int
 	c := newTestClient(t, srv, func(cfg *Config) {
 		cfg.OnRequest = func(op string) {
