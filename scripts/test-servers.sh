@@ -142,8 +142,8 @@ start_seaweedfs() {
 	EOF
 	# gRPC ports are the HTTP ones + 10000 by default: pick them too.
 	"$bin" server -dir="$work/seaweedfs" -ip=127.0.0.1 -ip.bind=127.0.0.1 -metricsPort=0 \
-		-master.port="$m" -master.port.grpc="$(free_port)" -master.volumeSizeLimitMB=256 \
-		-volume.port="$v" -volume.port.grpc="$(free_port)" -volume.max=16 \
+		-master.port="$m" -master.port.grpc="$(free_port)" -master.volumeSizeLimitMB=64 \
+		-volume.port="$v" -volume.port.grpc="$(free_port)" -volume.max=0 \
 		-filer.port="$f" -filer.port.grpc="$(free_port)" \
 		-s3 -s3.port="$s" -s3.port.grpc="$(free_port)" -s3.config="$work/seaweedfs.json" \
 		>"$work/seaweedfs.log" 2>&1 &
