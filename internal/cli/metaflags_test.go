@@ -40,6 +40,7 @@ func headOf(t *testing.T, c *s3.Client, bucket, key string) headed {
 
 func TestMetadataFlags(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Metadata)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
 	local := t.TempDir()

@@ -440,15 +440,10 @@ func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
 	})
 }
 
-func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
-	body := stamped(3*mib + 5)
-	s3test.PutObject(t, srv.Client(t), bucket, "k.bin", body)
-	endpoint := corruptingServer(t, srv, 2*mib+1)
-	dir := t.TempDir()
-	// Below the threshold: one GET, checked against the stored checksum.
-	_, errOut, code := runCLI(t, srv, "--endpoint-url", endpoint, "cp", "s3://"+bucket+"/k.bin", dir+"/")
+// failedOnMismatch checks that a download failed that object (exit 1) on a
+// checksum mismatch and left nothing in dir.
+func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
+	t.Helper()
 	if code != ExitPartial {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
 	}
@@ -458,6 +453,18 @@ func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
 	if files := testfs.Read(t, dir); len(files) != 0 {
 		t.Errorf("files left in the destination: %v", keys(files))
 	}
+}
+
+func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(3*mib + 5)
+	s3test.PutObject(t, srv.Client(t), bucket, "k.bin", body)
+	endpoint := corruptingServer(t, srv, 2*mib+1)
+	dir := t.TempDir()
+	// Below the threshold: one GET, checked against the stored checksum.
+	_, errOut, code := runCLI(t, srv, "--endpoint-url", endpoint, "cp", "s3://"+bucket+"/k.bin", dir+"/")
+	failedOnMismatch(t, code, errOut, dir)
 	// The same download with checksums off goes through, corrupted: the
 	// check above is the only thing that stopped it.
 	_, errOut, code = runCLI(t, srv, "--endpoint-url", endpoint, "--checksum-when-required", "cp", "s3://"+bucket+"/k.bin", dir+"/")
@@ -509,15 +516,7 @@ func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 			proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true, CorruptRate: 1, Match: isRangedGetAfterTheFirst})
 			dir := t.TempDir()
 			_, errOut, code := runCLI(t, srv, append(append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...), src, dir+"/")...)
-			if code != ExitPartial {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
-			}
-			if !strings.Contains(errOut, "checksum mismatch") {
-				t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
-			}
-			if files := testfs.Read(t, dir); len(files) != 0 {
-				t.Errorf("files left in the destination: %v", keys(files))
-			}
+			failedOnMismatch(t, code, errOut, dir)
 			if proxy.Stats().Faults[faultproxy.Corrupt] == 0 {
 				t.Error("the proxy corrupted no part: the test tested nothing")
 			}

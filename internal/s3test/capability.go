@@ -51,6 +51,9 @@ const (
 	// here), returns it with checksum mode, and answers an UploadPart with
 	// the part's.
 	Checksums Capability = "checksums (x-amz-checksum-crc32c)"
+	// FreshChecksums: an object overwritten without a checksum does not
+	// keep the checksum of the object it replaced.
+	FreshChecksums Capability = "checksums of the object, not of the one it replaced"
 	// MultipartETag: a multipart upload's ETag is the MD5 of its parts'
 	// MD5s, "-N".
 	MultipartETag Capability = "multipart ETags as S3 makes them"
@@ -82,6 +85,7 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	ListParts:              probeListParts,
 	Checksums:              probeChecksums,
 	MultipartETag:          probeMultipartETag,
+	FreshChecksums:         probeFreshChecksums,
 	SSES3:                  probeSSES3,
 	SSEKMS:                 probeSSEKMS,
 	SSEC:                   probeSSEC,
@@ -306,27 +310,55 @@ func probeChecksums(ctx context.Context, p *prober) error {
 }
 
 func probeMultipartETag(ctx context.Context, p *prober) error {
-	part := bytes.Repeat([]byte("p"), 5<<20)
+	parts := [][]byte{bytes.Repeat([]byte("p"), 5<<20), []byte("q")}
 	var etag string
 	err := p.withUpload(ctx, "m", func(id *string) error {
-		out, err := p.c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(p.bucket), Key: aws.String("m"), UploadId: id,
-			PartNumber: aws.Int32(1), Body: bytes.NewReader(part), ContentLength: aws.Int64(int64(len(part)))})
+		var done []types.CompletedPart
+		for i, b := range parts {
+			out, err := p.c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(p.bucket), Key: aws.String("m"), UploadId: id,
+				PartNumber: aws.Int32(int32(i + 1)), Body: bytes.NewReader(b), ContentLength: aws.Int64(int64(len(b)))})
+			if err != nil {
+				return err
+			}
+			done = append(done, types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: out.ETag})
+		}
+		out, err := p.c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("m"), UploadId: id,
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: done}})
 		if err != nil {
 			return err
 		}
-		done, err := p.c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("m"), UploadId: id,
-			MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: out.ETag}}}})
-		if err != nil {
-			return err
-		}
-		etag = strings.Trim(aws.ToString(done.ETag), `"`)
+		etag = strings.Trim(aws.ToString(out.ETag), `"`)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if !strings.HasSuffix(etag, "-1") {
-		return fmt.Errorf("a one-part upload has ETag %q", etag)
+	var sums []byte
+	for _, b := range parts {
+		s := md5.Sum(b)
+		sums = append(sums, s[:]...)
+	}
+	want := fmt.Sprintf("%x-2", md5.Sum(sums))
+	if etag != want {
+		return fmt.Errorf("a two-part upload has ETag %q, not %q", etag, want)
+	}
+	return nil
+}
+
+func probeFreshChecksums(ctx context.Context, p *prober) error {
+	if _, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) { in.ChecksumAlgorithm = types.ChecksumAlgorithmCrc32c }); err != nil {
+		return err
+	}
+	if _, err := p.put(ctx, "k", []byte("y")); err != nil {
+		return err
+	}
+	out, err := p.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("k"), ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil {
+		return err
+	}
+	// CRC32C("y"), as S3 would compute it for the new object if at all.
+	if got := aws.ToString(out.ChecksumCRC32C); got != "" && got != "W1fckA==" {
+		return fmt.Errorf("an object overwritten without a checksum keeps CRC32C %s", got)
 	}
 	return nil
 }
