@@ -59,6 +59,7 @@ func TestRm(t *testing.T) {
 
 func TestRmBatchesAThousandKeysARequest(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}

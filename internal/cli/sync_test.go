@@ -46,6 +46,7 @@ func unprefixed(prefix string, m map[string]string) map[string]string {
 
 func TestSyncInThreeDirections(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	tree := map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc", "odd/with space+plus.txt": "odd"}
@@ -152,6 +153,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 
 func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}
