@@ -281,6 +281,9 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	secrets := []string{string(key1), string(key2), obj1[hSSECKey], obj1[hSSECMD5], obj2[hSSECKey], obj2[hSSECMD5]}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.name, "a copy") {
+				srv.Require(t, s3test.SSECPartCopy) // the requests of a multipart copy are checked
+			}
 			rec.take()
 			args := slices.Concat([]string{"--endpoint-url", proxy.URL(), "--log-level", "debug"}, tt.args)
 			out, errOut, code := runCLI(t, srv, args...)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
-	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -70,6 +69,16 @@ const (
 	// OddKeys: keys with '+' and '=' round trip through PUT, LIST and
 	// CopyObject (whose source is percent-encoded).
 	OddKeys Capability = "keys with '+' and '='"
+	// BackslashKeys: a key with a backslash can be written.
+	BackslashKeys Capability = `keys with '\'`
+	// NoAutoCreate: a put into a missing bucket fails (it does not make
+	// the bucket).
+	NoAutoCreate Capability = "refusing a put into a missing bucket"
+	// PrefixesVanish: deleting the last key under a prefix leaves no
+	// empty "directory" in a delimited listing.
+	PrefixesVanish Capability = "prefixes that vanish with their last key"
+	// SSECPartCopy: UploadPartCopy from an SSE-C source.
+	SSECPartCopy Capability = "UploadPartCopy of SSE-C objects"
 )
 
 // probes says how to find out whether a server has a capability: nil when
@@ -92,6 +101,10 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	Ranges:                 probeRanges,
 	Listing:                probeListing,
 	OddKeys:                probeOddKeys,
+	BackslashKeys:          probeBackslashKeys,
+	NoAutoCreate:           probeNoAutoCreate,
+	PrefixesVanish:         probePrefixesVanish,
+	SSECPartCopy:           probeSSECPartCopy,
 }
 
 // probed caches each capability's answer for the binary's one server.
@@ -175,9 +188,12 @@ func refused(err error, what string) error {
 }
 
 func probeAuth(ctx context.Context, p *prober) error {
-	bad := s3.New(p.c.Options(), func(o *s3.Options) {
-		o.Credentials = credentials.NewStaticCredentialsProvider(p.s.AccessKey, p.s.SecretKey+"x", "")
-		o.RetryMaxAttempts = 1
+	bad := s3.New(s3.Options{
+		BaseEndpoint:     aws.String(p.s.Endpoint),
+		Region:           p.s.Region,
+		Credentials:      credentials.NewStaticCredentialsProvider(p.s.AccessKey, p.s.SecretKey+"x", ""),
+		UsePathStyle:     true,
+		RetryMaxAttempts: 1,
 	})
 	_, err := bad.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(p.bucket)})
 	return refused(err, "a listing signed with a wrong secret")
@@ -364,57 +380,87 @@ func probeFreshChecksums(ctx context.Context, p *prober) error {
 }
 
 func probeSSES3(ctx context.Context, p *prober) error {
-	out, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) { in.ServerSideEncryption = types.ServerSideEncryptionAes256 })
-	if err != nil {
-		return err
-	}
-	if out.ServerSideEncryption != types.ServerSideEncryptionAes256 {
-		return fmt.Errorf("a put with SSE-S3 answers encryption %q", out.ServerSideEncryption)
-	}
-	return nil
+	_, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) { in.ServerSideEncryption = types.ServerSideEncryptionAes256 })
+	return err
 }
 
 func probeSSEKMS(ctx context.Context, p *prober) error {
-	out, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) { in.ServerSideEncryption = types.ServerSideEncryptionAwsKms })
-	if err != nil {
-		return err
-	}
-	if out.ServerSideEncryption != types.ServerSideEncryptionAwsKms {
-		return fmt.Errorf("a put with SSE-KMS answers encryption %q", out.ServerSideEncryption)
-	}
-	return nil
+	_, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) {
+		in.ServerSideEncryption = types.ServerSideEncryptionAwsKms
+		in.SSEKMSKeyId = aws.String("alias/s3bulk-test")
+	})
+	return err
+}
+
+// ssec sets a fixed SSE-C key on a request's three fields.
+func ssec(alg, key, md **string) {
+	k := bytes.Repeat([]byte("k"), 32)
+	sum := md5.Sum(k)
+	*alg, *key, *md = aws.String("AES256"), aws.String(base64.StdEncoding.EncodeToString(k)), aws.String(base64.StdEncoding.EncodeToString(sum[:]))
 }
 
 func probeSSEC(ctx context.Context, p *prober) error {
-	key := make([]byte, 32)
-	_, _ = rand.Read(key)
-	sum := md5.Sum(key)
-	md := base64.StdEncoding.EncodeToString(sum[:])
-	out, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) {
-		in.SSECustomerAlgorithm = aws.String("AES256")
-		in.SSECustomerKey = aws.String(base64.StdEncoding.EncodeToString(key))
-		in.SSECustomerKeyMD5 = aws.String(md)
-	})
+	if _, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) {
+		ssec(&in.SSECustomerAlgorithm, &in.SSECustomerKey, &in.SSECustomerKeyMD5)
+	}); err != nil {
+		return err
+	}
+	in := &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("k")}
+	ssec(&in.SSECustomerAlgorithm, &in.SSECustomerKey, &in.SSECustomerKeyMD5)
+	_, err := p.c.HeadObject(ctx, in)
+	return err
+}
+
+func probeSSECPartCopy(ctx context.Context, p *prober) error {
+	if _, err := p.put(ctx, "k", []byte("xyz"), func(in *s3.PutObjectInput) {
+		ssec(&in.SSECustomerAlgorithm, &in.SSECustomerKey, &in.SSECustomerKeyMD5)
+	}); err != nil {
+		return err
+	}
+	in := &s3.CreateMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("c")}
+	ssec(&in.SSECustomerAlgorithm, &in.SSECustomerKey, &in.SSECustomerKeyMD5)
+	up, err := p.c.CreateMultipartUpload(ctx, in)
 	if err != nil {
 		return err
 	}
-	if aws.ToString(out.SSECustomerAlgorithm) != "AES256" {
-		return errors.New("a put with SSE-C does not answer with its algorithm")
-	}
-	// Without the key the object must not be readable.
-	_, err = p.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("k")})
-	return refused(err, "a HEAD of an SSE-C object without its key")
+	defer p.c.AbortMultipartUpload(context.WithoutCancel(ctx), &s3.AbortMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("c"), UploadId: up.UploadId})
+	pc := &s3.UploadPartCopyInput{Bucket: aws.String(p.bucket), Key: aws.String("c"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), CopySource: aws.String(p.bucket + "/k"), CopySourceRange: aws.String("bytes=0-1")}
+	ssec(&pc.SSECustomerAlgorithm, &pc.SSECustomerKey, &pc.SSECustomerKeyMD5)
+	ssec(&pc.CopySourceSSECustomerAlgorithm, &pc.CopySourceSSECustomerKey, &pc.CopySourceSSECustomerKeyMD5)
+	_, err = p.c.UploadPartCopy(ctx, pc)
+	return err
 }
 
-// short says what a server answered in a few words: its error code and
-// status rather than the SDK's whole story.
-func short(err error) string {
-	var apiErr smithy.APIError
-	var re interface{ HTTPStatusCode() int }
-	if errors.As(err, &apiErr) && errors.As(err, &re) {
-		return fmt.Sprintf("%s, status %d", apiErr.ErrorCode(), re.HTTPStatusCode())
+func probeBackslashKeys(ctx context.Context, p *prober) error {
+	_, err := p.put(ctx, `..\k`, []byte("x"))
+	return err
+}
+
+func probeNoAutoCreate(ctx context.Context, p *prober) error {
+	missing := p.bucket + "-missing"
+	_, err := p.c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(missing), Key: aws.String("k"), Body: strings.NewReader("x")})
+	if err == nil {
+		_ = removeBucket(ctx, p.c, missing)
 	}
-	return err.Error()
+	return refused(err, "a put into a missing bucket")
+}
+
+func probePrefixesVanish(ctx context.Context, p *prober) error {
+	if _, err := p.put(ctx, "d/k", []byte("x")); err != nil {
+		return err
+	}
+	if _, err := p.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("d/k")}); err != nil {
+		return err
+	}
+	out, err := p.c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(p.bucket), Delimiter: aws.String("/")})
+	if err != nil {
+		return err
+	}
+	if len(out.CommonPrefixes) != 0 {
+		return fmt.Errorf("after its last key is deleted, %q is still listed", aws.ToString(out.CommonPrefixes[0].Prefix))
+	}
+	return nil
 }
 
 func probeRanges(ctx context.Context, p *prober) error {
@@ -476,4 +522,15 @@ func probeOddKeys(ctx context.Context, p *prober) error {
 		return fmt.Errorf("a copy from %q: %w", key, err)
 	}
 	return nil
+}
+
+// short says what a server answered in a few words: its error code and
+// status rather than the SDK's whole story.
+func short(err error) string {
+	var apiErr smithy.APIError
+	var re interface{ HTTPStatusCode() int }
+	if errors.As(err, &apiErr) && errors.As(err, &re) {
+		return fmt.Sprintf("%s, status %d", apiErr.ErrorCode(), re.HTTPStatusCode())
+	}
+	return err.Error()
 }

@@ -46,6 +46,8 @@ func TestConformance(t *testing.T) {
 			srv.Require(t, s3test.Listing)
 		case strings.Contains(t.Name(), "reserved_characters"):
 			srv.Require(t, s3test.OddKeys)
+		case strings.Contains(t.Name(), "prefix_vanish"):
+			srv.Require(t, s3test.PrefixesVanish)
 		}
 		return c.Bucket(srv.NewBucket(t))
 	}, storetest.Caps{ETags: true, Metadata: true})

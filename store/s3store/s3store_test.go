@@ -336,6 +336,7 @@ func TestErrorsMapToSentinels(t *testing.T) {
 			call:     func() error { return missing.Put(t.Context(), "k", strings.NewReader("v"), 1, store.Metadata{}) },
 			sentinel: store.ErrBucketNotFound, class: retry.Fatal,
 			prefix: "put s3://" + missing.Bucket() + "/k: no such bucket",
+			needs:  s3test.NoAutoCreate,
 		},
 	}
 	for _, tt := range tests {
