@@ -502,6 +502,19 @@ func TestPartsVerifier(t *testing.T) {
 			})
 		}
 	}
+	t.Run("a server that refuses partNumber leaves a multipart object unchecked, not failed", func(t *testing.T) {
+		refuses, _ := faultClient(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+			if r.Method == http.MethodHead && r.URL.Query().Has("partNumber") {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			next.ServeHTTP(&corruptWriter{ResponseWriter: w, at: -1, dropChecksums: true}, r)
+		}, nil)
+		o, _ := mustHead(t, s, "even")
+		if v, err := refuses.Bucket(bucket).VerifyParts(t.Context(), "even", o.ETag, size); v != nil || err != nil {
+			t.Errorf("VerifyParts = %v, %v; want nil, nil", v, err)
+		}
+	})
 	t.Run("a changed object is a precondition failure", func(t *testing.T) {
 		srv.Require(t, s3test.ConditionalGet)
 		_, err := s.VerifyParts(t.Context(), "put", "0123456789abcdef0123456789abcdef", size)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/s3bulk/s3bulk/store"
@@ -116,7 +118,16 @@ func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64
 		return nil, nil
 	}
 	first, count, err := s.partSize(ctx, key, etag, 1)
-	if err != nil {
+	var apiErr smithy.APIError
+	switch {
+	case err == nil:
+	case errors.As(err, &apiErr) && !errors.Is(err, store.ErrPreconditionFailed) && !errors.Is(err, store.ErrNotFound):
+		// The server refuses partNumber: the object cannot be checked,
+		// which is no reason to fail its download.
+		s.c.sayOnce("no-head-part-number", "the server refuses HeadObject with partNumber: multipart objects without a checksum are downloaded unchecked",
+			"endpoint", s.c.endpoint, "error", err)
+		return nil, nil
+	default:
 		return nil, err
 	}
 	if count != n || first <= 0 || first > size {
