@@ -281,8 +281,10 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	secrets := []string{string(key1), string(key2), obj1[hSSECKey], obj1[hSSECMD5], obj2[hSSECKey], obj2[hSSECMD5]}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if strings.HasPrefix(tt.name, "a copy") {
-				srv.Require(t, s3test.SSECPartCopy) // the requests of a multipart copy are checked
+			if strings.HasPrefix(tt.name, "a copy") || strings.HasPrefix(tt.name, "a download") {
+				// The requests of a multipart copy are checked; the
+				// download reads what the copy wrote.
+				srv.Require(t, s3test.SSECPartCopy)
 			}
 			rec.take()
 			args := slices.Concat([]string{"--endpoint-url", proxy.URL(), "--log-level", "debug"}, tt.args)
@@ -306,6 +308,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 		})
 	}
 	t.Run("the downloads are the uploads", func(t *testing.T) {
+		srv.Require(t, s3test.SSECPartCopy) // see above
 		want := testfs.Read(t, local)
 		if diff := cmp.Diff(want, testfs.Read(t, down)); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
@@ -398,6 +401,9 @@ func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.name, "a copy") {
+				srv.Require(t, s3test.PartCopy) // the requests of a multipart copy are checked
+			}
 			rec.take()
 			out, errOut, code := runCLI(t, srv, slices.Concat([]string{"--endpoint-url", proxy.URL()}, tt.args)...)
 			if code != ExitOK {

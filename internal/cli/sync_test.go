@@ -143,6 +143,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 		})
 	}
 	t.Run("S3 to local deletes local files the source lacks", func(t *testing.T) {
+		srv.Require(t, s3test.FreshChecksums) // as above
 		testfs.Write(t, down, map[string]string{"stray/file.txt": "x"})
 		mustRun(t, srv, "sync", "--delete", "s3://"+dst+"/copy/", down)
 		if _, err := os.Stat(filepath.Join(down, "stray")); !os.IsNotExist(err) {

@@ -358,6 +358,13 @@ func probeMultipartETag(ctx context.Context, p *prober) error {
 	if etag != want {
 		return fmt.Errorf("a two-part upload has ETag %q, not %q", etag, want)
 	}
+	head, err := p.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("m")})
+	if err != nil {
+		return err
+	}
+	if got := strings.Trim(aws.ToString(head.ETag), `"`); got != want {
+		return fmt.Errorf("a two-part upload is headed with ETag %q, not %q", got, want)
+	}
 	return nil
 }
 
