@@ -54,9 +54,9 @@ free_port() {
 	done
 }
 
-# wait_http waits up to two minutes for anything to answer HTTP at $1.
+# wait_http waits up to four minutes for anything to answer HTTP at $1.
 wait_http() {
-	for _ in $(seq 1 240); do
+	for _ in $(seq 1 480); do
 		if curl -s -o /dev/null "$1"; then return 0; fi
 		sleep 0.5
 	done
@@ -169,7 +169,12 @@ for name in "${servers[@]}"; do
 		;;
 	gofakes3 | s3rver | seaweedfs)
 		"start_$name"
-		wait_http "$endpoint/"
+		if ! wait_http "$endpoint/"; then
+			log "$name did not start; the end of its log:"
+			tail -n 20 "$work/$name.log" >&2 || true
+			echo "| $name | $version | - | - | did not start |" >>"$table"
+			continue
+		fi
 		log "$name $version at $endpoint"
 		S3BULK_TEST_ENDPOINT=$endpoint AWS_ACCESS_KEY_ID=$access AWS_SECRET_ACCESS_KEY=$secret AWS_REGION=$REGION \
 			go test -json -count=1 -timeout 20m "${run[@]}" "${PACKAGES[@]}" >"$json" 2>&1 || true
