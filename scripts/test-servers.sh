@@ -46,7 +46,7 @@ log() { echo "test-servers: $*" >&2; }
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 30000))
+		p=$((10000 + RANDOM % 20000)) # below the ephemeral range
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
 			return
