@@ -127,6 +127,14 @@ type Options struct {
 	// checkpoints are appended, and checkpointed multipart uploads are
 	// resumed instead of restarted. The caller opens and closes it.
 	Journal *journal.Writer
+	// StopAfter stops the run, with a *StoppedError, once this many
+	// objects in a row have failed with the same server error (a status of
+	// 5xx, 401 or 403, or the same connection failure), each after its
+	// retries: a failure every object would share. 0 means
+	// DefaultStopAfter; negative never stops. Failures every object
+	// shares for certain (bad credentials, a missing bucket, a wrong
+	// region) stop the run at the first.
+	StopAfter int
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
@@ -195,6 +203,8 @@ type executor struct {
 	fatal   error
 
 	resumedIDs resumed
+	// streak holds the latest failures that share a cause (StopAfter).
+	streak streak
 	// buffers bounds the bytes of parts held in memory at once, run-wide.
 	buffers *limiter.ByteBudget
 	// streams bounds the part uploads in flight, run-wide.
@@ -235,7 +245,7 @@ func newExecutor(job Job, opts Options) *executor {
 	if p == nil {
 		p = &Progress{}
 	}
-	p.concurrency = func() (int, int) { return lim.Limit(), lim.InFlight() }
+	p.limiter.Store(lim)
 	if opts.MaxBufferBytes == 0 {
 		opts.MaxBufferBytes = DefaultMaxBufferBytes
 	}
@@ -243,8 +253,12 @@ func newExecutor(job Job, opts Options) *executor {
 	if streams == nil {
 		streams = NewPartStreams(opts.PartStreams, opts.Concurrency)
 	}
+	stopAfter := opts.StopAfter
+	if stopAfter == 0 {
+		stopAfter = DefaultStopAfter
+	}
 	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes), streams: streams,
-		copyObjectMax: parts.MaxCopyObject}
+		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject}
 }
 
 // workers is the number of object workers.
@@ -295,13 +309,16 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 				case r.Status == StatusFailed && ctx.Err() != nil && errors.Is(r.Err, context.Canceled):
 					continue // stopped by the run's end, like the tasks drained above: not a failure
 				default:
-					e.finish(r)
+					e.settle(r, cancel)
 				}
 			}
 			return nil
 		})
 	}
 	_ = workers.Wait()
+	for _, r := range e.streak.drain() {
+		e.finish(r)
+	}
 	planned()
 	if e.moves != nil {
 		e.moves.close()
@@ -370,7 +387,31 @@ func (e *executor) setFatal(err error) {
 	}
 }
 
+// settle ends r: reported now, or held while it is one of a streak of
+// objects failing the same way; a streak that reaches Options.StopAfter
+// stops the run, and its failures are counted but not reported one by one.
+func (e *executor) settle(r Result, cancel context.CancelCauseFunc) {
+	report, quiet, stop := e.streak.add(r)
+	for _, r := range report {
+		e.finish(r)
+	}
+	for _, r := range quiet {
+		e.record(r)
+	}
+	if stop != nil && e.firstFatal(stop) {
+		cancel(stop)
+	}
+}
+
 func (e *executor) finish(r Result) {
+	e.record(r)
+	if e.opts.Observer != nil {
+		e.opts.Observer(r)
+	}
+}
+
+// record counts r in the journal, the progress and the summary.
+func (e *executor) record(r Result) {
 	if j := e.opts.Journal; j != nil && !e.opts.DryRun {
 		var err error
 		switch r.Status {
@@ -386,24 +427,22 @@ func (e *executor) finish(r Result) {
 	switch r.Status {
 	case StatusDone, StatusDryRun:
 		e.progress.done.Add(1)
-		e.progress.bytes.Add(r.Task.Size)
+		if r.Task.Op == OpDelete {
+			e.progress.deleted.Add(1)
+			e.progress.settledBytes.Add(r.Task.Size)
+		} else {
+			e.progress.bytes.Add(r.Task.Size)
+		}
 	case StatusFailed:
 		e.progress.failed.Add(1)
+		e.progress.settledBytes.Add(r.Task.Size)
 	case StatusSkipped:
 		e.progress.skipped.Add(1)
+		e.progress.settledBytes.Add(r.Task.Size)
 	}
 	e.mu.Lock()
 	e.summary.add(r)
 	e.mu.Unlock()
-	if e.opts.Observer != nil {
-		e.opts.Observer(r)
-	}
-}
-
-// isFatal reports errors after which no other object can succeed.
-func isFatal(err error) bool {
-	return errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound) ||
-		errors.Is(err, store.ErrUnreachable)
 }
 
 // do runs one request under the run's budget of requests in flight.

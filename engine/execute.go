@@ -272,6 +272,8 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 		return false, err
 	}
 	defer tmp.Abort() // no-op after Commit
+	pb := &partBytes{p: e.progress}
+	defer pb.end()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(e.opts.Concurrency)
 	for p := range layout.All() {
@@ -297,14 +299,12 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 				if n != p.Size {
 					return fmt.Errorf("part %d: got %d bytes, want %d", p.Number, n, p.Size)
 				}
-				e.progress.bytesInFlight.Add(n)
+				pb.add(n)
 				return nil
 			})
 		})
 	}
-	err = g.Wait()
-	e.progress.bytesInFlight.Add(-doneBytes(layout, err))
-	if err != nil {
+	if err = g.Wait(); err != nil {
 		return false, err
 	}
 	if check != nil {
@@ -326,10 +326,6 @@ var downloadBuffers = sync.Pool{New: func() any {
 	b := make([]byte, downloadBuffer)
 	return &b
 }}
-
-// doneBytes is what a finished multipart transfer had added to the in-flight
-// byte counter; the object's size moves to the done counter instead.
-func doneBytes(l parts.Layout, _ error) int64 { return 0 }
 
 // multipartUpload covers upload, stream and server-side copy in parts. On
 // any failure the upload is aborted so no billed parts are left behind.
@@ -392,6 +388,8 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	}()
 
 	done := make([]store.Part, layout.Count)
+	pb := &partBytes{p: e.progress}
+	defer pb.end()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(e.opts.Concurrency)
 	var copySrc store.CopySource
@@ -402,6 +400,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	for p := range layout.All() {
 		if part, ok := already[p.Number]; ok {
 			done[p.Number-1] = part
+			pb.add(p.Size)
 			continue
 		}
 		g.Go(func() error {
@@ -426,8 +425,11 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 				part.Number, part.Size = p.Number, p.Size
 				done[p.Number-1] = part
 				if j != nil {
-					return j.PartDone(uploadID, part)
+					if err := j.PartDone(uploadID, part); err != nil {
+						return err
+					}
 				}
+				pb.add(p.Size)
 				return nil
 			})
 			if t.Op != OpCopy {

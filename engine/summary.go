@@ -4,8 +4,11 @@ import "time"
 
 // Summary is the fold of a run's results.
 type Summary struct {
-	Objects  int64            `json:"objects"` // done
-	Bytes    int64            `json:"bytes"`   // bytes of done objects
+	Objects int64 `json:"objects"` // done, deletes included
+	// Deleted counts the deletes among Objects (rm, sync --delete, and
+	// none for mv, whose source deletes are part of each move).
+	Deleted  int64            `json:"deleted"`
+	Bytes    int64            `json:"bytes"` // bytes of done objects, deletes not included
 	Failed   int64            `json:"failed"`
 	Skipped  int64            `json:"skipped"`
 	Planned  int64            `json:"planned"`
@@ -16,6 +19,9 @@ type Summary struct {
 	// against (Result.Unverified).
 	Unverified int64 `json:"unverified,omitempty"`
 }
+
+// Copied is the objects done other than deletes.
+func (s Summary) Copied() int64 { return s.Objects - s.Deleted }
 
 // ObjectsPerSecond is done objects over wall time.
 func (s Summary) ObjectsPerSecond() float64 {
@@ -37,7 +43,11 @@ func (s *Summary) add(r Result) {
 	switch r.Status {
 	case StatusDone, StatusDryRun:
 		s.Objects++
-		s.Bytes += r.Task.Size
+		if r.Task.Op == OpDelete {
+			s.Deleted++
+		} else {
+			s.Bytes += r.Task.Size
+		}
 		if r.Unverified {
 			s.Unverified++
 		}

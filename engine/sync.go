@@ -261,7 +261,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &FatalError{Op: "sync", URL: src.Loc.String() + " to " + dst.Loc.String(), Err: err}
+		return &FatalError{Op: "sync", URL: src.Store.URL(src.Loc.Key) + " to " + dst.Store.URL(dst.Loc.Key), Err: err}
 	}
 	return nil
 }

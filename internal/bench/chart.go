@@ -53,24 +53,45 @@ func methodColor(method string) color.Color {
 	return color.Gray{Y: 0x60}
 }
 
-func rateChart(r *Report) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Objects per second (%d objects of %s)", r.Environment.Objects, sizeOf(r))
-	p.Y.Label.Text = "objects/s"
-	p.Y.Min = 0
-	var names []string
-	var values plotter.Values
-	var methods []string
+// chartTitle names the data set and the latency added to every request.
+func chartTitle(r *Report) string {
+	latency := "no latency added"
+	if l := r.Environment.Latency; l != "" {
+		latency = l + " added per request"
+	}
+	return fmt.Sprintf("Objects per second (%d objects of %s, %s)", r.Environment.Objects, sizeOf(r), latency)
+}
+
+// barLabels are the bars of the rate panel: every method, in order, with
+// the label above its bar: its rate, or why it has none ("skipped",
+// "not run", "failed").
+func barLabels(r *Report) (names []string, values []float64, labels []string) {
 	for _, m := range r.Methods {
+		names = append(names, m.Method)
 		if m.Status != StatusOK {
+			values = append(values, 0)
+			labels = append(labels, string(m.Status))
 			continue
 		}
-		names = append(names, m.Method)
 		values = append(values, m.ObjectsPerSecond)
-		methods = append(methods, m.Method)
+		if m.ObjectsPerSecond < 10 {
+			labels = append(labels, fmt.Sprintf("%.1f", m.ObjectsPerSecond))
+		} else {
+			labels = append(labels, fmt.Sprintf("%.0f", m.ObjectsPerSecond))
+		}
 	}
+	return names, values, labels
+}
+
+func rateChart(r *Report) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = chartTitle(r)
+	p.Y.Label.Text = "objects/s"
+	p.Y.Min = 0
+	names, values, labels := barLabels(r)
+	methods := names
 	if len(values) == 0 {
-		p.Title.Text += ": no method finished"
+		p.Title.Text += ": no method ran"
 		return p, nil
 	}
 	for i, v := range values {
@@ -86,13 +107,8 @@ func rateChart(r *Report) (*plot.Plot, error) {
 		p.Add(bc)
 	}
 	xys := make(plotter.XYs, len(values))
-	labels := make([]string, len(values))
 	for i, v := range values {
 		xys[i] = plotter.XY{X: float64(i), Y: v}
-		labels[i] = fmt.Sprintf("%.0f", v)
-		if v < 10 {
-			labels[i] = fmt.Sprintf("%.1f", v)
-		}
 	}
 	lbl, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
 	if err != nil {
@@ -107,7 +123,7 @@ func rateChart(r *Report) (*plot.Plot, error) {
 	p.NominalX(names...)
 	// Room above the tallest bar for its label.
 	_, _, _, ymax := lbl.DataRange()
-	p.Y.Max = ymax * 1.12
+	p.Y.Max = max(ymax*1.12, 1)
 	return p, nil
 }
 

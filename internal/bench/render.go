@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -21,9 +23,13 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return nil
 }
 
-// WriteTable writes the terminal table: one line per method, then the
-// reasons of the methods that did not finish, then the huge-object table.
+// WriteTable writes the terminal table so that it reads on its own: what
+// was copied, where and with what latency added; one line per method; what
+// each method is; the reasons of the methods that did not finish; what a
+// local server's results depend on; then the huge-object table.
 func WriteTable(w io.Writer, r *Report) error {
+	fmt.Fprintln(w, Intro(r))
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tstatus\tobjects\tMiB\tseconds\tobjects/s\tMiB/s\tCPU s\trequests\tcost $\tspeed-up\t")
 	for _, m := range r.Methods {
@@ -33,6 +39,10 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
+	}
+	fmt.Fprintln(w, "\nMethods:")
+	for _, m := range r.Methods {
+		fmt.Fprintf(w, "  %s: %s\n", m.Method, m.Description)
 	}
 	var notes []string
 	for _, m := range r.Methods {
@@ -45,6 +55,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	if r.Baseline != "" {
 		fmt.Fprintf(w, "\nSpeed-up is objects/s against %s. Requests marked ~ are estimated from objects and listing pages.\n", r.Baseline)
+	}
+	if r.Environment.Local() {
+		fmt.Fprintf(w, "The S3 server runs on this machine and shares its %d CPUs with the clients: figures move with the machine's load, so compare methods within one run.\n", r.Environment.CPUs)
 	}
 	if h := r.Huge; h != nil {
 		fmt.Fprintf(w, "\nOne %s object copied server-side in parts, %d parts at a time%s:\n", FormatSize(h.Size), h.Concurrency, bestOf(h.Repeat))
@@ -70,6 +83,44 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 	}
 	return nil
+}
+
+// Intro says in one paragraph what the table measures: report 1's
+// benchmark, the data set, the endpoint and the latency added.
+func Intro(r *Report) string {
+	e := r.Environment
+	where := "AWS"
+	if e.Endpoint != "" {
+		where = e.Endpoint
+		if e.Local() {
+			where = "a local S3 server (" + e.Endpoint + ")"
+		}
+	}
+	latency := "no latency added"
+	if e.Latency != "" {
+		latency = e.Latency + " added to every request"
+	}
+	return fmt.Sprintf("Field report 1's benchmark: copy %d objects of %s (%s) from one bucket to another,\n"+
+		"each method in turn, on %s, %s.\n"+
+		"(Report 1 compared four ways to copy per-user files between two buckets in ap-northeast-1;\n"+
+		"its SDK program is copy-per-company. Its own figures are in docs/benchmarks.md.)",
+		e.Objects, sizeOf(r), FormatSize(e.Bytes), where, latency)
+}
+
+// Local reports whether the endpoint is on this machine, sharing its CPUs
+// with the clients measured.
+func (e Environment) Local() bool {
+	u, err := url.Parse(e.Endpoint)
+	if err != nil || e.Endpoint == "" {
+		return false
+	}
+	switch h := u.Hostname(); h {
+	case "localhost":
+		return true
+	default:
+		ip := net.ParseIP(h)
+		return ip != nil && ip.IsLoopback()
+	}
 }
 
 func finished(m Result) bool { return m.Status == StatusOK }
@@ -149,6 +200,9 @@ func WriteMarkdown(w io.Writer, r *Report, chart string) error {
 	}
 	fmt.Fprintf(&b, "), %s, %s on %s/%s with %d CPUs. Per-company methods ran %d companies at a time, one object at a time inside each.\n\n",
 		e.Started.UTC().Format(time.DateTime+" MST"), e.GoVersion, e.OS, e.Arch, e.CPUs, e.CompanyConcurrency)
+	if e.Local() {
+		fmt.Fprintf(&b, "The S3 server ran on this machine, sharing its %d CPUs with the clients: figures move with the machine's load, so compare methods within one run.\n\n", e.CPUs)
+	}
 	if chart != "" {
 		fmt.Fprintf(&b, "![objects per second and projected time](%s)\n\n", chart)
 	}

@@ -325,3 +325,49 @@ func TestWriteChartMakesAPNG(t *testing.T) {
 		}
 	}
 }
+
+func TestTheTableReadsOnItsOwn(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteTable(&b, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Field report 1's benchmark: copy 5000 objects of 100 KiB (488.28 MiB) from one bucket to another",
+		"on a local S3 server (http://127.0.0.1:9000), 30ms added to every request.",
+		"its SDK program is copy-per-company",
+		"\nMethods:\n  put: test put\n  copy-per-company: test copy-per-company\n",
+		"  s5cmd: s5cmd cp\n",
+		"shares its 2 CPUs with the clients: figures move with the machine's load",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table does not say %q:\n%s", want, out)
+		}
+	}
+	r := sampleReport()
+	r.Environment.Endpoint, r.Environment.Latency = "", ""
+	b.Reset()
+	if err := WriteTable(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "on AWS, no latency added.") || strings.Contains(out, "shares its") {
+		t.Errorf("on AWS the table speaks of a local server or added latency:\n%s", out)
+	}
+}
+
+func TestTheChartNamesTheLatencyAndMarksMethodsNotRun(t *testing.T) {
+	r := sampleReport()
+	if got, want := chartTitle(r), "Objects per second (5000 objects of 100 KiB, 30ms added per request)"; got != want {
+		t.Errorf("title %q, want %q", got, want)
+	}
+	names, _, labels := barLabels(r)
+	got := map[string]string{}
+	for i, n := range names {
+		got[n] = labels[i]
+	}
+	want := map[string]string{MethodPut: "11", MethodCopyPerCompany: "30", MethodS3bulk: "1190", MethodAWS: "251",
+		MethodS5cmd: "skipped", MethodRclone: "failed", MethodBatchOps: "not-run"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("bar labels (-want +got):\n%s", diff)
+	}
+}

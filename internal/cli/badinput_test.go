@@ -54,7 +54,7 @@ func runCLIEnv(t *testing.T, srv *s3test.Server, env map[string]string, args ...
 }
 
 // summaryLine matches the run summary that cp prints on stderr.
-var summaryLine = regexp.MustCompile(`^\d+ objects, .* \d+ failed, \d+ skipped$`)
+var summaryLine = regexp.MustCompile(`^(copied|moved|deleted) .* [0-9,]+ failed, [0-9,]+ skipped$`)
 
 // errorLines returns the lines of stderr that are not the run summary.
 func errorLines(stderr string) []string {
@@ -130,7 +130,9 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"another cloud's scheme is a usage error", []string{"cp", "gs://b/k", D + "/"}, nil, ExitUsage, []string{"gs://b/k", "unsupported scheme"}, ""},
 		{"an empty destination is a usage error", []string{"cp", S + "/k", ""}, nil, ExitUsage, []string{`""`, "empty location"}, ""},
 		{"a wildcard in the destination is a usage error", []string{"cp", S + "/k", D + "/*"}, nil, ExitUsage, []string{D + "/*", "wildcards are only allowed in the source"}, ""},
-		{"an unknown flag is a usage error", []string{"cp", "--recursiv", S + "/k", D + "/"}, nil, ExitUsage, []string{"--recursiv", "unknown flag"}, ""},
+		{"an unknown flag is a usage error that suggests the flag meant", []string{"cp", "--recursiv", S + "/k", D + "/"}, nil, ExitUsage, []string{"--recursiv", "unknown flag", "did you mean --recursive?"}, "unknown flag"},
+		{"an unknown shorthand before the verb is named as one", []string{"-q", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{"unknown shorthand flag: 'q' in -q", "did you mean --quiet?"}, ""},
+		{"a mistyped verb gets suggestions on one line", []string{"cpp", S + "/k", D + "/"}, nil, ExitUsage, []string{`unknown command "cpp" (did you mean cp`, "see 's3bulk --help'"}, ""},
 		{"an unknown command is a usage error", []string{"copy", S + "/k", D + "/"}, nil, ExitUsage, []string{`"copy"`, "unknown command"}, ""},
 		{"a missing argument is a usage error", []string{"cp", S + "/k"}, nil, ExitUsage, []string{"cp", "accepts 2 arg(s), received 1"}, ""},
 		{"an extra argument is a usage error", []string{"cp", S + "/k", D + "/", "extra"}, nil, ExitUsage, []string{"cp", "accepts 2 arg(s), received 3"}, ""},
@@ -172,18 +174,19 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"a missing key is fatal", []string{"cp", S + "/missing", ldst + "/"}, nil, ExitFatal, []string{S + "/missing", "no such object"}, ""},
 		{"a literal star that names no key is fatal", []string{"cp", "--raw", S + "/star*", ldst + "/"}, nil, ExitFatal, []string{S + "/star*", "no such object"}, ""},
 		{"a missing local file is fatal", []string{"cp", filepath.Join(lsrc, "nope"), D + "/"}, nil, ExitFatal, []string{filepath.Join(lsrc, "nope"), "no such file"}, ""},
-		{"listing a missing bucket is fatal", []string{"ls", "s3://" + missing(t, 175)}, nil, ExitFatal, []string{"s3://" + missing(t, 175), "no such bucket"}, ""},
-		{"removing a missing bucket is fatal", []string{"rb", "s3://" + missing(t, 176)}, nil, ExitFatal, []string{"s3://" + missing(t, 176), "no such bucket"}, ""},
-		{"removing a bucket that holds objects is fatal", []string{"rb", S}, nil, ExitFatal, []string{S, "BucketNotEmpty"}, ""},
+		{"a sync to a missing bucket is fatal and names both sides", []string{"sync", lsrc, "s3://" + missing(t, 175) + "/x/"}, nil, ExitFatal, []string{"sync " + lsrc + " to s3://" + missing(t, 175) + "/x/: ", "no such bucket"}, "no such bucket"},
+		{"listing a missing bucket is fatal and says how to make it", []string{"ls", "s3://" + missing(t, 176)}, nil, ExitFatal, []string{"s3://" + missing(t, 176), "no such bucket", "create it with `s3bulk mb s3://" + missing(t, 176) + "`"}, "no such bucket"},
+		{"removing a missing bucket is fatal", []string{"rb", "s3://" + missing(t, 177)}, nil, ExitFatal, []string{"s3://" + missing(t, 177), "no such bucket"}, ""},
+		{"removing a bucket that holds objects is fatal and says how to empty it", []string{"rb", S}, nil, ExitFatal, []string{S, "BucketNotEmpty", "s3bulk rm --recursive " + S + "/"}, "BucketNotEmpty"},
 		{"making a bucket that exists is fatal", []string{"mb", S}, nil, ExitFatal, []string{S, "already exists"}, ""},
 		{"a wrong secret key is fatal", []string{"cp", S + "/k", D + "/"}, map[string]string{"AWS_SECRET_ACCESS_KEY": "not-the-secret"}, ExitFatal, []string{S + "/k", "invalid credentials"}, ""},
 		{"an unknown access key is fatal", []string{"ls", S}, map[string]string{"AWS_ACCESS_KEY_ID": "AKIDUNKNOWN"}, ExitFatal, []string{S, "invalid credentials"}, ""},
 		{"missing credentials are fatal", []string{"ls", S}, map[string]string{"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""}, ExitFatal, []string{"AWS_ACCESS_KEY_ID", "credentials"}, ""},
 		{"a session token the server does not know is fatal", []string{"ls", S}, map[string]string{"AWS_SESSION_TOKEN": "token-nobody-issued"}, ExitFatal, []string{S, "invalid credentials"}, ""},
 		{"an unknown profile is fatal", []string{"--profile", "no-such-profile", "ls", S}, nil, ExitFatal, []string{"profile no-such-profile", "invalid credentials"}, ""},
-		{"a wrong region is fatal", []string{"--region", "eu-west-1", "cp", S + "/k", D + "/"}, nil, ExitFatal, []string{S + "/k", `region "eu-west-1" is wrong`}, ""},
+		{"a wrong region is fatal and names the right one", []string{"--region", "eu-west-1", "cp", S + "/k", D + "/"}, nil, ExitFatal, []string{S + "/k", `region "eu-west-1" is wrong`, "use --region " + srv.Region}, ""},
 		// No AWS_MAX_ATTEMPTS: three refusals before any answer end it.
-		{"an endpoint that is down is fatal", []string{"--endpoint-url", gone.Endpoint, "ls", S}, nil, ExitFatal, []string{S, "connection refused"}, ""},
+		{"an endpoint that is down is fatal and asks whether it runs", []string{"--endpoint-url", gone.Endpoint, "ls", S}, nil, ExitFatal, []string{S, "connection refused", "is the endpoint running?"}, ""},
 		{"an endpoint that is down stops an upload at its first object", []string{"--endpoint-url", gone.Endpoint, "cp", "--recursive", lsrc, S + "/up/"}, nil, ExitFatal, []string{S + "/up/", "connection refused"}, "connection refused"},
 		{"a download below a file is fatal", []string{"cp", S + "/k", filepath.Join(ldst, "file", "k")}, nil, ExitFatal, []string{filepath.Join(ldst, "file"), "not a directory"}, ""},
 
@@ -589,7 +592,7 @@ func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 		if code != ExitOK {
 			t.Errorf("exit %d, want 0", code)
 		}
-		if !strings.Contains(stderr, "SKIP s3://"+bucket+"/k.txt: destination exists") {
+		if !strings.Contains(stderr, "skipped 1 object: destination exists (--no-clobber)") {
 			t.Errorf("the skip is not reported:\n%s", stderr)
 		}
 		if diff := cmp.Diff(map[string]string{"k.txt": "old"}, testfs.Read(t, dir)); diff != "" {

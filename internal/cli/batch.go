@@ -46,13 +46,12 @@ func (a *app) batchCmd() *cobra.Command {
 		Long: `Hand a bucket-to-bucket copy to S3 Batch Operations: AWS runs it, this machine
 only lists the source into a manifest and watches the job.
 
-  s3bulk batch policy s3://src s3://dst        the IAM role the job needs
-  s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
-  s3bulk batch status JOB | report JOB | cancel JOB | ls
-
 A job starts in about a minute and costs $0.25 plus $1.00 per million objects
 on top of the copy requests; below ~50,000 objects cp is usually faster.
 Use --region for the destination bucket's region: jobs run there.`,
+		Example: `  s3bulk batch policy s3://src s3://dst        the IAM role the job needs
+  s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
+  s3bulk batch status JOB | report JOB | cancel JOB | ls`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -142,7 +141,7 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.roleArn, "role-arn", "", "IAM role Batch Operations assumes (see `s3bulk batch policy`)")
+	fl.StringVar(&f.roleArn, "role-arn", "", "`ARN` of the IAM role Batch Operations assumes (see 's3bulk batch policy')")
 	fl.StringVar(&f.report, "report", "", "where the completion report goes, s3://bucket/prefix (default: s3://DST-bucket/_batch/report)")
 	fl.StringVar(&f.reportScope, "report-scope", "all", "which tasks the report lists: all or failed")
 	fl.StringVar(&f.manifest, "manifest", "", "where the manifest goes, s3://bucket/key.csv (default: under s3://DST-bucket/_batch/manifest/)")

@@ -81,7 +81,7 @@ func (f *seedFlags) register(cmd *cobra.Command) {
 	d := bench.DefaultLayout()
 	fl := cmd.Flags()
 	fl.IntVar(&f.objects, "objects", d.Objects, "number of objects")
-	fl.Var(&f.size, "size", "size of each object, e.g. 100KiB, 1MiB (default 100KiB)")
+	fl.Var(&f.size, "size", "size of each object, e.g. 100KiB, 1MiB")
 	fl.IntVar(&f.filesPerUser, "files-per-user", d.FilesPerUser, "objects per user")
 	fl.IntVar(&f.usersPerCompany, "users-per-company", d.UsersPerCompany, "users per company (the report's unit of parallelism)")
 	fl.Int64Var(&f.seed, "seed", d.Seed, "seed of the bodies' contents")
@@ -494,6 +494,13 @@ out unless asked for with --methods.`,
 			if f.bench.methods == nil {
 				f.bench.methods = demoMethods
 			}
+			if !cmd.Flags().Changed("out") {
+				cwd, err := os.Getwd()
+				if err != nil {
+					return fmt.Errorf("demo: %w", err)
+				}
+				f.out = defaultDemoOut(cwd, os.TempDir())
+			}
 			if err := bench.CheckMethods(f.bench.methods); err != nil {
 				return usageError{err}
 			}
@@ -509,13 +516,36 @@ out unless asked for with --methods.`,
 	f.bench.register(cmd, true)
 	fl := cmd.Flags()
 	fl.IntVar(&f.seed.objects, "objects", bench.DefaultLayout().Objects, "number of objects")
-	fl.Var(&f.seed.size, "size", "size of each object (default 100KiB)")
+	fl.Var(&f.seed.size, "size", "size of each object")
 	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
 	fl.DurationVar(&f.latency, "latency", defaultDemoLatency, "delay added to every request, e.g. 30ms; 0 for none")
-	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png")
+	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png (run inside s3bulk's source tree, the default is s3bulk-demo in the temp directory)")
 	cmd.AddCommand(a.latencyProxyCmd())
 	return cmd
 }
+
+// defaultDemoOut is where demo writes its report without --out:
+// ./s3bulk-demo, unless cwd is inside s3bulk's own source tree (as after
+// `go run ./cmd/s3bulk demo` in a clone), where a report would show in
+// `git status`: then s3bulk-demo under tmp.
+func defaultDemoOut(cwd, tmp string) string {
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			first, _, _ := strings.Cut(string(mod), "\n")
+			if strings.TrimSpace(first) == "module "+modulePath {
+				return filepath.Join(tmp, "s3bulk-demo")
+			}
+			break // another module: cwd is not in our tree
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	return filepath.Join(cwd, "s3bulk-demo")
+}
+
+// modulePath is s3bulk's Go module.
+const modulePath = "github.com/s3bulk/s3bulk"
 
 // latencyProxyCmd runs demo's latency proxy. It is a process of its own so
 // that its CPU time never counts as the client CPU of in-process methods.
@@ -607,7 +637,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 		endpoint = proxy.Endpoint
 	}
 	if !a.g.quiet {
-		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory)\n", endpoint)
+		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory); the report goes to %s\n", endpoint, f.out)
 	}
 	conn := bench.Conn{
 		AWS: aws.Config{

@@ -16,9 +16,8 @@ func (a *app) catCmd() *cobra.Command {
 		Use:   "cat s3://bucket/key",
 		Short: "Write one object to standard output",
 		Long: `Stream one object to standard output as it arrives: memory stays flat
-whatever its size.
-
-  s3bulk cat s3://bucket/config.json | jq .
+whatever its size.`,
+		Example: `  s3bulk cat s3://bucket/config.json | jq .
   s3bulk cat s3://bucket/dump.sql.gz | gunzip | psql`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {

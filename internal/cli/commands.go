@@ -23,5 +23,6 @@ func (a *app) commands() []*cobra.Command {
 		a.batchCmd(),
 		a.verifyCmd(),
 		a.mpuCmd(),
+		a.versionCmd(),
 	}
 }

@@ -58,13 +58,6 @@ func (a *app) cpCmd() *cobra.Command {
 		Short: "Copy objects: S3 to S3 (server-side), local to S3, S3 to local",
 		Long: `Copy one object, a prefix (--recursive) or a wildcard match.
 
-  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
-  s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
-  s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
-  s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
-  s3bulk cp --recursive ./photos s3://bucket/photos/
-  s3bulk cp 's3://bucket/**/*.csv' ./data/
-
 Wildcards: '*' and '?' match within one path segment, '**' across '/'.
 Destination keys keep the part of the source key after the source prefix
 (or after the last '/' before the first wildcard). S3 to S3 copies are
@@ -80,6 +73,12 @@ read; for an S3 to S3 copy --sse-c is the key of the copies and
 --sse-c-copy-source with --sse-c-copy-source-key that of the sources.
 --request-payer requester is sent on every request to both buckets;
 --source-region names the source bucket's region when it is not --region.`,
+		Example: `  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
+  s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
+  s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
+  s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
+  s3bulk cp --recursive ./photos s3://bucket/photos/
+  s3bulk cp 's3://bucket/**/*.csv' ./data/`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
@@ -265,20 +264,30 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 		return a.writePlan(ctx, job, opts)
 	}
 	opts.Progress = &engine.Progress{}
+	var bar *progress.Bar
+	out, errOut := a.stdio.Out, a.stdio.Err
+	if a.showProgress() {
+		bar = progress.StartBar(a.stdio.Err, opts.Progress)
+		// Lines for the bar's terminal go above it, or it draws over them.
+		errOut = bar.Lines()
+		if isTerminal(a.stdio.Out) {
+			out = errOut
+		}
+	}
 	var observe func(engine.Result)
+	var lines *progress.Lines
 	if a.g.json {
 		j := &progress.JSONLines{Out: a.stdio.Out}
 		observe = j.Result
 	} else {
-		l := &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}
-		observe = l.Result
-	}
-	var bar *progress.Bar
-	if a.showProgress() {
-		bar = progress.StartBar(a.stdio.Err, opts.Progress)
+		lines = &progress.Lines{Out: out, ErrOut: errOut, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
+		observe = lines.Result
 	}
 	opts.Observer = observe
 	sum, err := engine.Run(ctx, job, opts)
+	if lines != nil {
+		lines.Skips()
+	}
 	if bar != nil {
 		bar.Stop(opts.Progress.Snapshot())
 	}
@@ -286,7 +295,7 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	if a.collect != nil {
 		a.collect(sum)
 	} else if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit())
+		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit(), summaryVerb(job))
 	}
 	if err != nil {
 		return err
@@ -297,13 +306,29 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	return nil
 }
 
+// summaryVerb names what a job does with the objects it does not delete.
+func summaryVerb(job engine.Job) string {
+	switch {
+	case job.Remove:
+		return ""
+	case job.Move:
+		return "moved"
+	}
+	return "copied"
+}
+
 // showProgress: a bar only when stderr is a terminal and nobody asked for
 // machine-readable or quiet output.
 func (a *app) showProgress() bool {
 	if a.g.noProgress || a.g.quiet || a.g.json {
 		return false
 	}
-	f, ok := a.stdio.Err.(interface{ Fd() uintptr })
+	return isTerminal(a.stdio.Err)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -28,9 +28,8 @@ func (a *app) duCmd() *cobra.Command {
 		Use:   "du LOCATION...",
 		Short: "Count the objects under a prefix, a wildcard or a directory, and their total size",
 		Long: `Count objects and add up their sizes, streaming the listing: memory stays
-flat whatever the number of keys.
-
-  s3bulk du s3://bucket/logs/
+flat whatever the number of keys.`,
+		Example: `  s3bulk du s3://bucket/logs/
   s3bulk du -H --group 's3://bucket/**.parquet'
   s3bulk du --newer-than 7d ./photos`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),

@@ -24,7 +24,7 @@ type engineFlags struct {
 func (f *engineFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.engine, "engine", "local", "who copies S3 to S3: local, batchops (an S3 Batch Operations job) or auto (estimate both, pick)")
-	fl.StringVar(&f.roleArn, "role-arn", "", "IAM role for --engine batchops/auto (see `s3bulk batch policy`)")
+	fl.StringVar(&f.roleArn, "role-arn", "", "`ARN` of the IAM role for --engine batchops/auto (see 's3bulk batch policy')")
 	fl.StringVar(&f.batch.accountID, "account-id", "", "AWS account for --engine batchops (default: asked from STS)")
 	fl.StringVar(&f.batch.controlEndpoint, "control-endpoint-url", "", "S3 Control endpoint URL for --engine batchops")
 	fl.DurationVar(&f.batch.pollInterval, "poll-interval", defaultPollInterval, "how often a job is asked for its state")

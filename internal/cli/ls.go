@@ -19,7 +19,10 @@ func (a *app) lsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [s3://bucket[/prefix]]",
 		Short: "List buckets, or objects and prefixes under a prefix",
-		Args:  usageArgs(cobra.MaximumNArgs(1)),
+		Example: `  s3bulk ls
+  s3bulk ls s3://bucket/logs/
+  s3bulk ls --recursive --human-readable --summarize s3://bucket/`,
+		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			s := a.newSession()
@@ -125,11 +128,15 @@ func (a *app) listBuckets(ctx context.Context, s *session) error {
 }
 
 func (a *app) mbCmd() *cobra.Command {
-	return a.bucketCmd("mb", "Make a bucket", (*s3store.Client).MakeBucket)
+	cmd := a.bucketCmd("mb", "Make a bucket", (*s3store.Client).MakeBucket)
+	cmd.Example = "  s3bulk mb s3://new-bucket\n  s3bulk --region eu-west-1 mb s3://new-bucket"
+	return cmd
 }
 
 func (a *app) rbCmd() *cobra.Command {
-	return a.bucketCmd("rb", "Remove an empty bucket", (*s3store.Client).RemoveBucket)
+	cmd := a.bucketCmd("rb", "Remove an empty bucket", (*s3store.Client).RemoveBucket)
+	cmd.Example = "  s3bulk rm --recursive s3://old-bucket/   # empty it first\n  s3bulk rb s3://old-bucket"
+	return cmd
 }
 
 // bucketCmd is a verb that does one thing to one bucket: mb, rb.

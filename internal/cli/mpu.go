@@ -28,9 +28,8 @@ func (a *app) mpuCmd() *cobra.Command {
 		Use:   "mpu",
 		Short: "List or abort unfinished multipart uploads",
 		Long: `Unfinished multipart uploads keep their parts, and are billed for them,
-until they are completed or aborted. They are invisible to ls.
-
-  s3bulk mpu ls s3://bucket/prefix
+until they are completed or aborted. They are invisible to ls.`,
+		Example: `  s3bulk mpu ls s3://bucket/prefix
   s3bulk mpu abort --older-than 24h s3://bucket/
   s3bulk mpu abort --dry-run s3://bucket/tmp/`,
 	}

@@ -10,13 +10,12 @@ func (a *app) mvCmd() *cobra.Command {
 		Long: `Move one object, a prefix (--recursive) or a wildcard match: S3 to S3
 (server-side), local to S3, or S3 to local.
 
-  s3bulk mv s3://bucket/incoming/a.json s3://bucket/done/
-  s3bulk mv --recursive s3://bucket/incoming/ s3://archive/2026/
-  s3bulk mv 's3://bucket/tmp/*.csv' ./csv/
-
 Each source is deleted only after its copy succeeded; a failed copy leaves
 its source in place. Sources, destinations, wildcards and flags are those of
 cp.`,
+		Example: `  s3bulk mv s3://bucket/incoming/a.json s3://bucket/done/
+  s3bulk mv --recursive s3://bucket/incoming/ s3://archive/2026/
+  s3bulk mv 's3://bucket/tmp/*.csv' ./csv/`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, true)

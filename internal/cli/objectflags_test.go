@@ -454,11 +454,20 @@ func TestSourceRegionSignsTheSourcesRequestsAndNotTheCopies(t *testing.T) {
 		code int
 		want map[string]string // operation: region
 	}{
+		// A copy signed for a region the server is not in fails, and a
+		// wrong region is a failure every object shares: it stops the run
+		// at once, so each kind of copy gets its own run.
 		{
-			"the source's listing and metadata read use --source-region; the copies go to the destination's region",
-			slices.Concat([]string{"--region", elsewhere, "cp", "--recursive", "--source-region", right}, parts, []string{S + "/src/", S + "/dst/"}),
-			ExitPartial, // each copy fails, signed for a region the server is not in
-			map[string]string{"ListObjectsV2": right, "HeadObject": right, "CopyObject": elsewhere, "CreateMultipartUpload": elsewhere},
+			"the source's listing uses --source-region; a copy goes to the destination's region",
+			slices.Concat([]string{"--region", elsewhere, "cp", "--source-region", right}, parts, []string{S + "/src/small*", S + "/dst/"}),
+			ExitFatal,
+			map[string]string{"ListObjectsV2": right, "CopyObject": elsewhere},
+		},
+		{
+			"the source's listing and metadata read use --source-region; a multipart copy goes to the destination's region",
+			slices.Concat([]string{"--region", elsewhere, "cp", "--source-region", right}, parts, []string{S + "/src/big*", S + "/dst/"}),
+			ExitFatal,
+			map[string]string{"ListObjectsV2": right, "HeadObject": right, "CreateMultipartUpload": elsewhere},
 		},
 		{
 			"a source in another region than --source-region is not found there",

@@ -16,9 +16,6 @@ func (a *app) planCmd() *cobra.Command {
 		Long: `Print what a command would do, one task a line, as JSON: the same plan that
 the command carries out, that --shard splits and that a journal resumes.
 
-  s3bulk plan sync --delete ./site s3://bucket/site/ > plan.jsonl
-  s3bulk plan rm --recursive --older-than 90d s3://bucket/logs/ | wc -l
-
 Each line is a task: {"op":"copy"|"upload"|"download"|"stream"|"delete"|"skip",
 "src", "dst", "src_key", "dst_key", "size", "etag", "mtime", "part_size"
 (when the object moves in parts), "reason" (why a sync copies, why a task is
@@ -26,6 +23,8 @@ a skip), "delete_source" (mv)}. A sync lists its copies first and its
 deletes last, in the order it would carry them out. The commands take the
 same arguments and flags as when they run; --dry-run --json prints their
 results instead.`,
+		Example: `  s3bulk plan sync --delete ./site s3://bucket/site/ > plan.jsonl
+  s3bulk plan rm --recursive --older-than 90d s3://bucket/logs/ | wc -l`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			a.planOnly = true
 			a.g.dryRun = true // nothing is created, not even a destination directory

@@ -496,10 +496,13 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 	failing := []struct {
 		name string
 		cfg  faultproxy.Config
+		// stops: a server error every object shares stops the run
+		// after engine.DefaultStopAfter objects, with one line.
+		stops bool
 	}{
-		{"every body truncated", faultproxy.Config{Seed: 7, TruncateRate: 1, Match: isGetObject}},
-		{"every read answered 500", faultproxy.Config{Seed: 8, InternalErrorRate: 1, Match: isGetObject}},
-		{"every read answered 429", faultproxy.Config{Seed: 9, TooManyRequestsRate: 1, Match: isGetObject}},
+		{"every body truncated", faultproxy.Config{Seed: 7, TruncateRate: 1, Match: isGetObject}, false},
+		{"every read answered 500", faultproxy.Config{Seed: 8, InternalErrorRate: 1, Match: isGetObject}, true},
+		{"every read answered 429", faultproxy.Config{Seed: 9, TooManyRequestsRate: 1, Match: isGetObject}, false},
 	}
 	for _, tt := range failing {
 		t.Run(tt.name+": each download fails and leaves no file", func(t *testing.T) {
@@ -512,16 +515,26 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 			testfs.Write(t, dir, old)
 			args := append([]string{"--endpoint-url", proxy.URL(), "--quiet", "cp", "--recursive"}, partFlags...)
 			_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/", dir)...)
-			if code != ExitPartial {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
-			}
 			lines := strings.Split(strings.TrimSpace(errOut), "\n")
-			if len(lines) != len(want) {
-				t.Errorf("stderr has %d lines, want one per object (%d):\n%s", len(lines), len(want), tail(errOut, 10))
-			}
-			for k := range want {
-				if !strings.Contains(errOut, "s3://"+bucket+"/"+k+" ") {
-					t.Errorf("no error names s3://%s/%s", bucket, k)
+			switch {
+			case tt.stops:
+				if code != ExitFatal {
+					t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitFatal, tail(errOut, 10))
+				}
+				if len(lines) != 1 || !strings.HasPrefix(lines[0], fmt.Sprintf("s3bulk: stopped: %d objects in a row failed the same way: download s3://%s/", engine.DefaultStopAfter, bucket)) {
+					t.Errorf("stderr has %d lines, want the one that stops the run:\n%s", len(lines), tail(errOut, 10))
+				}
+			default:
+				if code != ExitPartial {
+					t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+				}
+				if len(lines) != len(want) {
+					t.Errorf("stderr has %d lines, want one per object (%d):\n%s", len(lines), len(want), tail(errOut, 10))
+				}
+				for k := range want {
+					if !strings.Contains(errOut, "s3://"+bucket+"/"+k+" ") {
+						t.Errorf("no error names s3://%s/%s", bucket, k)
+					}
 				}
 			}
 			if diff := cmp.Diff(old, testfs.Read(t, dir)); diff != "" {
@@ -541,7 +554,9 @@ func TestDebugLogsAndResultsShareStderrWithoutARace(t *testing.T) {
 	const n = 50
 	seedObjects(t, srv, src, "", n, 16)
 	t.Setenv("AWS_MAX_ATTEMPTS", "1")
-	proxy := startFaultProxy(t, srv, faultproxy.Config{InternalErrorRate: 1, Match: isCopyObject})
+	// 429, not 500: a 500 on every object would stop the run after a few
+	// (engine.StopAfter), and this test needs every object's line.
+	proxy := startFaultProxy(t, srv, faultproxy.Config{TooManyRequestsRate: 1, Match: isCopyObject})
 	_, stderr, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "--log-level", "debug", "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
 	if code != ExitPartial {
 		t.Errorf("exit %d, want %d:\n%s", code, ExitPartial, tail(stderr, 10))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -231,8 +232,11 @@ func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitInterrupted {
 		t.Fatalf("child ended with %v, want exit %d; output:\n%s", err, ExitInterrupted, out)
 	}
-	if !strings.Contains(out.String(), " objects, ") {
+	if !regexp.MustCompile(`copied \d+ objects?, `).MatchString(out.String()) {
 		t.Errorf("no summary after the interrupt:\n%s", out)
+	}
+	if !strings.Contains(out.String(), "s3bulk: interrupted\n") || strings.Contains(out.String(), "context canceled") {
+		t.Errorf("an interrupt does not say interrupted (and only that):\n%s", out)
 	}
 	if ups := s3test.ListUploads(t, srv.Client(t), dst); len(ups) != 0 {
 		t.Errorf("multipart uploads left after the interrupt: %v", ups)

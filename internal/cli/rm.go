@@ -17,14 +17,13 @@ func (a *app) rmCmd() *cobra.Command {
 		Long: `Delete objects, in batches of 1,000 keys a request (DeleteObjects), starting
 with the listing's first page.
 
-  s3bulk rm s3://bucket/old.json
-  s3bulk rm --recursive s3://bucket/tmp/
-  s3bulk rm 's3://bucket/logs/2025-*/*.json'
-  s3bulk --dry-run rm --recursive --older-than 90d s3://bucket/logs/
-
 Deleting a key that does not exist is not an error. --dry-run prints what
 would be deleted and deletes nothing. Local files are not deleted by rm.
 With several arguments, each is deleted in turn and summarized.`,
+		Example: `  s3bulk rm s3://bucket/old.json
+  s3bulk rm --recursive s3://bucket/tmp/
+  s3bulk rm 's3://bucket/logs/2025-*/*.json'
+  s3bulk --dry-run rm --recursive --older-than 90d s3://bucket/logs/`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts engine.Options

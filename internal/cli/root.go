@@ -35,6 +35,7 @@ type globals struct {
 	concurrency          int
 	json                 bool
 	quiet                bool
+	verbose              bool
 	dryRun               bool
 	noProgress           bool
 	logLevel             string
@@ -108,10 +109,20 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if err == nil {
 		return ExitOK
 	}
+	err = unknownCommand(root, args, err)
+	if ctx.Err() != nil {
+		// Interrupted: what was done is reported; the cause is the user.
+		fmt.Fprintln(stdio.Err, "s3bulk: interrupted")
+		return ExitInterrupted
+	}
 	// A task's fatal error was printed as its ERROR line already.
 	var te *engine.TaskError
 	if !errors.As(err, new(partialError)) && (a.g.json || !errors.As(err, &te)) {
-		fmt.Fprintf(stdio.Err, "s3bulk: %s\n", oneLine(err))
+		msg := oneLine(err)
+		if hint := explain(err); hint != "" {
+			msg += "; " + hint
+		}
+		fmt.Fprintf(stdio.Err, "s3bulk: %s\n", msg)
 	}
 	var ue usageError
 	if isCobraUsageError(err) && !errors.As(err, &ue) {
@@ -136,7 +147,9 @@ straight into the workers so memory stays flat for millions of keys.
 			return a.setup()
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return flagError(cmd, err) })
 	f := root.PersistentFlags()
 	f.StringVar(&a.g.endpointURL, "endpoint-url", "", "S3 endpoint URL (default: AWS, or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)")
 	f.StringVar(&a.g.region, "region", "", "region to sign requests for (default: from the AWS config, else us-east-1)")
@@ -144,6 +157,7 @@ straight into the workers so memory stays flat for millions of keys.
 	f.IntVar(&a.g.concurrency, "concurrency", defaultConcurrency, "requests in flight for the whole run")
 	f.BoolVar(&a.g.json, "json", false, "print results as JSON lines")
 	f.BoolVar(&a.g.quiet, "quiet", false, "print only errors and the summary")
+	f.BoolVar(&a.g.verbose, "verbose", false, "print one line per skipped object (and, for serve, the server's own log)")
 	f.BoolVar(&a.g.dryRun, "dry-run", false, "print what would be done, touch nothing")
 	f.BoolVar(&a.g.noProgress, "no-progress", false, "never show a progress bar")
 	f.StringVar(&a.g.logLevel, "log-level", "warn", "log level: debug, info, warn, error")

@@ -49,6 +49,9 @@ usage error that names its line number, and nothing runs. Lines run at once,
 in no particular order, so one line must not depend on another. Global flags
 (--dry-run, --json, --quiet, --concurrency...) go before "run"; one summary
 covers every line. The exit code is the worst of the lines'.`,
+		Example: `  s3bulk run jobs.txt
+  s3bulk --dry-run run jobs.txt
+  printf 'cp s3://src/a s3://dst/a\ncp s3://src/b s3://dst/b\n' | s3bulk run -`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runFile(cmd.Context(), args[0])
@@ -129,6 +132,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		total.Objects += sum.Objects
+		total.Deleted += sum.Deleted
 		total.Bytes += sum.Bytes
 		total.Failed += sum.Failed
 		total.Skipped += sum.Skipped
@@ -172,7 +176,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	total.Seconds = total.Elapsed.Seconds()
 	total.Requests = s.requests.snapshot()
 	if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.lim.Limit())
+		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.lim.Limit(), "")
 	}
 	switch {
 	case ctx.Err() != nil:

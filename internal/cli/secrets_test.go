@@ -193,6 +193,7 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 		{"--dry-run", "rm", "--recursive", "s3://dst/synced/"},
 		{"rm", "s3://dst/moved.txt"},
 		{"rb", "s3://empty"},
+		{"version"},
 	}
 	// Every verb is here, but two: serve is the server above, and demo
 	// starts a server of its own with fixed demo credentials, never the

@@ -39,10 +39,6 @@ func (a *app) syncCmd() *cobra.Command {
 		Short: "Copy what differs from a prefix or directory to another; --delete removes what the source lacks",
 		Long: `Make DST like SRC: S3 to S3 (server-side), local to S3, or S3 to local.
 
-  s3bulk sync ./site s3://bucket/site/
-  s3bulk sync --delete s3://src/data/ s3://dst/data/
-  s3bulk sync --exclude '*.tmp' --size-only s3://bucket/photos/ ./photos
-
 Keys are compared relative to each side's prefix. A key only the source has
 is copied; a key both have is copied when the sizes differ or the source is
 newer (--size-only: sizes only; --checksum: contents, by MD5 ETags, or by
@@ -62,6 +58,9 @@ deleted at the destination: its source may exist.
 Listings may come in any order (directory buckets and some S3-compatible
 stores do not sort): they are compared on disk when needed, never whole in
 memory.`,
+		Example: `  s3bulk sync ./site s3://bucket/site/
+  s3bulk sync --delete s3://src/data/ s3://dst/data/
+  s3bulk sync --exclude '*.tmp' --size-only s3://bucket/photos/ ./photos`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSync(cmd.Context(), args[0], args[1], &f)

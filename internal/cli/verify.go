@@ -23,9 +23,6 @@ func (a *app) verifyCmd() *cobra.Command {
 each (both are taken as prefixes or directories, as cp --recursive does),
 from the two listings alone: no object is read.
 
-  s3bulk verify s3://src/logs/ s3://dst/archive/logs/
-  s3bulk verify ./photos s3://bucket/photos/
-
 Each finding is one line on stdout (one JSON document with --json):
 
   MISSING SRC-URL: not in the destination (size)
@@ -44,6 +41,8 @@ the same bytes show as differing.
 
 Exit codes: 0 when nothing is missing, extra or differing; 1 when something
 is; 2 and 3 as for every command.`,
+		Example: `  s3bulk verify s3://src/logs/ s3://dst/archive/logs/
+  s3bulk verify ./photos s3://bucket/photos/`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runVerify(cmd.Context(), args[0], args[1])

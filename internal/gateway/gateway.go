@@ -366,3 +366,15 @@ func requestLog(w io.Writer) fiber.Handler {
 		return err
 	}
 }
+
+// Resolved returns opts as Main will use them: the defaults documented on
+// each field filled in, credentials from the environment or the built-in
+// ones included.
+func (o Options) Resolved() Options { return o.withDefaults() }
+
+// BuiltinCredentials reports whether opts (resolved) use DefaultAccessKey
+// and DefaultSecretKey, which anyone can read in this source.
+func (o Options) BuiltinCredentials() bool {
+	r := o.withDefaults()
+	return r.AccessKey == DefaultAccessKey && r.SecretKey == DefaultSecretKey
+}

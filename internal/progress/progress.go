@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/s3bulk/s3bulk/engine"
@@ -30,12 +32,19 @@ func Verb(op engine.Op, move bool) string {
 	return verbs[op]
 }
 
-// Lines prints one line per result: successes on out, failures and skips on
-// errOut. It is safe for concurrent use.
+// Lines prints one line per result: successes on out, failures on errOut.
+// Skips are counted by reason and told in one line by Skips, unless
+// Verbose, which prints one line per skip. It is safe for concurrent use.
 type Lines struct {
 	Out, ErrOut io.Writer
 	Quiet       bool // only failures
-	mu          sync.Mutex
+	Verbose     bool // one line per skip
+	// Explain, when set, returns what a user can do about a failure, or
+	// "": it ends the failure's line.
+	Explain func(error) string
+	mu      sync.Mutex
+	skips   map[string]int64
+	order   []string
 }
 
 // Result prints r.
@@ -61,12 +70,53 @@ func (l *Lines) Result(r engine.Result) {
 			}
 		}
 	case engine.StatusSkipped:
-		if !l.Quiet {
+		switch {
+		case l.Quiet:
+		case l.Verbose:
 			fmt.Fprintf(l.ErrOut, "SKIP %s: %s\n", r.Task.Src, r.Task.Reason)
+		default:
+			// "cannot compare checksums: <why>" and the like group by
+			// what comes before the details.
+			why, _, _ := strings.Cut(r.Task.Reason, ": ")
+			if l.skips == nil {
+				l.skips = map[string]int64{}
+			}
+			if l.skips[why] == 0 {
+				l.order = append(l.order, why)
+			}
+			l.skips[why]++
 		}
 	case engine.StatusFailed:
-		fmt.Fprintf(l.ErrOut, "ERROR %v\n", r.Err)
+		hint := ""
+		if l.Explain != nil {
+			if h := l.Explain(r.Err); h != "" {
+				hint = "; " + h
+			}
+		}
+		fmt.Fprintf(l.ErrOut, "ERROR %v%s\n", r.Err, hint)
 	}
+}
+
+// Skips prints the one line that tells the skips Result counted, if any:
+// "skipped 3,067 objects: done in journal".
+func (l *Lines) Skips() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var n int64
+	parts := make([]string, 0, len(l.order))
+	for _, why := range l.order {
+		n += l.skips[why]
+		parts = append(parts, Count(l.skips[why])+" "+why)
+	}
+	switch {
+	case n == 0:
+		return
+	case len(parts) == 1:
+		fmt.Fprintf(l.ErrOut, "skipped %s: %s (--verbose lists them)\n", plural(n, "object"), l.order[0])
+	default:
+		fmt.Fprintf(l.ErrOut, "skipped %s: %s (--verbose lists them)\n", plural(n, "object"), strings.Join(parts, ", "))
+	}
+	l.skips, l.order = nil, nil
 }
 
 // Record is the JSON form of one result: one line per object with --json.
@@ -123,6 +173,7 @@ func (j *JSONLines) Result(r engine.Result) {
 type SummaryRecord struct {
 	Type             string           `json:"type"` // "summary"
 	Objects          int64            `json:"objects"`
+	Deleted          int64            `json:"deleted"`
 	Bytes            int64            `json:"bytes"`
 	Failed           int64            `json:"failed"`
 	Skipped          int64            `json:"skipped"`
@@ -134,19 +185,18 @@ type SummaryRecord struct {
 	Unverified       int64            `json:"unverified,omitempty"`
 }
 
-// PrintSummary writes the run's summary line(s) to w.
-func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int) {
+// PrintSummary writes the run's summary line(s) to w; verb is SummaryText's.
+func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int, verb string) {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		_ = enc.Encode(SummaryRecord{
-			Type: "summary", Objects: s.Objects, Bytes: s.Bytes, Failed: s.Failed, Skipped: s.Skipped,
+			Type: "summary", Objects: s.Objects, Deleted: s.Deleted, Bytes: s.Bytes, Failed: s.Failed, Skipped: s.Skipped,
 			Seconds: s.Seconds, ObjectsPerSecond: s.ObjectsPerSecond(), MiBPerSecond: s.MiBPerSecond(),
 			ConcurrencyLimit: limit, Requests: s.Requests, Unverified: s.Unverified,
 		})
 		return
 	}
-	fmt.Fprintf(w, "%d objects, %s in %.2fs: %.1f objects/s, %.2f MiB/s; %d failed, %d skipped\n",
-		s.Objects, HumanBytes(s.Bytes), s.Seconds, s.ObjectsPerSecond(), s.MiBPerSecond(), s.Failed, s.Skipped)
+	fmt.Fprintln(w, SummaryText(s, verb))
 	if s.Unverified > 0 {
 		fmt.Fprintln(w, unverifiedNote(s.Unverified))
 	}
@@ -161,6 +211,73 @@ func unverifiedNote(n int64) string {
 	}
 	return fmt.Sprintf("WARNING %d %s downloaded in parts without a check: the server keeps no full-object checksum"+
 		" and no MD5 or multipart ETag for them (SSE-KMS, SSE-C, or a server that does not say), or checksums are off (--checksum-when-required)", n, objects)
+}
+
+// SummaryText is the one-line summary of a run: copies and deletes apart,
+// each with the rates that mean something for it. verb names the copies
+// ("copied", "moved"), which are then always told; with "" they are called
+// copied and told unless the run only deleted.
+//
+//	copied 12 objects, 1.5 GiB in 20.41s: 75.3 MiB/s; deleted 4,000 objects; 0 failed, 0 skipped
+func SummaryText(s engine.Summary, verb string) string {
+	var parts []string
+	secs := fmt.Sprintf("%.2fs", s.Seconds)
+	copied := s.Copied()
+	if verb != "" || copied > 0 || s.Deleted == 0 {
+		if verb == "" {
+			verb = "copied"
+		}
+		p := fmt.Sprintf("%s %s, %s in %s", verb, plural(copied, "object"), HumanBytes(s.Bytes), secs)
+		var rates []string
+		if s.Bytes > 0 && s.Seconds > 0 {
+			rates = append(rates, fmt.Sprintf("%.2f MiB/s", s.MiBPerSecond()))
+		}
+		if objectRateMeans(copied, s.Bytes) && s.Seconds > 0 {
+			rates = append(rates, fmt.Sprintf("%.1f objects/s", float64(copied)/s.Seconds))
+		}
+		if len(rates) > 0 {
+			p += ": " + strings.Join(rates, ", ")
+		}
+		parts = append(parts, p)
+		secs = "" // said once
+	}
+	if s.Deleted > 0 {
+		p := "deleted " + plural(s.Deleted, "object")
+		if secs != "" {
+			p += " in " + secs
+			if s.Deleted >= 2 && s.Seconds > 0 {
+				p += fmt.Sprintf(": %.1f objects/s", float64(s.Deleted)/s.Seconds)
+			}
+		}
+		parts = append(parts, p)
+	}
+	parts = append(parts, fmt.Sprintf("%s failed, %s skipped", Count(s.Failed), Count(s.Skipped)))
+	return strings.Join(parts, "; ")
+}
+
+// Count formats n with thousands separators: 4,000.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return Count(n) + " " + noun + "s"
 }
 
 // HumanBytes formats n with binary units: 1.5 MiB.
