@@ -207,7 +207,7 @@ func ListUploads(t testing.TB, client *s3.Client, bucket string) []string {
 		page, err := p.NextPage(context.Background())
 		if err != nil {
 			if notImplemented(err) {
-				t.Skipf("server lacks ListMultipartUploads: abandoned uploads cannot be checked for (%v)", err)
+				t.Skipf("server lacks ListMultipartUploads: abandoned uploads cannot be checked for (%s)", short(err))
 			}
 			t.Fatalf("list uploads in s3://%s: %v", bucket, err)
 		}
