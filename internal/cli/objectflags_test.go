@@ -435,7 +435,7 @@ var signedRegion = regexp.MustCompile(`Credential=[^/]+/\d{8}/([^/]+)/s3/aws4_re
 
 func TestSourceRegionSignsTheSourcesRequestsAndNotTheCopies(t *testing.T) {
 	srv := s3test.Start(t)
-	srv.Require(t, s3test.Auth)
+	srv.Require(t, s3test.SigningScope)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "src/small.txt", []byte("small"))

@@ -30,6 +30,9 @@ const (
 	// Auth: requests signed with a wrong secret, an unknown access key or
 	// for another region are refused.
 	Auth Capability = "signature checks"
+	// SigningScope: requests signed for another region, or with a session
+	// token the server did not issue, are refused.
+	SigningScope Capability = "region and session token checks"
 	// ConditionalGet: GET and HEAD honour If-Match.
 	ConditionalGet Capability = "If-Match on GET/HEAD"
 	// ConditionalCopy: CopyObject honours x-amz-copy-source-if-match.
@@ -85,6 +88,7 @@ const (
 // it does, else what it answered.
 var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	Auth:                   probeAuth,
+	SigningScope:           probeSigningScope,
 	ConditionalGet:         probeConditionalGet,
 	ConditionalCopy:        probeConditionalCopy,
 	Metadata:               probeMetadata,
@@ -197,6 +201,29 @@ func probeAuth(ctx context.Context, p *prober) error {
 	})
 	_, err := bad.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(p.bucket)})
 	return refused(err, "a listing signed with a wrong secret")
+}
+
+func probeSigningScope(ctx context.Context, p *prober) error {
+	for _, bad := range []struct {
+		what          string
+		region, token string
+	}{
+		{"a listing signed for another region", "eu-west-1", ""},
+		{"a listing with a session token nobody issued", p.s.Region, "token-nobody-issued"},
+	} {
+		c := s3.New(s3.Options{
+			BaseEndpoint:     aws.String(p.s.Endpoint),
+			Region:           bad.region,
+			Credentials:      credentials.NewStaticCredentialsProvider(p.s.AccessKey, p.s.SecretKey, bad.token),
+			UsePathStyle:     true,
+			RetryMaxAttempts: 1,
+		})
+		_, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(p.bucket)})
+		if err := refused(err, bad.what); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func probeConditionalGet(ctx context.Context, p *prober) error {
