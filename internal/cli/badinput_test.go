@@ -199,7 +199,7 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		"a wrong secret key is fatal":                       s3test.Auth,
 		"an unknown access key is fatal":                    s3test.Auth,
 		"a session token the server does not know is fatal": s3test.SigningScope,
-		"a wrong region is fatal":                           s3test.SigningScope,
+		"a wrong region is fatal and names the right one":   s3test.SigningScope,
 		"copying an object onto itself fails that object":   s3test.CopyOntoItself,
 		"an upload to a missing bucket is fatal":            s3test.NoAutoCreate,
 	}
