@@ -90,15 +90,17 @@ func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) er
 		return fn(o)
 	}
 	loc, base := listing(src.Loc)
-	wild := loc.HasWildcard()
+	wild, match := loc.HasWildcard(), loc.Matcher()
 	if err := e.do(ctx, func(context.Context) error { return nil }); err != nil {
 		return err // a cancelled run lists nothing
 	}
 	var fnErr error
+	matched := false
 	err := src.Store.List(ctx, loc.Prefix(), "", func(o store.Object) error {
-		if o.IsPrefix || wild && !loc.Match(o.Key) || !strings.HasPrefix(o.Key, base) {
+		if o.IsPrefix || wild && !match(o.Key) || !strings.HasPrefix(o.Key, base) {
 			return nil
 		}
+		matched = true
 		if !e.keep(o.Key[len(base):], o) {
 			return nil
 		}
@@ -106,6 +108,8 @@ func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) er
 		return fnErr
 	})
 	switch {
+	case err == nil && wild && !matched:
+		return &NoMatchError{URL: src.Loc.String()}
 	case err == nil:
 		return nil
 	case fnErr != nil:

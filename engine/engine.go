@@ -222,6 +222,10 @@ type executor struct {
 	copyObjectMax int64
 	// said holds the fallbacks already logged (sayOnce).
 	said sync.Map
+	// sourceObjects counts the objects a sync's source listed, folder
+	// markers aside, before filters: none, with deletes held, is an
+	// EmptySourceError.
+	sourceObjects atomic.Int64
 }
 
 // sayOnce logs msg at level the first time the run takes the fallback

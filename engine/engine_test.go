@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"sync"
@@ -87,7 +88,11 @@ func TestRun(t *testing.T) {
 			want: map[string]string{"archive/2026-01/a.json": "a", "archive/2026-02/c.json": "ccc"},
 		},
 		{
-			name: "a double star crosses slashes", srcKey: "**/*.json", dstKey: "all/",
+			name: "a double star crosses slashes but its slash needs one", srcKey: "**/*.json", dstKey: "all/",
+			want: map[string]string{"all/logs/2026-01/a.json": "a", "all/logs/2026-02/c.json": "ccc", "all/logs/2025-12/d.json": "dddd", "all/other/e.json": "eeeee"},
+		},
+		{
+			name: "a star crosses slashes", srcKey: "*.json", dstKey: "all/",
 			want: map[string]string{"all/logs/2026-01/a.json": "a", "all/logs/2026-02/c.json": "ccc", "all/logs/2025-12/d.json": "dddd", "all/other/e.json": "eeeee", "all/empty.json": ""},
 		},
 		{
@@ -187,33 +192,18 @@ func TestNoClobberSkipsExisting(t *testing.T) {
 	}
 }
 
-func TestMissingSingleSourceIsFatal(t *testing.T) {
+func TestMissingSingleSourceMatchesNothing(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
 	_, err := engine.Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "nope.txt"), Dst: endpoint(t, dstDir, "x"),
 	}, engine.Options{})
-	var fe *engine.FatalError
-	if err == nil || !strings.Contains(err.Error(), "no such object") {
-		t.Fatalf("err = %v, want a no such object error", err)
+	var nm *engine.NoMatchError
+	if err == nil || !strings.Contains(err.Error(), "no object matches") {
+		t.Fatalf("err = %v, want a no object matches error", err)
 	}
-	if !asFatal(err, &fe) {
-		t.Errorf("err = %T, want *engine.FatalError", err)
+	if !errors.As(err, &nm) {
+		t.Errorf("err = %T, want *engine.NoMatchError", err)
 	}
-}
-
-func asFatal(err error, fe **engine.FatalError) bool {
-	for err != nil {
-		if f, ok := err.(*engine.FatalError); ok {
-			*fe = f
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
 }
 
 func TestMultipartLocalCopyIsExact(t *testing.T) {

@@ -82,7 +82,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		})
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return &FatalError{Op: "copy", URL: src.Loc.String(), Err: fmt.Errorf("no such object (for a prefix use --recursive)")}
+				return &NoMatchError{URL: src.Loc.String(), Hint: "for a prefix use --recursive"}
 			}
 			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
 		}
@@ -102,27 +102,30 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	if dstPrefix == "/" {
 		dstPrefix = ""
 	}
-	wild := loc.HasWildcard()
+	wild, match := loc.HasWildcard(), loc.Matcher()
+	matched := false
 	pageDone := func(o store.Object) error {
 		if o.IsPrefix {
 			return nil
 		}
-		if wild && !loc.Match(o.Key) {
+		if wild && !match(o.Key) {
 			return nil
 		}
 		if !strings.HasPrefix(o.Key, base) {
 			return nil
 		}
+		matched = true
 		rel := o.Key[len(base):]
 		if !e.keep(rel, o) {
 			return nil
 		}
-		if dstIsLocal(dst) && (rel == "" || strings.HasSuffix(rel, "/")) {
-			// A "directory marker" object has no file to become.
-			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "directory marker"})
-		}
 		if rel == "" {
-			return nil
+			return nil // the prefix itself (its folder marker): nothing to name
+		}
+		if IsFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
+			// A folder marker is no object of the tree, and a key ending
+			// in '/' has no file to become.
+			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
 		}
 		return send(e.journaled(e.task(o, dstPrefix+rel)))
 	}
@@ -136,6 +139,9 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 			return ctx.Err()
 		}
 		return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
+	}
+	if wild && !matched {
+		return &NoMatchError{URL: src.Loc.String()}
 	}
 	return nil
 }

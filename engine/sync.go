@@ -53,6 +53,12 @@ type SyncOptions struct {
 	// a name, or below such a directory, is never deleted: its source may
 	// well exist. A skipped root protects every name.
 	SourceSkipped func() []string
+	// AllowEmptySource lets a sync with Delete go on when the source lists
+	// no object at all while the destination has some to delete; without
+	// it such a sync deletes nothing and fails with an *EmptySourceError,
+	// so that an unmounted directory or a mistyped prefix cannot empty a
+	// bucket.
+	AllowEmptySource bool
 	// Memory and TempDir bound the listings' comparison: see diff.Options.
 	Memory  int64
 	TempDir string
@@ -119,8 +125,12 @@ func (e *executor) runSync(ctx context.Context) (Summary, error) {
 	return e.summarize(ctx, start)
 }
 
-// deleteLimit checks the number of deletes held against MaxDelete.
+// deleteLimit checks the deletes held against MaxDelete, and against a
+// source that listed nothing (AllowEmptySource).
 func (e *executor) deleteLimit() error {
+	if e.deletes.n > 0 && e.sourceObjects.Load() == 0 && !e.job.Sync.AllowEmptySource {
+		return &EmptySourceError{Src: e.job.Src.Store.URL(e.job.Src.Loc.Key), Dst: e.job.Dst.Store.URL(e.job.Dst.Loc.Key), Count: e.deletes.n}
+	}
 	if max := e.job.Sync.MaxDelete; max > 0 && e.deletes.n > max {
 		return &DeleteLimitError{Count: e.deletes.n, Max: max}
 	}
@@ -171,14 +181,33 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 		t.Reason = why
 		return t
 	}
+	// marker skips a source folder marker; a destination one is left
+	// alone, never deleted (as the AWS CLI and s5cmd do).
+	marker := func(s store.Object) (bool, error) {
+		if !IsFolderMarker(s) {
+			e.sourceObjects.Add(1)
+			return false, nil
+		}
+		if !e.keep(s.Key, s) {
+			return true, nil
+		}
+		key := srcBase + s.Key
+		return true, send(Task{Op: OpSkip, Src: src.Store.URL(key), SrcKey: key, Reason: "folder marker"})
+	}
 	h := diff.Handler{
 		OnlySource: func(s store.Object) error {
+			if skip, err := marker(s); skip {
+				return err
+			}
 			if !e.keep(s.Key, s) {
 				return nil
 			}
 			return send(copyTask(s, "missing at the destination"))
 		},
 		Both: func(s, d store.Object) error {
+			if skip, err := marker(s); skip {
+				return err
+			}
 			if !e.keep(s.Key, s) {
 				return nil
 			}
@@ -224,7 +253,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	if so.Delete {
 		var prot *protection
 		h.OnlyDest = func(d store.Object) error {
-			if !e.keep(d.Key, d) {
+			if IsFolderMarker(d) || !e.keep(d.Key, d) {
 				return nil
 			}
 			if prot == nil {

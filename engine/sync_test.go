@@ -217,7 +217,7 @@ func TestSyncFiltersApplyToBothSides(t *testing.T) {
 	testfs.Write(t, srcDir, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/big.txt": strings.Repeat("x", 100)})
 	testfs.Write(t, dstDir, map[string]string{"old.tmp": "o", "old.txt": "o", "huge.txt": strings.Repeat("y", 200)})
 	max := int64(50)
-	f, err := filter.New(filter.Options{Exclude: []string{"*.tmp"}, MaxSize: &max})
+	f, err := filter.New(filter.Options{Rules: []filter.Rule{filter.Exclude("*.tmp")}, MaxSize: &max})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,9 @@ func TestSyncNeverDeletesWhatTheSourceListingSkipped(t *testing.T) {
 			testfs.Write(t, dstDir, map[string]string{"dir/a": "a", "dir/b/c": "c", "other": "o"})
 			var c collector
 			calls := 0
-			so := engine.SyncOptions{Delete: true, SourceSkipped: func() []string { calls++; return tt.skipped }}
+			// The source lists nothing: AllowEmptySource lets the deletes
+			// through to what this test is about.
+			so := engine.SyncOptions{Delete: true, AllowEmptySource: true, SourceSkipped: func() []string { calls++; return tt.skipped }}
 			_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, so), engine.Options{Observer: c.observe})
 			if err != nil {
 				t.Fatal(err)

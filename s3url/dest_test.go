@@ -39,6 +39,8 @@ func TestDestKey(t *testing.T) {
 		{"a wildcard copy into a prefix without a slash treats it as a directory", "s3://src/logs/*.json", "logs/a.json", "s3://dst/archive", false, "archive/a.json"},
 		{"a double star copy keeps the whole matched path", "s3://src/**/a.json", "x/y/a.json", "out/", false, "out/x/y/a.json"},
 		{"a wildcard in the first segment keeps that segment", "s3://src/lo*/a.json", "logs/a.json", "s3://dst/", false, "logs/a.json"},
+		{"a star at the end keeps the whole tree below the base", "s3://src/dir/*", "dir/sub/deep/h.tmp", "s3://dst/p/", false, "p/sub/deep/h.tmp"},
+		{"a star at the bucket root keeps whole keys", "s3://src/*", "a/b/c", "s3://dst/p/", false, "p/a/b/c"},
 		{"a local wildcard upload keeps the rest", "photos/*.jpg", "photos/a.jpg", "s3://dst/p", false, "p/a.jpg"},
 		{"a raw source with a star is a plain prefix", "s3://src/a*/", "a*/x", "s3://dst/", false, "x"},
 	}

@@ -8,21 +8,22 @@
 //
 // # Wildcards
 //
-// Only three wildcards exist, so that patterns stay predictable and fast to
-// match against millions of keys:
+// The wildcards are s5cmd's, so that a pattern selects what it selects there:
 //
-//	"*"   any run of characters within one path segment (never '/')
-//	"?"   exactly one character other than '/'
-//	"**"  any run of characters, '/' included
+//	"*"   any run of characters, '/' included ("**", "***" are the same)
+//	"?"   exactly one character, '/' included
 //
-// When "**/" starts a segment (at the start of the pattern or after '/') it
-// matches zero or more whole segments, as in doublestar and git: "a/**/b"
-// matches "a/b", "a/x/b" and "a/x/y/b". Three or more '*' in a row are
-// rejected. Character classes ("[abc]") are not supported: '[' and ']' are
-// ordinary characters, because they are common in real keys. A key that
-// contains a literal '*' or '?' is addressed with [ParseRaw], where no
-// character is special (like s5cmd --raw).
+// "s3://b/dir/*" is everything below dir/, at any depth, and
+// "s3://b/logs/*.json" matches "logs/a.json" and "logs/2026/01/a.json".
+// Character classes ("[abc]") are not wildcards here: '[' and ']' are
+// ordinary characters, because they are common in real keys (the
+// --include and --exclude filters do read classes, as the AWS CLI does).
+// A key that contains a literal '*' or '?' is addressed with [ParseRaw],
+// where no character is special (like s5cmd --raw).
 //
 // Matching is on the whole key: "logs/*.json" does not match
-// "logs/a.json.gz".
+// "logs/a.json.gz". The listing of a pattern starts at its literal prefix,
+// everything before the first wildcard ([Location.Prefix]), and
+// destination keys keep what follows the last '/' before the first
+// wildcard ([Location.Base]).
 package s3url

@@ -26,3 +26,15 @@ func ExampleLocation_Prefix() {
 	// Output:
 	// list "logs/2026-", name below "logs/"
 }
+
+func ExampleLocation_Match() {
+	l, _ := s3url.Parse("s3://b12/dir/*.json")
+	for _, k := range []string{"dir/a.json", "dir/sub/deep/b.json", "dir/a.json.gz", "other/c.json"} {
+		fmt.Println(l.Match(k), k)
+	}
+	// Output:
+	// true dir/a.json
+	// true dir/sub/deep/b.json
+	// false dir/a.json.gz
+	// false other/c.json
+}

@@ -92,13 +92,7 @@ func (o Options) Parse(s string) (Location, error) {
 		// file name; copying to a directory called "s3:" would surprise.
 		return fail("looks like a mistyped s3:// URL")
 	}
-	l := Location{Raw: s, Key: filepath.ToSlash(s), Local: true, Literal: o.Raw}
-	if !o.Raw {
-		if err := validatePattern(l.Key); err != nil {
-			return fail("%v", err)
-		}
-	}
-	return l, nil
+	return Location{Raw: s, Key: filepath.ToSlash(s), Local: true, Literal: o.Raw}, nil
 }
 
 func (o Options) parseS3(s string, fail func(string, ...any) (Location, error)) (Location, error) {
@@ -126,11 +120,6 @@ func (o Options) parseS3(s string, fail func(string, ...any) (Location, error)) 
 	if !utf8.ValidString(key) {
 		return fail("key is not valid UTF-8")
 	}
-	if !o.Raw {
-		if err := validatePattern(key); err != nil {
-			return fail("%v", err)
-		}
-	}
 	return Location{Raw: s, Bucket: bucket, Key: key, Literal: o.Raw}, nil
 }
 
@@ -150,13 +139,6 @@ func schemeOf(s string) (string, bool) {
 		}
 	}
 	return s[:i], true
-}
-
-func validatePattern(p string) error {
-	if strings.Contains(p, "***") {
-		return errors.New(`malformed wildcard "***": use * within a segment or ** across segments`)
-	}
-	return nil
 }
 
 // ValidateBucketName checks a bucket name against the rules S3 applies to new

@@ -14,6 +14,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
+	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -58,11 +59,20 @@ func (a *app) cpCmd() *cobra.Command {
 		Short: "Copy objects: S3 to S3 (server-side), local to S3, S3 to local",
 		Long: `Copy one object, a prefix (--recursive) or a wildcard match.
 
-Wildcards: '*' and '?' match within one path segment, '**' across '/'.
-Destination keys keep the part of the source key after the source prefix
-(or after the last '/' before the first wildcard). S3 to S3 copies are
-server-side: the bytes never pass through this machine. Downloads are
-written to a temporary file and renamed when complete.
+Wildcards are s5cmd's: '*' matches any run of characters, '/' included
+(so 's3://b/dir/*' is the whole tree below dir/, and '**' is the same as
+'*'), '?' one character; --raw makes them ordinary characters. A wildcard
+source needs a bucket, a prefix ending in '/' or a directory as its
+destination, and one that matches nothing exits 1. Destination keys keep
+the part of the source key after the source prefix (or after the last '/'
+before the first wildcard). --include and --exclude are the AWS CLI's:
+matched against the key relative to the source prefix, '*' and '?' cross
+'/', [seq] and [!seq] are classes, the last matching filter decides, and
+an --include given first selects (so --include '*.json' alone copies only
+JSON files). Zero-byte "folder markers" (keys ending in '/') are skipped.
+A --recursive copy of an empty prefix exits 0 with a warning. S3 to S3
+copies are server-side: the bytes never pass through this machine.
+Downloads are written to a temporary file and renamed when complete.
 
 Objects written can be encrypted (--sse AES256, --sse aws:kms with
 --sse-kms-key-id, or SSE-C: --sse-c AES256 --sse-c-key file://key.bin) and
@@ -78,7 +88,7 @@ read; for an S3 to S3 copy --sse-c is the key of the copies and
   s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
   s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
   s3bulk cp --recursive ./photos s3://bucket/photos/
-  s3bulk cp 's3://bucket/**/*.csv' ./data/`,
+  s3bulk cp 's3://bucket/*.csv' ./data/`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
@@ -109,6 +119,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	}
 	if dst.HasWildcard() {
 		return usagef("destination %s: wildcards are only allowed in the source", dst)
+	}
+	if err := checkWildcardDest(src, dst); err != nil {
+		return err
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
@@ -160,6 +173,11 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if srcEP, err = withStoreOptions(srcEP, srcOpts); err != nil {
 		return err
 	}
+	if move {
+		if err := checkLiteral(ctx, "mv", src, srcEP); err != nil {
+			return err
+		}
+	}
 	many := f.recursive || src.HasWildcard()
 	dstEP, err := s.destEndpoint(ctx, dst, many)
 	if err != nil {
@@ -191,7 +209,10 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	opts.Journal = j
-	err = a.execute(ctx, s, job, opts)
+	sum, err := a.executeSum(ctx, s, job, opts)
+	if err == nil && f.recursive && !src.HasWildcard() {
+		a.warnEmpty(src.String(), sum, sel.Filter != nil)
+	}
 	return a.closeJournal(j, err)
 }
 
@@ -251,6 +272,13 @@ func checkPartFlags(partSize sizeFlag, partConcurrency int) error {
 }
 
 func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
+	_, err := a.executeSum(ctx, s, job, opts)
+	return err
+}
+
+// executeSum is execute that also returns the run's summary (the zero
+// Summary for a plan that was only printed).
+func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
 	opts.Logger = a.logger
@@ -261,7 +289,7 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 	}
 	opts.DryRun = a.g.dryRun
 	if a.planOnly {
-		return a.writePlan(ctx, job, opts)
+		return engine.Summary{}, a.writePlan(ctx, job, opts)
 	}
 	opts.Progress = &engine.Progress{}
 	var bar *progress.Bar
@@ -298,12 +326,50 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit(), summaryVerb(job))
 	}
 	if err != nil {
-		return err
+		return sum, err
 	}
 	if sum.Failed > 0 {
-		return partialError{failed: sum.Failed}
+		return sum, partialError{failed: sum.Failed}
+	}
+	return sum, nil
+}
+
+// warnEmpty tells on stderr that a recursive run found nothing to do: the
+// AWS CLI exits 0 then, and so does s3bulk, but silence would hide a
+// mistyped prefix.
+func (a *app) warnEmpty(loc string, sum engine.Summary, filtered bool) {
+	if a.planOnly || sum.Planned > 0 || sum.Failed > 0 {
+		return
+	}
+	if filtered {
+		fmt.Fprintf(a.stdio.Err, "warning: no object under %s is kept by the filters\n", loc)
+		return
+	}
+	fmt.Fprintf(a.stdio.Err, "warning: no object under %s\n", loc)
+}
+
+// checkWildcardDest refuses a wildcard source whose S3 destination is
+// neither a bucket nor a prefix ending in '/', as s5cmd does: "s3://d/p"
+// could mean "p/" or a key "p" that every match would overwrite.
+func checkWildcardDest(src, dst s3url.Location) error {
+	if src.HasWildcard() && dst.IsS3() && !dst.IsDirLike() {
+		return usagef("destination %s: a wildcard source needs a bucket, a prefix ending in '/' or a directory (%s/)", dst, dst)
 	}
 	return nil
+}
+
+// checkLiteral refuses a wildcard source that is also the exact name of an
+// existing object (a key with a literal '*' or '?'): rm and mv would
+// otherwise delete every match where the user may have meant that one
+// object.
+func checkLiteral(ctx context.Context, verb string, loc s3url.Location, ep engine.Endpoint) error {
+	if !loc.HasWildcard() {
+		return nil
+	}
+	if _, _, err := ep.Store.Head(ctx, ep.Loc.Key); err != nil {
+		return nil // missing, or not ours to know: the pattern it is
+	}
+	return usagef("%s %s: an object has exactly this name, and '*' or '?' in it are wildcards: use --raw to %s only that object", verb, loc, map[string]string{"rm": "delete", "mv": "move"}[verb])
 }
 
 // summaryVerb names what a job does with the objects it does not delete.

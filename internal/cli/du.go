@@ -30,7 +30,7 @@ func (a *app) duCmd() *cobra.Command {
 		Long: `Count objects and add up their sizes, streaming the listing: memory stays
 flat whatever the number of keys.`,
 		Example: `  s3bulk du s3://bucket/logs/
-  s3bulk du -H --group 's3://bucket/**.parquet'
+  s3bulk du -H --group 's3://bucket/*.parquet'
   s3bulk du --newer-than 7d ./photos`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
 // Exit codes, documented in `s3bulk help` and tested.
 const (
 	ExitOK          = 0   // everything done
-	ExitPartial     = 1   // some objects failed; the rest is done
+	ExitPartial     = 1   // some objects failed (the rest is done), or nothing matched
 	ExitUsage       = 2   // bad command line: nothing was touched
 	ExitFatal       = 3   // no credentials, no such bucket, endpoint down...
 	ExitInterrupted = 130 // SIGINT/SIGTERM
@@ -19,7 +20,9 @@ const (
 
 const exitCodeHelp = `Exit codes:
   0    all objects done
-  1    some objects failed (each is reported; the others are done)
+  1    some objects failed (each is reported; the others are done), or the
+       source named no object (a wildcard or key that matches nothing, ls
+       of a missing key or prefix)
   2    usage error (bad flag, bad URL): nothing was touched
   3    fatal error (no credentials, no such bucket, endpoint unreachable...)
   130  interrupted (Ctrl-C or SIGTERM); rerun to finish`
@@ -50,7 +53,7 @@ func exitCode(ctx context.Context, err error) int {
 		return ExitInterrupted
 	case errors.As(err, &ue):
 		return ExitUsage
-	case errors.As(err, &pe):
+	case errors.As(err, &pe), errors.As(err, new(*engine.NoMatchError)):
 		return ExitPartial
 	case errors.Is(err, store.ErrInvalidCredentials),
 		errors.Is(err, store.ErrBucketNotFound),

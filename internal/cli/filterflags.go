@@ -20,7 +20,9 @@ import (
 // flags are parsed, so a bad one is a usage error before anything runs
 // (and `run` finds it before the first line runs).
 type selectFlags struct {
-	include, exclude     patternsFlag
+	// rules are --include and --exclude in the order given: both flags
+	// append to it.
+	rules                []filter.Rule
 	minSize, maxSize     boundFlag
 	newerThan, olderThan timeFlag
 	shard                shardFlag
@@ -29,8 +31,8 @@ type selectFlags struct {
 
 func (f *selectFlags) register(cmd *cobra.Command, withShard bool) {
 	fl := cmd.Flags()
-	fl.Var(&f.include, "include", "keep only keys matching this pattern (repeatable; relative to the source prefix; '*' within a segment, '**' across)")
-	fl.Var(&f.exclude, "exclude", "leave out keys matching this pattern (repeatable; wins over --include)")
+	fl.Var(&patternsFlag{rules: &f.rules, include: true}, "include", "keep keys matching this pattern (repeatable; relative to the source prefix; '*' and '?' cross '/', [seq] classes; the last matching --include or --exclude decides; an --include first leaves out what no --include matches)")
+	fl.Var(&patternsFlag{rules: &f.rules}, "exclude", "leave out keys matching this pattern (repeatable; see --include)")
 	fl.Var(&f.minSize, "min-size", "keep only objects of at least this size, e.g. 1MiB")
 	fl.Var(&f.maxSize, "max-size", "keep only objects of at most this size")
 	fl.Var(&f.newerThan, "newer-than", "keep only objects modified at or after this time: an age (36h, 7d, 2w) or a date (2026-01-02, RFC 3339)")
@@ -43,20 +45,20 @@ func (f *selectFlags) register(cmd *cobra.Command, withShard bool) {
 
 // active reports whether any filter or shard was asked for.
 func (f *selectFlags) active() bool {
-	return len(f.include) > 0 || len(f.exclude) > 0 || f.minSize.set || f.maxSize.set ||
+	return len(f.rules) > 0 || f.minSize.set || f.maxSize.set ||
 		!f.newerThan.t.IsZero() || !f.olderThan.t.IsZero() || f.shard.set || f.shardCount > 0
 }
 
 // filter compiles the filter flags; it returns nil when there are none.
 func (f *selectFlags) filter() (func(store.Object) bool, error) {
-	opts := filter.Options{Include: f.include, Exclude: f.exclude, NewerThan: f.newerThan.t, OlderThan: f.olderThan.t}
+	opts := filter.Options{Rules: f.rules, NewerThan: f.newerThan.t, OlderThan: f.olderThan.t}
 	if f.minSize.set {
 		opts.MinSize = &f.minSize.n
 	}
 	if f.maxSize.set {
 		opts.MaxSize = &f.maxSize.n
 	}
-	if len(opts.Include)+len(opts.Exclude) == 0 && opts.MinSize == nil && opts.MaxSize == nil && opts.NewerThan.IsZero() && opts.OlderThan.IsZero() {
+	if len(opts.Rules) == 0 && opts.MinSize == nil && opts.MaxSize == nil && opts.NewerThan.IsZero() && opts.OlderThan.IsZero() {
 		return nil, nil
 	}
 	flt, err := filter.New(opts)
@@ -86,16 +88,31 @@ func (f *selectFlags) shardOf() (shard.Shard, error) {
 	return shard.Shard{}, nil
 }
 
-// patternsFlag is a repeatable pattern, checked when given.
-type patternsFlag []string
+// patternsFlag is --include or --exclude: repeatable, checked when given,
+// appended to the rules both flags share so that their order is kept.
+type patternsFlag struct {
+	rules   *[]filter.Rule
+	include bool
+}
 
-func (p *patternsFlag) String() string { return strings.Join(*p, ",") }
-func (p *patternsFlag) Type() string   { return "pattern" }
+func (p *patternsFlag) String() string {
+	if p.rules == nil {
+		return ""
+	}
+	var out []string
+	for _, r := range *p.rules {
+		if r.Include == p.include {
+			out = append(out, r.Pattern)
+		}
+	}
+	return strings.Join(out, ",")
+}
+func (p *patternsFlag) Type() string { return "pattern" }
 func (p *patternsFlag) Set(v string) error {
-	if _, err := filter.New(filter.Options{Include: []string{v}}); err != nil {
+	if _, err := filter.Compile(v); err != nil {
 		return err
 	}
-	*p = append(*p, v)
+	*p.rules = append(*p.rules, filter.Rule{Include: p.include, Pattern: v})
 	return nil
 }
 
@@ -187,6 +204,18 @@ func (f *selectFlags) fingerprint() string {
 		return ""
 	}
 	sh, _ := f.shardOf()
-	return fmt.Sprintf(" include=%q exclude=%q min=%s max=%s newer=%s older=%s shard=%s",
-		f.include, f.exclude, f.minSize.String(), f.maxSize.String(), f.newerThan.raw, f.olderThan.raw, sh)
+	var include, exclude []string
+	for _, r := range f.rules {
+		if r.Include {
+			include = append(include, r.Pattern)
+		} else {
+			exclude = append(exclude, r.Pattern)
+		}
+	}
+	order := ""
+	if len(include) > 0 && len(exclude) > 0 {
+		order = fmt.Sprintf(" rules=%q", f.rules) // the order decides
+	}
+	return fmt.Sprintf(" include=%q exclude=%q min=%s max=%s newer=%s older=%s shard=%s%s",
+		include, exclude, f.minSize.String(), f.maxSize.String(), f.newerThan.raw, f.olderThan.raw, sh, order)
 }

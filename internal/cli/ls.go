@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -19,8 +23,21 @@ func (a *app) lsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [s3://bucket[/prefix]]",
 		Short: "List buckets, or objects and prefixes under a prefix",
-		Example: `  s3bulk ls
-  s3bulk ls s3://bucket/logs/
+		Long: `List buckets, or the objects and prefixes under a prefix, as aws s3 ls does.
+
+Lines are those of the AWS CLI: "2026-01-02 15:04:05" in local time, the
+size right-aligned in 10 columns, then the name; one level lists names
+relative to the prefix's last '/', prefixes first as "PRE name/" (within
+each page of 1,000 entries), --recursive and wildcards full keys. So
+"awk '{print $4}'" gets what it gets from aws. --json prints one JSON
+document per entry instead (docs/json.md).
+
+Listing a key or prefix that holds nothing exits 1, as aws and s5cmd do;
+an empty bucket exits 0.`,
+		Example: `  s3bulk ls                                  the buckets
+  s3bulk ls s3://bucket/logs/                one level: PRE lines, then objects
+  s3bulk ls --recursive s3://bucket/logs/    every object below, full keys
+  s3bulk ls 's3://bucket/logs/*.json'        a wildcard: matching keys, full
   s3bulk ls --recursive --human-readable --summarize s3://bucket/`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,14 +62,17 @@ func (a *app) lsCmd() *cobra.Command {
 				return err
 			}
 			b := c.Bucket(loc.Bucket)
+			full := recursive || loc.HasWildcard()
 			delim := "/"
-			if recursive || loc.HasWildcard() {
+			if full {
 				delim = ""
 			}
-			var count, total int64
+			p := &lsPrinter{out: a.stdio.Out, human: human, full: full, dir: loc.Base()}
 			enc := json.NewEncoder(a.stdio.Out)
+			var listed int64
+			match := loc.Matcher()
 			err = b.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
-				if loc.HasWildcard() && !loc.Match(o.Key) {
+				if loc.HasWildcard() && !match(o.Key) {
 					return nil
 				}
 				if keep != nil && !o.IsPrefix {
@@ -63,36 +83,96 @@ func (a *app) lsCmd() *cobra.Command {
 						return nil
 					}
 				}
+				listed++
 				if a.g.json {
 					return enc.Encode(lsRecord{Key: o.Key, URL: b.URL(o.Key), Size: o.Size, ModTime: o.ModTime.UTC().Format("2006-01-02T15:04:05Z"), ETag: o.ETag, StorageClass: o.StorageClass, IsPrefix: o.IsPrefix})
 				}
-				if o.IsPrefix {
-					_, err := fmt.Fprintf(a.stdio.Out, "%19s %12s  %s\n", "", "PRE", o.Key)
-					return err
-				}
-				count++
-				total += o.Size
-				size := fmt.Sprint(o.Size)
-				if human {
-					size = progress.HumanBytes(o.Size)
-				}
-				_, err := fmt.Fprintf(a.stdio.Out, "%s %12s  %s\n", o.ModTime.Local().Format("2006-01-02 15:04:05"), size, o.Key)
-				return err
+				return p.add(o)
 			})
 			if err != nil {
 				return err // the store names the operation and the URL
 			}
+			if err := p.flush(); err != nil {
+				return err
+			}
 			if summarize && !a.g.json {
-				fmt.Fprintf(a.stdio.Out, "\nTotal Objects: %d\n   Total Size: %s\n", count, strings.TrimSpace(progress.HumanBytes(total)))
+				if err := p.summary(); err != nil {
+					return err
+				}
+			}
+			if listed == 0 && loc.Key != "" {
+				return &engine.NoMatchError{URL: loc.String()}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "list every object under the prefix, not just one level")
-	cmd.Flags().BoolVarP(&human, "human-readable", "H", false, "sizes as KiB, MiB, GiB")
+	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "list every object under the prefix, not just one level, with full keys")
+	cmd.Flags().BoolVarP(&human, "human-readable", "H", false, "sizes as aws prints them: Bytes, KiB, MiB, GiB...")
 	cmd.Flags().BoolVar(&summarize, "summarize", false, "print the number of objects and their total size")
 	sel.register(cmd, false)
 	return cmd
+}
+
+// lsPageSize is the most entries ls holds before printing them, prefixes
+// first: a page of ListObjectsV2, which is how aws groups them.
+const lsPageSize = 1000
+
+// lsPrinter writes the lines of aws s3 ls.
+type lsPrinter struct {
+	out   io.Writer
+	human bool
+	// full prints whole keys (--recursive, wildcards); else names are
+	// relative to dir, the listed prefix up to its last '/'.
+	full bool
+	dir  string
+
+	prefixes, objects []store.Object
+	count, total      int64
+}
+
+func (p *lsPrinter) add(o store.Object) error {
+	if o.IsPrefix {
+		p.prefixes = append(p.prefixes, o)
+	} else {
+		p.objects = append(p.objects, o)
+		p.count++
+		p.total += o.Size
+	}
+	if len(p.prefixes)+len(p.objects) >= lsPageSize {
+		return p.flush()
+	}
+	return nil
+}
+
+func (p *lsPrinter) name(key string) string {
+	if p.full {
+		return key
+	}
+	return strings.TrimPrefix(key, p.dir)
+}
+
+func (p *lsPrinter) flush() error {
+	w := bufio.NewWriter(p.out)
+	for _, o := range p.prefixes {
+		fmt.Fprintf(w, "%30s %s\n", "PRE", p.name(o.Key))
+	}
+	for _, o := range p.objects {
+		fmt.Fprintf(w, "%-19s %10s %s\n", o.ModTime.Local().Format("2006-01-02 15:04:05"), p.size(o.Size), p.name(o.Key))
+	}
+	p.prefixes, p.objects = p.prefixes[:0], p.objects[:0]
+	return w.Flush()
+}
+
+func (p *lsPrinter) size(n int64) string {
+	if p.human {
+		return units.FormatAWS(n)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (p *lsPrinter) summary() error {
+	_, err := fmt.Fprintf(p.out, "\nTotal Objects: %d\n   Total Size: %s\n", p.count, p.size(p.total))
+	return err
 }
 
 type lsRecord struct {
@@ -122,7 +202,7 @@ func (a *app) listBuckets(ctx context.Context, s *session) error {
 			}
 			continue
 		}
-		fmt.Fprintf(a.stdio.Out, "%s  s3://%s\n", b.Created.Local().Format("2006-01-02 15:04:05"), b.Name)
+		fmt.Fprintf(a.stdio.Out, "%s %s\n", b.Created.Local().Format("2006-01-02 15:04:05"), b.Name)
 	}
 	return nil
 }

@@ -12,7 +12,9 @@ func (a *app) mvCmd() *cobra.Command {
 
 Each source is deleted only after its copy succeeded; a failed copy leaves
 its source in place. Sources, destinations, wildcards and flags are those of
-cp.`,
+cp. A wildcard that is also the exact name of an existing object (a key
+with a literal '*' or '?') is refused: use --raw to move only that object.
+Folder markers are left in the source.`,
 		Example: `  s3bulk mv s3://bucket/incoming/a.json s3://bucket/done/
   s3bulk mv --recursive s3://bucket/incoming/ s3://archive/2026/
   s3bulk mv 's3://bucket/tmp/*.csv' ./csv/`,

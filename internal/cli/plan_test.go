@@ -91,7 +91,10 @@ func TestPlanPrintsTasksAndTouchesNothing(t *testing.T) {
 		}
 	})
 	t.Run("a plan over the limit of deletes fails", func(t *testing.T) {
-		_, errOut, code := runCLI(t, srv, "plan", "sync", "--delete", "--max-delete", "1", t.TempDir(), "s3://"+bucket+"/site/")
+		// The source is not empty: an empty one is refused before the limit.
+		site := t.TempDir()
+		testfs.Write(t, site, map[string]string{"new.html": "n"})
+		_, errOut, code := runCLI(t, srv, "plan", "sync", "--delete", "--max-delete", "1", site, "s3://"+bucket+"/site/")
 		if code != ExitFatal || !strings.Contains(errOut, "refusing to delete 2 objects") {
 			t.Errorf("exit %d, stderr %q", code, errOut)
 		}

@@ -17,9 +17,14 @@ func (a *app) rmCmd() *cobra.Command {
 		Long: `Delete objects, in batches of 1,000 keys a request (DeleteObjects), starting
 with the listing's first page.
 
-Deleting a key that does not exist is not an error. --dry-run prints what
-would be deleted and deletes nothing. Local files are not deleted by rm.
-With several arguments, each is deleted in turn and summarized.`,
+Deleting a key that does not exist is not an error (as with aws and s5cmd);
+a wildcard that matches nothing is (exit 1). A wildcard that is also the
+exact name of an existing object (a key with a literal '*' or '?') is
+refused: use --raw to delete only that object. Filters are those of cp
+(the AWS CLI's: --exclude 'sub/*' keeps everything below sub/). --dry-run
+prints what would be deleted and deletes nothing. Local files are not
+deleted by rm. With several arguments, each is deleted in turn and
+summarized.`,
 		Example: `  s3bulk rm s3://bucket/old.json
   s3bulk rm --recursive s3://bucket/tmp/
   s3bulk rm 's3://bucket/logs/2025-*/*.json'
@@ -47,13 +52,19 @@ With several arguments, each is deleted in turn and summarized.`,
 				if err != nil {
 					return err
 				}
+				if err := checkLiteral(cmd.Context(), "rm", loc, ep); err != nil {
+					return err
+				}
 				jobs = append(jobs, engine.Job{Src: ep, Recursive: recursive, Remove: true})
 			}
 			// Every argument is checked before the first is deleted; a
 			// failed object does not stop the next argument.
 			var failed int64
 			for _, job := range jobs {
-				err := a.execute(cmd.Context(), s, job, opts)
+				sum, err := a.executeSum(cmd.Context(), s, job, opts)
+				if err == nil && job.Recursive && !job.Src.Loc.HasWildcard() {
+					a.warnEmpty(job.Src.Store.URL(job.Src.Loc.Key), sum, opts.Filter != nil)
+				}
 				var pe partialError
 				switch {
 				case errors.As(err, &pe):

@@ -31,9 +31,12 @@ func TestRm(t *testing.T) {
 		{"one key deletes one object", []string{"rm", "top.json"}, []string{"logs/a.json", "logs/b.txt", "logs/sub/c.json", "logs2/d.json", "with space.json"}},
 		{"a missing key is not an error", []string{"rm", "nope"}, all},
 		{"a recursive prefix spares its siblings", []string{"rm", "--recursive", "logs"}, []string{"logs2/d.json", "top.json", "with space.json"}},
-		{"a wildcard deletes only its matches", []string{"rm", "logs/*.json"}, []string{"logs/b.txt", "logs/sub/c.json", "logs2/d.json", "top.json", "with space.json"}},
+		{"a wildcard deletes its matches at every depth", []string{"rm", "logs/*.json"}, []string{"logs/b.txt", "logs2/d.json", "top.json", "with space.json"}},
+		{"a wildcard below a prefix spares its siblings", []string{"rm", "logs/*"}, []string{"logs2/d.json", "top.json", "with space.json"}},
 		{"a double star crosses slashes", []string{"rm", "**.json"}, []string{"logs/b.txt"}},
-		{"filters choose among a prefix", []string{"rm", "--recursive", "--exclude", "*.txt", "--include", "logs/**", ""}, []string{"logs/b.txt", "logs2/d.json", "top.json", "with space.json"}},
+		{"filters choose among a prefix", []string{"rm", "--recursive", "--include", "logs/*", "--exclude", "*.txt", ""}, []string{"logs/b.txt", "logs2/d.json", "top.json", "with space.json"}},
+		{"the last matching filter decides", []string{"rm", "--recursive", "--exclude", "*.txt", "--include", "logs/*", ""}, []string{}},
+		{"an excluded subtree is kept at every depth", []string{"rm", "--recursive", "--exclude", "sub/*", "logs/"}, []string{"logs/sub/c.json", "logs2/d.json", "top.json", "with space.json"}},
 		{"several arguments are each deleted", []string{"rm", "top.json", "with space.json"}, []string{"logs/a.json", "logs/b.txt", "logs/sub/c.json", "logs2/d.json"}},
 	}
 	for _, tt := range tests {

@@ -102,7 +102,7 @@ func (s *session) sourceEndpoint(ctx context.Context, loc s3url.Location, recurs
 	fi, err := os.Stat(filepath.FromSlash(loc.Key))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return engine.Endpoint{}, fmt.Errorf("read %s: no such file or directory", loc)
+			return engine.Endpoint{}, &engine.NoMatchError{URL: loc.String(), Hint: "no such file or directory"}
 		}
 		return engine.Endpoint{}, fmt.Errorf("read %s: %w", loc, unwrapPathError(err))
 	}

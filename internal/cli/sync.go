@@ -20,6 +20,7 @@ import (
 type syncFlags struct {
 	raw                bool
 	del                bool
+	allowEmptySource   bool
 	maxDelete          int64
 	sizeOnly           bool
 	checksum           bool
@@ -42,16 +43,22 @@ func (a *app) syncCmd() *cobra.Command {
 Keys are compared relative to each side's prefix. A key only the source has
 is copied; a key both have is copied when the sizes differ or the source is
 newer (--size-only: sizes only; --checksum: contents, by MD5 ETags, or by
-reading local files of the same size). Unchanged objects are not printed,
-only counted with the skipped in the summary: a second sync of an unchanged
-tree costs only the two listings. Metadata flags apply to what is copied,
+reading local files of the same size). That holds for downloads too, as in
+s5cmd; aws s3 sync instead downloads an object of the same size when the
+local file is newer than it, and keeps a local file that is older.
+Unchanged objects are not printed, only counted with the skipped in the
+summary: a second sync of an unchanged tree costs only the two listings. Metadata flags apply to what is copied,
 and so do the encryption, ACL, request-payer and source-region flags (see
 cp --help).
 
 --delete removes destination objects the source lacks, only after every copy
 ended, in batches of 1,000 keys a request, and not at all when a copy failed
-or when there would be more than --max-delete. Objects a filter leaves out
-are neither copied nor deleted. A name a local source could not list (an
+or when there would be more than --max-delete. A source that lists no object
+while the destination has some deletes nothing and exits 2 (an unmounted
+directory must not empty a bucket) unless --allow-empty-source. Objects a
+filter leaves out are neither copied nor deleted (filters are those of cp,
+the AWS CLI's). Folder markers (zero-byte keys ending in '/') are neither
+copied nor deleted. A name a local source could not list (an
 unreadable directory, a symlink not followed, a special file) is never
 deleted at the destination: its source may exist.
 
@@ -69,6 +76,7 @@ memory.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the locations as ordinary characters")
 	fl.BoolVar(&f.del, "delete", false, "delete destination objects that the source lacks")
+	fl.BoolVar(&f.allowEmptySource, "allow-empty-source", false, "with --delete, go on when the source lists no object at all (by default such a sync deletes nothing and fails: an unmounted directory must not empty a bucket)")
 	fl.Int64Var(&f.maxDelete, "max-delete", 0, "with --delete, refuse to delete anything when more than this many objects would be (0: no limit)")
 	fl.BoolVar(&f.sizeOnly, "size-only", false, "compare sizes only")
 	fl.BoolVar(&f.checksum, "checksum", false, "compare contents: MD5 and multipart ETags, else the full-object CRC32C/CRC64NVME/SHA checksums S3 keeps (one HEAD per object; local files are read and hashed); says when it cannot")
@@ -100,6 +108,8 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		return usagef("--max-delete %d: must be 0 (no limit) or more", f.maxDelete)
 	case f.maxDelete > 0 && !f.del:
 		return usagef("--max-delete %d: only means something with --delete", f.maxDelete)
+	case f.allowEmptySource && !f.del:
+		return usagef("--allow-empty-source: only means something with --delete")
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
@@ -147,7 +157,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if dstEP, err = withStoreOptions(dstEP, dstOpts); err != nil {
 		return err
 	}
-	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete}
+	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete, AllowEmptySource: f.allowEmptySource}
 	switch {
 	case f.sizeOnly:
 		so.Mode = diff.SizeOnly
@@ -163,8 +173,12 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: true, Sync: so}
 	err = a.execute(ctx, s, job, opts)
 	var le *engine.DeleteLimitError
-	if errors.As(err, &le) {
+	var ee *engine.EmptySourceError
+	switch {
+	case errors.As(err, &le):
 		return fmt.Errorf("sync %s %s: %w (--max-delete %d)", src, dst, err, f.maxDelete)
+	case errors.As(err, &ee):
+		return usageError{err}
 	}
 	return err
 }

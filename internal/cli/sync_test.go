@@ -224,7 +224,7 @@ func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
 	s3test.PutObject(t, c, bucket, "gone.txt", []byte("dest only"))
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"a.txt": "a", "b.tmp": "b", "logs/x.log": "x"})
-	mustRun(t, srv, "sync", "--delete", "--exclude", "*.tmp", "--exclude", "logs/", local, "s3://"+bucket+"/")
+	mustRun(t, srv, "sync", "--delete", "--exclude", "*.tmp", "--exclude", "logs/*", local, "s3://"+bucket+"/")
 	want := map[string]string{"a.txt": "a", "keep.tmp": "dest only, excluded"}
 	if diff := cmp.Diff(want, bucketContents(t, srv, bucket, "")); diff != "" {
 		t.Errorf("bucket (-want +got):\n%s", diff)

@@ -10,32 +10,30 @@
 // is matched as "2026/a.jpg". This is what aws s3's --exclude does, and it
 // makes a pattern mean the same thing at the source and at the destination.
 //
-// Wildcards. Those of s3url, so that a pattern means the same in a location
-// and in a filter: "*" is any run of characters within one segment, "?" one
-// character other than '/', "**" any run of characters including '/', and
-// "**/" at the start of a segment zero or more whole segments. '[' and '\'
-// are ordinary characters. "***" is an error.
+// Wildcards. Those of the AWS CLI, which matches its filters with Python's
+// fnmatch ([Compile] says it exactly): "*" is any run of characters, '/'
+// included (so "**" is the same); "?" is one character, '/' included;
+// "[seq]" is one character of seq and "[!seq]" one character not in it,
+// with ranges ("[0-9]"). No character escapes another, and '[' without a
+// closing ']' is itself. The whole relative key must match, and nothing is
+// anchored or unanchored behind the user's back:
 //
-// Anchoring. Because "*" stops at '/', a pattern matched against the whole
-// relative key would make --exclude '*.tmp' skip only top-level files, where
-// aws (whose "*" crosses '/') skips them at every depth. To keep that
-// expectation the rules of .gitignore apply:
+//	"*.tmp"    matches a.tmp and x/y/a.tmp (the star crosses '/')
+//	"sub/*"    matches sub/a and sub/deep/h.tmp, not x/sub/a
+//	"*/sub/*"  matches x/sub/a, not sub/a
+//	"sub/"     matches only the key "sub/" (write "sub/*" for what is below)
 //
-//	a pattern with no '/' matches a name at any depth   "*.tmp"   matches a.tmp, x/y/a.tmp
-//	a pattern with a '/' is anchored at the base        "logs/*"  matches logs/a, not x/logs/a
-//	a leading '/' anchors a pattern without another     "/*.tmp"  matches a.tmp, not x/a.tmp
-//	a trailing '/' means everything below               ".git/"   matches .git/HEAD, x/.git/HEAD
+// Include and exclude. The rules apply in the order given and the last one
+// that matches a key decides: "--exclude '*' --include '*.json'" keeps the
+// JSON files, "--include '*.json' --exclude 'tmp/*'" keeps them except under
+// tmp/. A key that no rule matches is kept, as in aws, except when the first
+// rule is an --include: then it is left out, so that "--include '*.tmp'"
+// alone selects only .tmp files, as in s5cmd (aws would keep everything,
+// which is never what such a command means). The AWS CLI idiom of an
+// exclude of everything first gives the same answer either way.
 //
-// So "logs/*" keeps aws's meaning for files directly in logs/ but, unlike
-// aws, not for logs/2026/a.json: write "logs/**" (or "logs/") for that.
-//
-// Include and exclude. An object is kept when it matches no exclude pattern
-// and, if any include pattern is given, at least one of them. Exclude wins
-// and the order of the flags does not matter. This differs from aws s3, where
-// filters apply in order and the last match wins, and where --include alone
-// selects nothing less than everything; it is what s5cmd and rclone users
-// expect, and a set of flags means the same whatever order a script writes
-// them in.
+// A sync applies the same rules to destination keys before deleting any: an
+// excluded destination object is never deleted.
 //
 // Sizes and ages. --min-size and --max-size are inclusive bounds.
 // --newer-than T keeps objects modified at or after T, --older-than T those

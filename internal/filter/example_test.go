@@ -17,8 +17,7 @@ func Example() {
 	min := int64(1)
 	f, err := filter.New(filter.Options{
 		Base:      "photos/",
-		Include:   []string{"*.jpg"},
-		Exclude:   []string{"thumbs/"},
+		Rules:     []filter.Rule{filter.Include("*.jpg"), filter.Exclude("*thumbs/*")},
 		MinSize:   &min,
 		NewerThan: newer,
 	})

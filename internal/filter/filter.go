@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -17,9 +16,9 @@ type Options struct {
 	// source's base ("photos/" for s3://b/photos/). Keys outside Base are
 	// matched whole.
 	Base string
-	// Include and Exclude are patterns; see the package documentation.
-	Include []string
-	Exclude []string
+	// Rules are the --include and --exclude patterns in the order they
+	// were given; see the package documentation.
+	Rules []Rule
 	// MinSize and MaxSize, when not nil, are inclusive bounds in bytes.
 	MinSize *int64
 	MaxSize *int64
@@ -30,34 +29,60 @@ type Options struct {
 	OlderThan time.Time
 }
 
+// Rule is one --include or --exclude.
+type Rule struct {
+	// Include is true for --include, false for --exclude.
+	Include bool
+	Pattern string
+}
+
+// Include is the rule of --include pattern.
+func Include(pattern string) Rule { return Rule{Include: true, Pattern: pattern} }
+
+// Exclude is the rule of --exclude pattern.
+func Exclude(pattern string) Rule { return Rule{Pattern: pattern} }
+
+func (r Rule) String() string {
+	if r.Include {
+		return "--include " + strconv.Quote(r.Pattern)
+	}
+	return "--exclude " + strconv.Quote(r.Pattern)
+}
+
 // Filter decides which source objects a run keeps. It is safe for
 // concurrent use.
 type Filter struct {
-	base               string
-	include, exclude   []s3url.Location
+	base string
+	// rules are compiled Options.Rules; byDefault is what a key no rule
+	// matches gets.
+	rules              []compiled
+	byDefault          bool
 	minSize, maxSize   int64
 	newer, older       time.Time
 	hasNewer, hasOlder bool
+}
+
+type compiled struct {
+	include bool
+	pattern Pattern
 }
 
 // New compiles opts. It fails on a malformed pattern and on bounds that
 // would keep nothing (a minimum above the maximum, a window of times that is
 // empty), which are mistakes rather than wishes.
 func New(opts Options) (*Filter, error) {
-	f := &Filter{base: opts.Base, minSize: 0, maxSize: -1}
-	for _, p := range opts.Include {
-		l, err := compile(p)
+	f := &Filter{base: opts.Base, minSize: 0, maxSize: -1, byDefault: true}
+	for i, r := range opts.Rules {
+		p, err := Compile(r.Pattern)
 		if err != nil {
-			return nil, fmt.Errorf("filter --include %q: %w", p, err)
+			return nil, fmt.Errorf("filter %s: %w", r, err)
 		}
-		f.include = append(f.include, l)
-	}
-	for _, p := range opts.Exclude {
-		l, err := compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("filter --exclude %q: %w", p, err)
+		f.rules = append(f.rules, compiled{include: r.Include, pattern: p})
+		if i == 0 && r.Include {
+			// --include first: it selects, as s5cmd's does, rather than
+			// re-adding to an everything that nothing took away.
+			f.byDefault = false
 		}
-		f.exclude = append(f.exclude, l)
 	}
 	if opts.MinSize != nil {
 		if *opts.MinSize < 0 {
@@ -97,61 +122,26 @@ func (f *Filter) Keep(o store.Object) bool {
 	if f.hasOlder && !o.ModTime.Before(f.older) {
 		return false
 	}
-	if len(f.include) == 0 && len(f.exclude) == 0 {
+	if len(f.rules) == 0 {
 		return true
 	}
 	return f.KeepKey(o.Key)
 }
 
 // KeepKey applies only the patterns to key, a key of the listing (Base is
-// cut from it as in Keep).
+// cut from it as in Keep): the last rule that matches decides; when none
+// does, the key is kept unless the first rule is an --include.
 func (f *Filter) KeepKey(key string) bool {
 	if f == nil {
 		return true
 	}
 	rel := strings.TrimPrefix(key, f.base)
-	for _, l := range f.exclude {
-		if l.Match(rel) {
-			return false
+	for i := len(f.rules) - 1; i >= 0; i-- {
+		if f.rules[i].pattern.Match(rel) {
+			return f.rules[i].include
 		}
 	}
-	if len(f.include) == 0 {
-		return true
-	}
-	for _, l := range f.include {
-		if l.Match(rel) {
-			return true
-		}
-	}
-	return false
-}
-
-// compile applies the anchoring rules of the package documentation and
-// returns the pattern as an s3url location, whose Match does the rest.
-func compile(p string) (s3url.Location, error) {
-	switch {
-	case p == "" || p == "/":
-		return s3url.Location{}, errors.New("empty pattern")
-	case strings.Contains(p, "***"):
-		return s3url.Location{}, errors.New(`malformed wildcard "***": use * within a segment or ** across segments`)
-	case strings.IndexByte(p, 0) >= 0:
-		return s3url.Location{}, errors.New("contains a NUL byte")
-	}
-	anchored := false
-	if rest, ok := strings.CutPrefix(p, "/"); ok {
-		p, anchored = rest, true
-	}
-	dir := false
-	if rest, ok := strings.CutSuffix(p, "/"); ok && rest != "" {
-		p, dir = rest, true
-	}
-	if !anchored && !strings.Contains(p, "/") {
-		p = "**/" + p
-	}
-	if dir {
-		p += "/**"
-	}
-	return s3url.Location{Key: p}, nil
+	return f.byDefault
 }
 
 // ParseTime reads the value of --newer-than or --older-than: an age before

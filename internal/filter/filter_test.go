@@ -12,118 +12,176 @@ import (
 )
 
 func TestKeepKey(t *testing.T) {
+	in, ex := Include, Exclude
 	tests := []struct {
-		name             string
-		base             string
-		include, exclude []string
-		keep, drop       []string
+		name       string
+		base       string
+		rules      []Rule
+		keep, drop []string
 	}{
 		{
 			name: "no patterns keep everything",
 			keep: []string{"a", "x/y/z", ""},
 		},
 		{
-			name:    "a pattern without a slash excludes names at any depth",
-			exclude: []string{"*.tmp"},
-			keep:    []string{"a.txt", "x/a.tmp.gz", "tmp/a"},
-			drop:    []string{"a.tmp", "x/a.tmp", "x/y/.tmp"},
+			name:  "a star crosses slashes, so an exclude without a slash works at any depth",
+			rules: []Rule{ex("*.tmp")},
+			keep:  []string{"a.txt", "x/a.tmp.gz", "tmp/a"},
+			drop:  []string{"a.tmp", "x/a.tmp", "x/y/.tmp"},
 		},
 		{
-			name:    "a pattern with a slash is anchored at the base",
-			exclude: []string{"logs/*"},
-			keep:    []string{"x/logs/a", "logs/2026/a.json", "logs"},
-			drop:    []string{"logs/a", "logs/a.json"},
+			name:  "a pattern with a slash is anchored at the base and its star crosses slashes",
+			rules: []Rule{ex("logs/*")},
+			keep:  []string{"x/logs/a", "logs"},
+			drop:  []string{"logs/a", "logs/a.json", "logs/2026/a.json"},
 		},
 		{
-			name:    "a double star below a directory excludes everything under it",
-			exclude: []string{"logs/**"},
-			keep:    []string{"x/logs/a", "logsx/a"},
-			drop:    []string{"logs/a", "logs/2026/a.json", "logs/"},
+			name:  "an exclude of sub/* keeps nothing below sub at any depth",
+			rules: []Rule{ex("sub/*")},
+			keep:  []string{"a.txt", "x/sub/a"},
+			drop:  []string{"sub/a", "sub/deep/h.tmp"},
 		},
 		{
-			name:    "a leading slash anchors a pattern without another slash",
-			exclude: []string{"/*.tmp"},
-			keep:    []string{"x/a.tmp"},
-			drop:    []string{"a.tmp"},
+			name:  "a double star is a star",
+			rules: []Rule{ex("logs/**")},
+			keep:  []string{"x/logs/a", "logsx/a"},
+			drop:  []string{"logs/a", "logs/2026/a.json", "logs/"},
 		},
 		{
-			name:    "a trailing slash excludes a directory at any depth and all below it",
-			exclude: []string{".git/"},
-			keep:    []string{".gitignore", "x/.github/a"},
-			drop:    []string{".git/HEAD", "x/.git/objects/ab/cd", ".git/"},
+			name:  "a leading slash is an ordinary character",
+			rules: []Rule{ex("/*.tmp")},
+			keep:  []string{"a.tmp", "x/a.tmp"},
+			drop:  []string{"/a.tmp"},
 		},
 		{
-			name:    "a trailing slash on an anchored path excludes only that directory",
-			exclude: []string{"build/out/"},
-			keep:    []string{"x/build/out/a"},
-			drop:    []string{"build/out/a", "build/out/b/c"},
+			name:  "a trailing slash is an ordinary character: it matches only a key that ends in it",
+			rules: []Rule{ex(".git/")},
+			keep:  []string{".gitignore", ".git/HEAD", "x/.git/objects/ab/cd"},
+			drop:  []string{".git/"},
 		},
 		{
-			name:    "an include keeps only what it matches",
-			include: []string{"*.jpg"},
-			keep:    []string{"a.jpg", "2026/01/a.jpg"},
-			drop:    []string{"a.png", "a.jpg/x"},
+			name:  "a directory and all below it is dir/*",
+			rules: []Rule{ex("build/out/*")},
+			keep:  []string{"x/build/out/a", "build/outer"},
+			drop:  []string{"build/out/a", "build/out/b/c"},
 		},
 		{
-			name:    "several includes keep what any of them matches",
-			include: []string{"*.jpg", "*.png"},
-			keep:    []string{"a.jpg", "b/a.png"},
-			drop:    []string{"a.gif"},
+			name:  "an include first keeps only what it matches",
+			rules: []Rule{in("*.jpg")},
+			keep:  []string{"a.jpg", "2026/01/a.jpg"},
+			drop:  []string{"a.png", "a.jpg/x"},
 		},
 		{
-			name:    "exclude wins over include",
-			include: []string{"*.jpg"},
-			exclude: []string{"thumbs/"},
-			keep:    []string{"a.jpg", "x/a.jpg"},
-			drop:    []string{"thumbs/a.jpg", "x/thumbs/a.jpg", "a.png"},
+			name:  "several includes keep what any of them matches",
+			rules: []Rule{in("*.jpg"), in("*.png")},
+			keep:  []string{"a.jpg", "b/a.png"},
+			drop:  []string{"a.gif"},
 		},
 		{
-			name:    "the same pattern included and excluded is excluded",
-			include: []string{"*.jpg"},
-			exclude: []string{"*.jpg"},
-			drop:    []string{"a.jpg"},
+			name:  "exclude everything then include is the aws idiom",
+			rules: []Rule{ex("*"), in("*.json")},
+			keep:  []string{"a.json", "x/y/b.json"},
+			drop:  []string{"a.txt", "x/a.json.gz"},
 		},
 		{
-			name:    "the base is cut before matching",
-			base:    "photos/",
-			exclude: []string{"/raw/"},
-			keep:    []string{"photos/2026/raw/a", "photos/a.jpg"},
-			drop:    []string{"photos/raw/a.cr2"},
+			name:  "an include after an exclude re-adds only what the exclude took",
+			rules: []Rule{ex("*.tmp"), in("keep/*")},
+			keep:  []string{"a.txt", "keep/a.tmp", "keep/b.txt"},
+			drop:  []string{"a.tmp", "x/keep/a.tmp"},
 		},
 		{
-			name:    "a key outside the base is matched whole",
-			base:    "photos/",
-			exclude: []string{"videos/*"},
-			drop:    []string{"videos/a.mp4"},
+			name:  "a later exclude takes back what an include kept",
+			rules: []Rule{in("*.jpg"), ex("*thumbs/*")},
+			keep:  []string{"a.jpg", "x/a.jpg"},
+			drop:  []string{"thumbs/a.jpg", "x/thumbs/a.jpg", "a.png"},
 		},
 		{
-			name:    "a question mark is one character other than a slash",
-			include: []string{"/a?c"},
-			keep:    []string{"abc", "a.c"},
-			drop:    []string{"a/c", "ac", "abbc"},
+			name:  "the same pattern included then excluded is excluded",
+			rules: []Rule{in("*.jpg"), ex("*.jpg")},
+			drop:  []string{"a.jpg", "b.png"},
 		},
 		{
-			name:    "brackets and backslashes are ordinary characters",
-			include: []string{"/[ab]\\x"},
-			keep:    []string{"[ab]\\x"},
-			drop:    []string{"a\\x", "ax"},
+			name:  "the same pattern excluded then included is included",
+			rules: []Rule{ex("*.jpg"), in("*.jpg")},
+			keep:  []string{"a.jpg", "b.png"},
 		},
 		{
-			name:    "a pattern without wildcards matches its name exactly",
-			exclude: []string{"Thumbs.db"},
-			keep:    []string{"Thumbs.db.bak", "thumbs.db"},
-			drop:    []string{"Thumbs.db", "x/Thumbs.db"},
+			name:  "the base is cut before matching",
+			base:  "photos/",
+			rules: []Rule{ex("raw/*")},
+			keep:  []string{"photos/2026/raw/a", "photos/a.jpg"},
+			drop:  []string{"photos/raw/a.cr2", "photos/raw/x/b.cr2"},
 		},
 		{
-			name:    "a double star in a segment crosses slashes",
-			include: []string{"/2026**.json"},
-			keep:    []string{"2026-01/a.json", "2026.json"},
-			drop:    []string{"x/2026/a.json"},
+			name:  "a key outside the base is matched whole",
+			base:  "photos/",
+			rules: []Rule{ex("videos/*")},
+			drop:  []string{"videos/a.mp4"},
+		},
+		{
+			name:  "a question mark is one character, a slash too",
+			rules: []Rule{in("a?c")},
+			keep:  []string{"abc", "a.c", "a/c", "aéc"},
+			drop:  []string{"ac", "abbc"},
+		},
+		{
+			name:  "brackets are a class",
+			rules: []Rule{ex("[ab].json")},
+			keep:  []string{"c.json", "[ab].json", "ab.json"},
+			drop:  []string{"a.json", "b.json"},
+		},
+		{
+			name:  "a negated class is any other character, a slash too",
+			rules: []Rule{ex("x[!0-9]y")},
+			keep:  []string{"x1y", "xy"},
+			drop:  []string{"xay", "x/y"},
+		},
+		{
+			name:  "a class takes ranges",
+			rules: []Rule{in("log-[0-9][0-9].txt")},
+			keep:  []string{"log-07.txt"},
+			drop:  []string{"log-7.txt", "log-a7.txt"},
+		},
+		{
+			name:  "a bracket without its closing bracket is an ordinary character",
+			rules: []Rule{in("a[b")},
+			keep:  []string{"a[b"},
+			drop:  []string{"ab"},
+		},
+		{
+			name:  "a backslash escapes nothing",
+			rules: []Rule{in(`a\*`)},
+			keep:  []string{`a\x`, `a\`},
+			drop:  []string{"a*", "ax"},
+		},
+		{
+			name:  "a pattern without wildcards matches its name exactly, case included",
+			rules: []Rule{ex("Thumbs.db")},
+			keep:  []string{"Thumbs.db.bak", "thumbs.db", "x/Thumbs.db"},
+			drop:  []string{"Thumbs.db"},
+		},
+		{
+			name:  "three stars are one star",
+			rules: []Rule{ex("a/***")},
+			keep:  []string{"b/a/x"},
+			drop:  []string{"a/b", "a/b/c", "a/"},
+		},
+		{
+			name:  "a lone slash is a pattern that matches only the key /",
+			rules: []Rule{ex("/")},
+			keep:  []string{"a", "a/"},
+			drop:  []string{"/"},
+		},
+		{
+			name:  "a star inside a name crosses slashes",
+			rules: []Rule{in("2026*.json")},
+			keep:  []string{"2026-01/a.json", "2026.json"},
+			drop:  []string{"x/2026/a.json"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := New(Options{Base: tt.base, Include: tt.include, Exclude: tt.exclude})
+			f, err := New(Options{Base: tt.base, Rules: tt.rules})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,30 +199,29 @@ func TestKeepKey(t *testing.T) {
 	}
 }
 
-func TestFlagOrderDoesNotMatter(t *testing.T) {
+func TestFlagOrderMatters(t *testing.T) {
 	keys := []string{"a.jpg", "a.png", "thumbs/a.jpg", "x/thumbs/b.png", "raw/a.jpg", "c"}
-	a, err := New(Options{Include: []string{"*.jpg", "*.png"}, Exclude: []string{"thumbs/", "/raw/**"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := New(Options{Include: []string{"*.png", "*.jpg"}, Exclude: []string{"/raw/**", "thumbs/"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ka, kb []string
-	for _, k := range keys {
-		if a.KeepKey(k) {
-			ka = append(ka, k)
+	kept := func(rules ...Rule) []string {
+		f, err := New(Options{Rules: rules})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if b.KeepKey(k) {
-			kb = append(kb, k)
+		var out []string
+		for _, k := range keys {
+			if f.KeepKey(k) {
+				out = append(out, k)
+			}
 		}
+		return out
 	}
-	if diff := cmp.Diff([]string{"a.jpg", "a.png"}, ka); diff != "" {
-		t.Errorf("kept (-want +got):\n%s", diff)
+	// Exclude last: the thumbnails go. Include last: they come back.
+	a := kept(Include("*.jpg"), Include("*.png"), Exclude("*thumbs/*"), Exclude("raw/*"))
+	b := kept(Exclude("*thumbs/*"), Exclude("raw/*"), Include("*.jpg"), Include("*.png"))
+	if diff := cmp.Diff([]string{"a.jpg", "a.png"}, a); diff != "" {
+		t.Errorf("excludes last kept (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(ka, kb); diff != "" {
-		t.Errorf("reordered flags kept different keys (-first +second):\n%s", diff)
+	if diff := cmp.Diff([]string{"a.jpg", "a.png", "thumbs/a.jpg", "x/thumbs/b.png", "raw/a.jpg", "c"}, b); diff != "" {
+		t.Errorf("includes last kept (-want +got):\n%s", diff)
 	}
 }
 
@@ -194,8 +251,8 @@ func TestKeep(t *testing.T) {
 		{"an object with no time is older than any cutoff", Options{OlderThan: now}, store.Object{}, true},
 		{"an object with no time is not newer than any cutoff", Options{NewerThan: now.Add(-100 * 365 * day)}, store.Object{}, false},
 		{"a time window keeps what falls inside", Options{NewerThan: now.Add(-7 * day), OlderThan: now.Add(-day)}, store.Object{ModTime: now.Add(-3 * day)}, true},
-		{"size and pattern must both keep an object", Options{Exclude: []string{"*.tmp"}, MinSize: ptr(1)}, store.Object{Key: "a.tmp", Size: 10}, false},
-		{"the key is matched after the size", Options{Include: []string{"*.jpg"}, MinSize: ptr(1)}, store.Object{Key: "a.jpg", Size: 10}, true},
+		{"size and pattern must both keep an object", Options{Rules: []Rule{Exclude("*.tmp")}, MinSize: ptr(1)}, store.Object{Key: "a.tmp", Size: 10}, false},
+		{"the key is matched after the size", Options{Rules: []Rule{Include("*.jpg")}, MinSize: ptr(1)}, store.Object{Key: "a.jpg", Size: 10}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,10 +298,9 @@ func TestNewRejects(t *testing.T) {
 		opts    Options
 		wantErr string
 	}{
-		{"an empty include pattern", Options{Include: []string{""}}, `--include "": empty pattern`},
-		{"a lone slash", Options{Exclude: []string{"/"}}, "empty pattern"},
-		{"three stars in a row", Options{Exclude: []string{"a/***"}}, `malformed wildcard "***"`},
-		{"a NUL byte", Options{Include: []string{"a\x00"}}, "NUL"},
+		{"an empty include pattern", Options{Rules: []Rule{Include("")}}, `--include "": empty pattern`},
+		{"an empty exclude pattern", Options{Rules: []Rule{Exclude("")}}, `--exclude "": empty pattern`},
+		{"a NUL byte", Options{Rules: []Rule{Include("a\x00")}}, "NUL"},
 		{"a negative minimum size", Options{MinSize: ptr(-1)}, "--min-size -1: negative"},
 		{"a negative maximum size", Options{MaxSize: ptr(-1)}, "--max-size -1: negative"},
 		{"a maximum below the minimum", Options{MinSize: ptr(10), MaxSize: ptr(9)}, "nothing would be kept"},

@@ -64,3 +64,27 @@ func FormatSize(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// FormatAWS formats a size as the AWS CLI's --human-readable does (its
+// human_readable_size): "1 Byte", "10 Bytes", then one decimal and a
+// base-2 unit, "1.0 KiB", "5.5 MiB", moving to the next unit once the
+// value would round to 1024.
+func FormatAWS(n int64) string {
+	const base = 1024.0
+	b := float64(n)
+	switch {
+	case n == 1:
+		return "1 Byte"
+	case b < base:
+		return strconv.FormatInt(n, 10) + " Bytes"
+	}
+	suffixes := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	unit := base
+	for i, suffix := range suffixes {
+		unit *= base // base ** (i+2)
+		if math.RoundToEven(b/unit*base) < base || i == len(suffixes)-1 {
+			return fmt.Sprintf("%.1f %s", base*b/unit, suffix)
+		}
+	}
+	panic("unreachable")
+}

@@ -55,3 +55,40 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+// TestFormatAWS compares with the AWS CLI's human_readable_size, whose
+// answers these are (awscli.customizations.s3.utils).
+func TestFormatAWS(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 Bytes"},
+		{1, "1 Byte"},
+		{2, "2 Bytes"},
+		{1023, "1023 Bytes"},
+		{1024, "1.0 KiB"},
+		{1025, "1.0 KiB"},
+		{1536, "1.5 KiB"},
+		{1587, "1.5 KiB"},
+		{10188, "9.9 KiB"},
+		{1048524, "1.0 MiB"},
+		{1048575, "1.0 MiB"},
+		{1048576, "1.0 MiB"},
+		{1572864, "1.5 MiB"},
+		{5492165909, "5.1 GiB"},
+		{1099511627775, "1.0 TiB"},
+		{1099511627776, "1.0 TiB"},
+		{1126999418470, "1.0 TiB"},
+		{3377699720527872, "3.0 PiB"},
+		{8070450532247928832, "7.0 EiB"},
+		{52428, "51.2 KiB"},
+		{52480, "51.2 KiB"},
+		{1075, "1.0 KiB"},
+		{1076, "1.1 KiB"},
+	} {
+		if got := FormatAWS(tt.n); got != tt.want {
+			t.Errorf("FormatAWS(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

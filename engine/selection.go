@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// NoMatchError is a source that named no object: a wildcard that matched
+// no key, or a single key or file that does not exist. Nothing was done.
+// The AWS CLI and s5cmd both fail such a command; so does s3bulk.
+type NoMatchError struct {
+	URL string
+	// Hint, when set, says what the user may have meant.
+	Hint string
+}
+
+func (e *NoMatchError) Error() string {
+	if e.Hint != "" {
+		return fmt.Sprintf("no object matches %s (%s)", e.URL, e.Hint)
+	}
+	return "no object matches " + e.URL
+}
+
+// EmptySourceError is a sync with deletes whose source listed no object
+// while the destination holds some: most likely a directory that is not
+// mounted or a mistyped prefix, not a wish to empty the destination. It
+// deleted nothing. SyncOptions.AllowEmptySource lets such a sync through.
+type EmptySourceError struct {
+	Src, Dst string
+	// Count is the number of destination objects the sync would delete.
+	Count int64
+}
+
+func (e *EmptySourceError) Error() string {
+	return fmt.Sprintf("sync %s to %s: the source lists no object, so --delete would delete all %d at the destination: deleted none (--allow-empty-source to go on)", e.Src, e.Dst, e.Count)
+}
+
+// IsFolderMarker reports whether o is a "folder marker": a zero-byte
+// object whose key ends in '/', which the S3 console and other tools
+// create to show an empty folder. Copies, moves and syncs skip them in
+// every direction, as the AWS CLI and s5cmd do: they hold no data, and a
+// local tree has no file to make of them.
+func IsFolderMarker(o store.Object) bool {
+	return !o.IsPrefix && o.Size == 0 && strings.HasSuffix(o.Key, "/")
+}
