@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/limiter"
@@ -136,6 +138,10 @@ type Options struct {
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
+	// Logger, when set, is told once per run of each fallback the run
+	// takes because a server lacks an operation (a copy without
+	// UploadPartCopy, say).
+	Logger *slog.Logger
 }
 
 // MetadataOptions change the metadata written with each object. By default
@@ -210,10 +216,27 @@ type executor struct {
 	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
+	// noPartCopy is set once the destination answered that it has no
+	// UploadPartCopy: later copies go straight to the fallback.
+	noPartCopy atomic.Bool
+	// copyObjectMax is the largest object one CopyObject copies
+	// (parts.MaxCopyObject; lowered by tests).
+	copyObjectMax int64
+	// said holds the fallbacks already logged (sayOnce).
+	said sync.Map
 	// sourceObjects counts the objects a sync's source listed, folder
 	// markers aside, before filters: none, with deletes held, is an
 	// EmptySourceError.
 	sourceObjects atomic.Int64
+}
+
+// sayOnce logs msg at level the first time the run takes the fallback
+// that topic names.
+func (e *executor) sayOnce(topic string, level slog.Level, msg string, args ...any) {
+	if _, dup := e.said.LoadOrStore(topic, true); dup || e.opts.Logger == nil {
+		return
+	}
+	e.opts.Logger.Log(context.Background(), level, msg, args...)
 }
 
 func newExecutor(job Job, opts Options) *executor {
@@ -242,7 +265,7 @@ func newExecutor(job Job, opts Options) *executor {
 	}
 	buffers := limiter.NewByteBudget(opts.MaxBufferBytes)
 	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
-		streak: streak{limit: stopAfter}}
+		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject}
 }
 
 // workers is the number of object workers.

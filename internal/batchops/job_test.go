@@ -177,6 +177,7 @@ func TestJobCopiesEveryObjectAndReports(t *testing.T) {
 func TestJobCopiesOddKeys(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
+	e.srv.Require(t, s3test.OddKeys)
 	keys := []string{
 		"a b/c  d.txt",
 		"日本語/ファイル.txt",
@@ -537,7 +538,7 @@ func TestPutManifestStreamsWithFlatMemory(t *testing.T) {
 	if m.Stats.Objects != n || obj.Size < 20<<20 {
 		t.Fatalf("manifest of %d lines, %d bytes; want %d lines over 20 MiB", m.Stats.Objects, obj.Size, n)
 	}
-	if !strings.Contains(m.ETag, "-") {
+	if !strings.Contains(m.ETag, "-") && e.srv.Has(t, s3test.MultipartETag) {
 		t.Errorf("manifest ETag %q is not a multipart ETag: it was not streamed in parts", m.ETag)
 	}
 	growth := int64(peak) - int64(base)

@@ -82,6 +82,7 @@ func jobID(t *testing.T, out string) string {
 func TestBatchCpWaitCopiesEveryObject(t *testing.T) {
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
+	e.srv.Require(t, s3test.OddKeys)
 	objs := map[string]string{"1/100/file-01.json": "a", "1/100/file 02+x.json": "b", "2/日本.json": "c"}
 	e.seed(t, objs)
 

@@ -299,6 +299,7 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
+	opts.Logger = a.logger
 	if opts.PartStreams == 0 {
 		// What one command learnt about part uploads serves the other
 		// lines of a run file too.

@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,12 +45,15 @@ type Config struct {
 	// StallRate never answers: the request is held open until the client
 	// gives up or the proxy is closed.
 	StallRate float64
-	// CorruptRate forwards the request and the whole response with one
-	// bit of the body flipped, in its middle byte, as a bad NIC or a
-	// broken middlebox would: headers, length and status are untouched,
-	// so only a checksum of the bytes can tell. A response without a body
-	// passes unchanged.
+	// CorruptRate forwards the request and flips one bit of the response
+	// body, in its middle byte: the response is whole and well formed, so
+	// only a check of the content can notice.
 	CorruptRate float64
+
+	// DropChecksums removes the x-amz-checksum-* headers (and
+	// x-amz-checksum-type) from every response, eligible or not, as a
+	// server that keeps no checksums answers.
+	DropChecksums bool
 
 	// Seed makes the sequence of faults repeatable; 0 picks a random seed.
 	Seed int64
@@ -286,6 +290,9 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.handlers.Done()
 	p.requests.Add(1)
 	st := p.state.Load()
+	if st.cfg.DropChecksums {
+		w = &noChecksums{ResponseWriter: w}
+	}
 	if st.cfg.Match != nil && !st.cfg.Match(r) {
 		p.forward.ServeHTTP(w, r)
 		return
@@ -323,7 +330,7 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case Stall:
 		p.stall(r)
 	case Corrupt:
-		p.forward.ServeHTTP(&corruptWriter{ResponseWriter: w, at: -1}, r)
+		p.forward.ServeHTTP(&flipWriter{ResponseWriter: w}, r)
 	default:
 		p.forward.ServeHTTP(w, r)
 	}
@@ -527,28 +534,54 @@ func (b *byteWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// corruptWriter passes a forwarded response through with one bit of its
-// body's middle byte flipped.
-type corruptWriter struct {
-	http.ResponseWriter
-	at   int64 // offset of the byte to flip; < 0 for none
-	seen int64
-}
+// noChecksums drops the checksum headers of a forwarded response.
+type noChecksums struct{ http.ResponseWriter }
 
-func (c *corruptWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+func (c *noChecksums) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
-func (c *corruptWriter) WriteHeader(code int) {
-	if n, err := strconv.ParseInt(c.Header().Get("Content-Length"), 10, 64); err == nil && n > 0 && code < 300 {
-		c.at = n / 2
+func (c *noChecksums) WriteHeader(code int) {
+	for k := range c.Header() {
+		if strings.HasPrefix(strings.ToLower(k), "x-amz-checksum-") {
+			c.Header().Del(k)
+		}
 	}
 	c.ResponseWriter.WriteHeader(code)
 }
 
-func (c *corruptWriter) Write(b []byte) (int, error) {
-	if c.at >= c.seen && c.at < c.seen+int64(len(b)) {
-		b = append([]byte(nil), b...)
-		b[c.at-c.seen] ^= 0x01
+func (c *noChecksums) Write(b []byte) (int, error) { return c.ResponseWriter.Write(b) }
+
+// flipWriter passes a forwarded response through with one bit of its body
+// flipped, in the middle byte (by Content-Length).
+type flipWriter struct {
+	http.ResponseWriter
+	at      int64 // body offset of the byte to flip; < 0: none
+	seen    int64
+	started bool
+}
+
+func (f *flipWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+func (f *flipWriter) WriteHeader(code int) {
+	if code >= 200 && !f.started {
+		f.started = true
+		f.at = -1
+		if n, err := strconv.ParseInt(f.Header().Get("Content-Length"), 10, 64); err == nil && n > 0 && code < 300 {
+			f.at = n / 2
+		}
 	}
-	c.seen += int64(len(b))
-	return c.ResponseWriter.Write(b)
+	f.ResponseWriter.WriteHeader(code)
+}
+
+func (f *flipWriter) Write(b []byte) (int, error) {
+	if !f.started {
+		f.WriteHeader(http.StatusOK)
+	}
+	if f.at >= f.seen && f.at < f.seen+int64(len(b)) {
+		c := make([]byte, len(b))
+		copy(c, b)
+		c[f.at-f.seen] ^= 0x01
+		b = c
+	}
+	f.seen += int64(len(b))
+	return f.ResponseWriter.Write(b)
 }

@@ -177,12 +177,20 @@ func (s *Server) stopped() bool {
 	}
 }
 
+// externalEnv is the AWS_ configuration of an external endpoint as the
+// process started with it, read at package initialisation: a TestMain may
+// scrub the environment (so that the code under test sees no developer's
+// credentials) before the first test asks for the server.
+var externalEnv = struct{ region, accessKey, secretKey string }{
+	os.Getenv("AWS_REGION"), os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"),
+}
+
 func external(endpoint string) (*Server, error) {
 	s := &Server{
 		Endpoint:  strings.TrimRight(endpoint, "/"),
-		Region:    os.Getenv("AWS_REGION"),
-		AccessKey: os.Getenv("AWS_ACCESS_KEY_ID"),
-		SecretKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
+		Region:    externalEnv.region,
+		AccessKey: externalEnv.accessKey,
+		SecretKey: externalEnv.secretKey,
 	}
 	if s.Region == "" {
 		s.Region = gateway.DefaultRegion

@@ -336,3 +336,28 @@ func TestTwoPrivateServersAreTwoAccounts(t *testing.T) {
 		t.Errorf("server b with server a's credentials: err = %v, want an unknown access key", err)
 	}
 }
+
+// TestCapabilities probes every capability: against an external endpoint
+// it lists what the server lacks (go test -v); the embedded gateway has
+// them all.
+func TestCapabilities(t *testing.T) {
+	srv := Start(t)
+	caps := make([]Capability, 0, len(probes))
+	for c := range probes {
+		caps = append(caps, c)
+	}
+	slices.Sort(caps)
+	for _, c := range caps {
+		t.Run(string(c), func(t *testing.T) {
+			if srv.child != nil {
+				// Probed here only, so that the probes themselves are
+				// known to pass on a server that has everything.
+				if err := srv.probe(t, c); err != nil {
+					t.Errorf("the embedded gateway fails the probe for %s: %v", c, err)
+				}
+				return
+			}
+			srv.Require(t, c)
+		})
+	}
+}

@@ -45,6 +45,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // Options configures the fake.
@@ -905,10 +907,13 @@ func (s *Server) copyOne(ctx context.Context, j *job, bucket, encKey string) res
 		return res
 	}
 	op := j.req.Operation.Copy
+	// The copy source is encoded as s3bulk's own copies encode it:
+	// url.QueryEscape's '+' for a space reads as a '+' on servers that
+	// decode it as a path (SeaweedFS).
 	in := &s3.CopyObjectInput{
 		Bucket:     aws.String(s.unARN(op.TargetResource)),
 		Key:        aws.String(op.TargetKeyPrefix + key),
-		CopySource: aws.String(bucket + "/" + url.QueryEscape(key)),
+		CopySource: aws.String(s3store.CopySource(bucket, key)),
 	}
 	if op.StorageClass != "" {
 		in.StorageClass = s3types.StorageClass(op.StorageClass)

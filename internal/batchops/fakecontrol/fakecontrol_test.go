@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 func TestMain(m *testing.M) { s3test.Main(m) }
@@ -493,4 +495,45 @@ func TestTagsPriorityAndExpectedOwner(t *testing.T) {
 			t.Errorf("job ended %s, %v; want Failed", st, err)
 		}
 	})
+}
+
+// copySources records the x-amz-copy-source header of every request.
+type copySources struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (c *copySources) RoundTrip(r *http.Request) (*http.Response, error) {
+	if v := r.Header.Get("X-Amz-Copy-Source"); v != "" {
+		c.mu.Lock()
+		c.seen = append(c.seen, v)
+		c.mu.Unlock()
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestACopySourceIsEncodedAsS3BulkEncodesIt(t *testing.T) {
+	ctx := context.Background()
+	srv := s3test.Start(t)
+	rec := &copySources{}
+	sdk := s3.New(srv.Client(t).Options(), func(o *s3.Options) { o.HTTPClient = &http.Client{Transport: rec} })
+	w := &world{srv: srv, fake: fakecontrol.New(t, sdk, fakecontrol.Options{}), src: srv.NewBucket(t), dst: srv.NewBucket(t)}
+	w.ctl = stockClient(t, w.fake, srv)
+	const key = "a b+c"
+	s3test.PutObject(t, sdk, w.src, key, []byte("x"))
+	// Manifest keys are URL-encoded, a space as '+'.
+	s3test.PutObject(t, sdk, w.dst, "m.csv", []byte(w.src+","+url.QueryEscape(key)+"\n"))
+	out, err := w.ctl.CreateJob(ctx, w.input(t, "t1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.fake.Wait(ctx, *out.JobId); err != nil {
+		t.Fatal(err)
+	}
+	want := s3store.CopySource(w.src, key)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if diff := cmp.Diff([]string{want}, rec.seen); diff != "" {
+		t.Errorf("copy source headers (-want +got):\n%s", diff)
+	}
 }
