@@ -57,7 +57,7 @@ func TestAStreamedPartWaitsForRoomInTheByteBudget(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.uploadPart(context.Background(), task, "id", dst, p)
+		_, err := e.uploadPart(context.Background(), task, "id", dst, p, nil)
 		done <- err
 	}()
 	<-src.got
@@ -83,7 +83,7 @@ func TestAStreamedPartWaitsForRoomInTheByteBudget(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := e.uploadPart(ctx, task, "id", dst, p); !errors.Is(err, context.Canceled) {
+	if _, err := e.uploadPart(ctx, task, "id", dst, p, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("uploadPart with the budget full and ctx done = %v, want context.Canceled", err)
 	}
 	<-src.got

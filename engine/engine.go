@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/limiter"
@@ -162,6 +164,10 @@ type Options struct {
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
+	// Logger, when set, is told once per run of each fallback the run
+	// takes because a server lacks an operation (a copy without
+	// UploadPartCopy, say).
+	Logger *slog.Logger
 }
 
 // MetadataOptions change the metadata written with each object. By default
@@ -225,8 +231,10 @@ type executor struct {
 	resumedIDs resumed
 	// streak holds the latest failures that share a cause (StopAfter).
 	streak streak
-	// buffers bounds the bytes of parts held in memory at once, run-wide.
-	buffers *limiter.ByteBudget
+	// buffers bounds the bytes of parts held in memory at once, run-wide;
+	// partBuffers hands out and reuses the buffers themselves.
+	buffers     *limiter.ByteBudget
+	partBuffers *partBuffers
 	// streams bounds the part uploads in flight, run-wide.
 	streams *limiter.Streams
 	// moves, in a move from a store that deletes in batches, deletes the
@@ -234,10 +242,27 @@ type executor struct {
 	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
 	deletes *spool
+	// noPartCopy is set once the destination answered that it has no
+	// UploadPartCopy: later copies go straight to the fallback.
+	noPartCopy atomic.Bool
+	// copyObjectMax is the largest object one CopyObject copies
+	// (parts.MaxCopyObject; lowered by tests).
+	copyObjectMax int64
+	// said holds the fallbacks already logged (sayOnce).
+	said sync.Map
 	// sourceObjects counts the objects a sync's source listed, folder
 	// markers aside, before filters: none, with deletes held, is an
 	// EmptySourceError.
 	sourceObjects atomic.Int64
+}
+
+// sayOnce logs msg at level the first time the run takes the fallback
+// that topic names.
+func (e *executor) sayOnce(topic string, level slog.Level, msg string, args ...any) {
+	if _, dup := e.said.LoadOrStore(topic, true); dup || e.opts.Logger == nil {
+		return
+	}
+	e.opts.Logger.Log(context.Background(), level, msg, args...)
 }
 
 func newExecutor(job Job, opts Options) *executor {
@@ -264,8 +289,9 @@ func newExecutor(job Job, opts Options) *executor {
 	if stopAfter == 0 {
 		stopAfter = DefaultStopAfter
 	}
-	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: limiter.NewByteBudget(opts.MaxBufferBytes), streams: streams,
-		streak: streak{limit: stopAfter}}
+	buffers := limiter.NewByteBudget(opts.MaxBufferBytes)
+	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
+		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject}
 }
 
 // maxWorkers is the most object workers the run may start.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"mime"
 	"path"
@@ -50,9 +51,12 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		}
 	}
 	var err error
-	if t.PartSize > 0 {
-		r.Parts, err = e.multipart(ctx, t)
-	} else {
+	switch {
+	case t.Op == OpStream && !e.job.Src.Loc.Local:
+		r.Parts, err = e.stream(ctx, t)
+	case t.PartSize > 0:
+		r.Parts, r.Unverified, err = e.multipart(ctx, t)
+	default:
 		err = e.single(ctx, t)
 	}
 	if err == nil && t.DeleteSource && e.moves == nil {
@@ -190,28 +194,70 @@ func (e *executor) withMetadata(m store.Metadata, key string) store.Metadata {
 }
 
 // multipart moves an object in parts, each part one request on the run's
-// budget. It returns the number of parts.
-func (e *executor) multipart(ctx context.Context, t Task) (int, error) {
+// budget. It returns the number of parts, and whether the object arrived
+// with nothing to check it against.
+func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 	layout, err := parts.NewLayout(t.Size, t.PartSize)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	dst := e.job.Dst.Store
 	if rw, ok := dst.(store.RandomWriter); ok {
-		return int(layout.Count), e.rangedDownload(ctx, t, layout, rw)
+		unverified, err := e.rangedDownload(ctx, t, layout, rw)
+		return int(layout.Count), unverified, err
 	}
 	mp, ok := dst.(store.Multipart)
 	if !ok {
+		return 0, false, e.single(ctx, t)
+	}
+	if t.Op == OpCopy && e.noPartCopy.Load() {
+		n, err := e.copyWithoutPartCopy(ctx, t, mp)
+		return n, false, err
+	}
+	err = e.multipartUpload(ctx, t, layout, mp)
+	if t.Op == OpCopy && errors.Is(err, store.ErrNotImplemented) && ctx.Err() == nil {
+		// The upload was aborted; the copy starts over another way.
+		e.noPartCopy.Store(true)
+		n, err := e.copyWithoutPartCopy(ctx, t, mp)
+		return n, false, err
+	}
+	return int(layout.Count), false, err
+}
+
+// copyWithoutPartCopy copies t on a server without UploadPartCopy: with one
+// CopyObject up to its 5 GiB limit, beyond it through this process (ranged
+// GETs of the source, UploadPart to the destination), as a stream between
+// two endpoints is. It returns the number of parts.
+func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Multipart) (int, error) {
+	if t.Size <= e.copyObjectMax {
+		e.sayOnce("no-part-copy", slog.LevelDebug,
+			"the destination has no UploadPartCopy: objects up to 5 GiB are copied with one CopyObject each", "dst", e.job.Dst.Loc.String())
 		return 0, e.single(ctx, t)
 	}
-	return int(layout.Count), e.multipartUpload(ctx, t, layout, mp)
+	e.sayOnce("no-part-copy-stream", slog.LevelWarn,
+		"the destination has no UploadPartCopy and CopyObject takes at most 5 GiB: bigger objects are copied through this machine",
+		"dst", e.job.Dst.Loc.String())
+	ps := e.opts.PartSize
+	if ps == 0 {
+		ps = parts.Auto(t.Size, parts.Upload)
+	}
+	layout, err := parts.NewLayout(t.Size, ps)
+	if err != nil {
+		return 0, err
+	}
+	st := t
+	st.Op, st.PartSize = OpStream, layout.PartSize
+	return int(layout.Count), e.multipartUpload(ctx, st, layout, mp)
 }
 
 // rangedDownload writes parallel ranged reads into a preallocated temp file
-// that is renamed only when every part arrived.
-func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layout, rw store.RandomWriter) error {
-	// The parts are hashed as they are written and checked, together,
-	// against the source's full-object checksum before the rename.
+// that is renamed only when every part arrived and, when the source has
+// anything to check them against, the parts were found intact. It reports
+// whether the source had nothing.
+func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layout, rw store.RandomWriter) (unverified bool, err error) {
+	// The parts are hashed as they are written, or read back before the
+	// rename, and checked against what the source keeps of the whole
+	// object (a full-object checksum, an MD5 or multipart ETag).
 	var check store.PartsVerifier
 	if v, ok := e.job.Src.Store.(store.Verifier); ok {
 		err := e.do(ctx, func(ctx context.Context) error {
@@ -220,12 +266,13 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 			return err
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
+	unverified = check == nil
 	tmp, err := rw.CreateTemp(ctx, t.DstKey, t.Size)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tmp.Abort() // no-op after Commit
 	pb := &partBytes{p: e.progress}
@@ -261,14 +308,15 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 		})
 	}
 	if err = g.Wait(); err != nil {
-		return err
+		return false, err
 	}
 	if check != nil {
-		if err := check.Verify(); err != nil {
-			return err // the deferred Abort removes the temp file
+		// Under one slot: checking may ask the source for part sizes.
+		if err := e.do(ctx, func(ctx context.Context) error { return check.Verify(ctx, tmp) }); err != nil {
+			return false, err // the deferred Abort removes the temp file
 		}
 	}
-	return tmp.Commit()
+	return unverified, tmp.Commit()
 }
 
 // downloadBuffer is the copy buffer of one ranged read: large enough that
@@ -342,6 +390,21 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		}
 	}()
 
+	// Parts read from another store are checked, together, against the
+	// source's full-object checksum before the upload completes. Parts
+	// uploaded by an earlier run were not read by this one: a resumed
+	// upload relies on the checksums the destination verified per part.
+	var check store.PartsVerifier
+	if v, ok := src.(store.Verifier); ok && t.Op == OpStream && len(already) == 0 {
+		err = e.do(ctx, func(ctx context.Context) error {
+			var err error
+			check, err = v.VerifyParts(ctx, t.SrcKey, t.ETag, t.Size)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	done := make([]store.Part, layout.Count)
 	pb := &partBytes{p: e.progress}
 	defer pb.end()
@@ -372,7 +435,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 				if t.Op == OpCopy {
 					part, err = mp.UploadPartCopy(ctx, t.DstKey, uploadID, p.Number, copySrc, p.Offset, p.Last())
 				} else {
-					part, err = e.uploadPart(ctx, t, uploadID, mp, p)
+					part, err = e.uploadPart(ctx, t, uploadID, mp, p, check)
 				}
 				if err != nil {
 					return fmt.Errorf("part %d: %w", p.Number, err)
@@ -400,6 +463,14 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	if err = g.Wait(); err != nil {
 		return err
 	}
+	if check != nil {
+		// Nothing of a stream is kept to read back: a source whose parts
+		// can only be checked that way (an MD5 or multipart ETag) relies on
+		// the checksums the destination verified per part.
+		if err = check.Verify(ctx, nil); err != nil && !errors.Is(err, store.ErrUnverifiable) {
+			return err // the deferred abort leaves nothing behind
+		}
+	}
 	return e.do(ctx, func(ctx context.Context) error {
 		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
 	})
@@ -408,7 +479,9 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 // uploadPart sends one part read from the source. A seekable source body is
 // sent as it is; otherwise the part is read into memory first, because
 // signing needs to rewind the body.
-func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp store.Multipart, p parts.Part) (store.Part, error) {
+//
+// check, when set, sees the bytes of every part read from memory.
+func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp store.Multipart, p parts.Part, check store.PartsVerifier) (store.Part, error) {
 	body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
 	if err != nil {
 		return store.Part{}, fmt.Errorf("read: %w", err)
@@ -418,12 +491,17 @@ func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp s
 	if !ok {
 		// Held in memory under the run's byte budget, so a stream of many
 		// big objects between two endpoints cannot buffer without bound.
-		if err := e.buffers.Acquire(ctx, p.Size); err != nil {
+		buf, err := e.partBuffers.get(ctx, p.Size)
+		if err != nil {
 			return store.Part{}, err
 		}
-		defer e.buffers.Release(p.Size)
-		buf := make([]byte, p.Size)
-		if _, err := io.ReadFull(body, buf); err != nil {
+		defer e.partBuffers.put(buf)
+		var r io.Reader = body
+		if check != nil {
+			// A retried part starts its hash over.
+			r = io.TeeReader(body, check.Part(p.Offset, p.Size))
+		}
+		if _, err := io.ReadFull(r, buf); err != nil {
 			return store.Part{}, fmt.Errorf("read: %w", err)
 		}
 		rs = bytes.NewReader(buf)

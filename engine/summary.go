@@ -15,6 +15,9 @@ type Summary struct {
 	Elapsed  time.Duration    `json:"-"`
 	Seconds  float64          `json:"seconds"`
 	Requests map[string]int64 `json:"requests,omitempty"`
+	// Unverified counts the done objects that had nothing to be checked
+	// against (Result.Unverified).
+	Unverified int64 `json:"unverified,omitempty"`
 }
 
 // Copied is the objects done other than deletes.
@@ -44,6 +47,9 @@ func (s *Summary) add(r Result) {
 			s.Deleted++
 		} else {
 			s.Bytes += r.Task.Size
+		}
+		if r.Unverified {
+			s.Unverified++
 		}
 	case StatusFailed:
 		s.Failed++

@@ -61,6 +61,10 @@ type Result struct {
 	Duration time.Duration
 	// Parts is the number of parts the object moved in (0 for one request).
 	Parts int
+	// Unverified marks a download in parts whose source kept nothing to
+	// check the bytes against (no full-object checksum, no MD5 or
+	// multipart ETag, or checksums turned off).
+	Unverified bool
 }
 
 // object returns the task's source as a store.Object.

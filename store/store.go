@@ -23,6 +23,13 @@ var (
 	ErrExists             = errors.New("already exists")
 	ErrUnsafeKey          = errors.New("key would be written outside the destination")
 	ErrChecksumMismatch   = errors.New("checksum mismatch")
+	// ErrUnverifiable: the parts could only be checked by reading them
+	// back, and they cannot be (PartsVerifier.Verify with nil).
+	ErrUnverifiable = errors.New("cannot be verified without reading the parts back")
+	// ErrNotImplemented marks an operation the server does not have (an
+	// S3-compatible server's 501 NotImplemented or 405 MethodNotAllowed):
+	// asking again never helps, doing without it may.
+	ErrNotImplemented = errors.New("not implemented by the server")
 	// ErrUnreachable marks a connection refused by an endpoint that has not
 	// answered any request yet: down, or a wrong address.
 	ErrUnreachable = errors.New("endpoint unreachable")
@@ -107,6 +114,10 @@ type Part struct {
 	Number int32
 	ETag   string
 	Size   int64
+	// Checksum is the part's checksum as the server acknowledged it when
+	// the part was uploaded; zero when unknown (a copied part, a server
+	// that does not say, a part recorded by an earlier run).
+	Checksum Checksum
 }
 
 // Upload is one in-progress multipart upload.
@@ -128,9 +139,11 @@ type Multipart interface {
 }
 
 // TempFile is a destination file being written at random offsets. Nothing is
-// visible under its final name until Commit.
+// visible under its final name until Commit. What was written can be read
+// back before then (to verify it).
 type TempFile interface {
 	io.WriterAt
+	io.ReaderAt
 	// Commit flushes, closes and renames the file to its final name.
 	Commit() error
 	// Abort closes and removes the temp file. Safe after Commit (no-op).
@@ -173,22 +186,37 @@ type ChecksumMultipart interface {
 	CreateMultipartChecksum(ctx context.Context, key string, meta Metadata) (uploadID string, err error)
 }
 
-// PartsVerifier checks an object read in parts against the checksum its
-// store keeps for the whole object.
+// PartsVerifier checks an object read in parts against what its store
+// keeps of the whole object (a checksum, an MD5 ETag).
 type PartsVerifier interface {
 	// Part returns the writer that the bytes of the part at off, size bytes
 	// long, go through as they are written. Parts may be written
 	// concurrently, each by one goroutine.
 	Part(off, size int64) io.Writer
-	// Verify reports, once every part was written, an error wrapping
-	// ErrChecksumMismatch if the parts differ from the object.
-	Verify() error
+	// Verify reports, once every part was written to written, an error
+	// wrapping ErrChecksumMismatch if the parts differ from the object.
+	// What cannot be checked as the parts go by (an MD5, which cannot be
+	// combined from parts written out of order) is read back from written.
+	// written is nil when the parts cannot be read back (a stream into
+	// another store): then an object that could only be checked that way
+	// gives an error wrapping ErrUnverifiable.
+	Verify(ctx context.Context, written io.ReaderAt) error
 }
 
-// Verifier is implemented by stores that keep full-object checksums.
+// Verifier is implemented by stores that keep checksums of whole objects.
 type Verifier interface {
 	// VerifyParts returns a PartsVerifier for a read of key in parts, or
-	// nil when the object has no checksum to check against. ifMatch, when
+	// nil when the object carries nothing to check against. ifMatch, when
 	// set, fails with ErrPreconditionFailed if the object changed.
 	VerifyParts(ctx context.Context, key, ifMatch string, size int64) (PartsVerifier, error)
+}
+
+// MetadataReader is implemented by stores whose reads return an object's
+// metadata with its bytes, as S3's GetObject does: a copy through the
+// client then costs one request to read, not a Head and a read.
+type MetadataReader interface {
+	// GetWithMetadata opens the whole object for reading, as Get(ctx,
+	// key, 0, -1, ifMatch) does, and returns the metadata it was stored
+	// with.
+	GetWithMetadata(ctx context.Context, key, ifMatch string) (io.ReadCloser, Metadata, error)
 }

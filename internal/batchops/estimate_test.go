@@ -42,7 +42,7 @@ func TestChooseReproducesReport1(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Choose(Workload{Objects: tt.objects, Bytes: tt.objects * 100 << 10}, DefaultAssumptions())
+			c := Choose(Workload{Objects: tt.objects, Bytes: tt.objects * 100 << 10}, ReportAssumptions())
 			if got := cents(c.Local.Cost); got != tt.localCost {
 				t.Errorf("local cost = $%.4f (%.2f), want ~$%.2f", c.Local.Cost, got, tt.localCost)
 			}
@@ -66,7 +66,7 @@ func TestChooseReproducesReport1(t *testing.T) {
 }
 
 func TestChooseReportsCostsToTheTenthOfACent(t *testing.T) {
-	c := Choose(Workload{Objects: 5000}, DefaultAssumptions())
+	c := Choose(Workload{Objects: 5000}, ReportAssumptions())
 	// The report says ~$0.024 and ~$0.28 for 5,000 objects.
 	if math.Abs(c.Local.Cost-0.024) > 0.001 || math.Abs(c.BatchOps.Cost-0.28) > 0.002 {
 		t.Errorf("costs = $%.4f local, $%.4f batchops; want ~$0.024 and ~$0.28", c.Local.Cost, c.BatchOps.Cost)
@@ -74,24 +74,24 @@ func TestChooseReportsCostsToTheTenthOfACent(t *testing.T) {
 }
 
 func TestChooseBreakEven(t *testing.T) {
-	c := Choose(Workload{Objects: 1}, DefaultAssumptions())
+	c := Choose(Workload{Objects: 1}, ReportAssumptions())
 	// 48.3 s / (1/251.43 - 1/333.33) objects.
 	if c.BreakEven < 49400 || c.BreakEven > 49450 {
 		t.Errorf("break-even = %d objects, want ~49,430", c.BreakEven)
 	}
-	below := Choose(Workload{Objects: c.BreakEven - 100}, DefaultAssumptions())
-	above := Choose(Workload{Objects: c.BreakEven + 100}, DefaultAssumptions())
+	below := Choose(Workload{Objects: c.BreakEven - 100}, ReportAssumptions())
+	above := Choose(Workload{Objects: c.BreakEven + 100}, ReportAssumptions())
 	if below.Engine != EngineLocal || above.Engine != EngineBatchOps {
 		t.Errorf("around break-even: %s below, %s above; want local then batchops", below.Engine, above.Engine)
 	}
 }
 
 func TestChooseDecisions(t *testing.T) {
-	fast := DefaultAssumptions()
+	fast := ReportAssumptions()
 	fast.LocalObjectsPerSec = 2000 // s3bulk's own rate, not the CLI's
-	capped := DefaultAssumptions()
+	capped := ReportAssumptions()
 	capped.MaxExtraCost = 0.10
-	bw := DefaultAssumptions()
+	bw := ReportAssumptions()
 	bw.LocalBytesPerSec = 10 << 20 // a download-and-upload through a 10 MiB/s link
 	tests := []struct {
 		name   string
@@ -100,8 +100,8 @@ func TestChooseDecisions(t *testing.T) {
 		engine string
 		reason string
 	}{
-		{"a blocked job falls back to local whatever the size", Workload{Objects: 10_000_000, BatchBlocked: []string{"the source is a local directory"}}, DefaultAssumptions(), EngineLocal, "batchops cannot do this copy: the source is a local directory"},
-		{"an empty workload never pays a job fee", Workload{}, DefaultAssumptions(), EngineLocal, "nothing to copy"},
+		{"a blocked job falls back to local whatever the size", Workload{Objects: 10_000_000, BatchBlocked: []string{"the source is a local directory"}}, ReportAssumptions(), EngineLocal, "batchops cannot do this copy: the source is a local directory"},
+		{"an empty workload never pays a job fee", Workload{}, ReportAssumptions(), EngineLocal, "nothing to copy"},
 		{"a fast local engine outruns a job at 100,000 objects", Workload{Objects: 100000}, fast, EngineLocal, "local is faster"},
 		{"a cost limit keeps a slightly faster job from running", Workload{Objects: 100000}, capped, EngineLocal, "above the limit of $0.10"},
 		{"a bandwidth-bound local copy loses to a job", Workload{Objects: 1000, Bytes: 10 << 30}, bw, EngineBatchOps, "a job is faster"},

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +18,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3control"
 	"github.com/aws/aws-sdk-go-v2/service/s3control/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
 	smithyendpoints "github.com/aws/smithy-go/endpoints"
+
+	"github.com/s3bulk/s3bulk/internal/retry"
 )
 
 // Job statuses, as S3 Control names them. A job moves New, Preparing, Ready,
@@ -61,6 +67,13 @@ type Job struct {
 	StatusReason   string
 	Report         ReportLocation
 	RoleArn        string
+	// Copy is the job's S3PutObjectCopy operation, when it is one.
+	Copy *CopyTarget
+}
+
+// CopyTarget is where a copy job writes.
+type CopyTarget struct {
+	DestBucket, DestPrefix, StorageClass string
 }
 
 // Done reports whether the job reached a final status.
@@ -80,10 +93,49 @@ type ReportLocation struct {
 	Scope   string // ReportAllTasks or ReportFailedTasks
 }
 
+// Generator lets S3 build a job's manifest from a listing of its own
+// (S3JobManifestGenerator), so a copy of billions of objects needs no
+// listing here. Its filters are S3's, not cp's: key prefixes and suffixes,
+// sizes, creation times, storage classes.
+type Generator struct {
+	SourceBucket string
+	Prefixes     []string
+	Suffixes     []string
+	// SizeBelow keeps only objects smaller than it (ObjectSizeLessThanBytes);
+	// 0 means MaxCopySize + 1, so a job is never given what it cannot copy.
+	SizeBelow      int64
+	CreatedAfter   time.Time
+	CreatedBefore  time.Time
+	StorageClasses []string
+}
+
+func (g *Generator) filter() *types.JobManifestGeneratorFilter {
+	f := &types.JobManifestGeneratorFilter{ObjectSizeLessThanBytes: aws.Int64(g.SizeBelow)}
+	if g.SizeBelow <= 0 {
+		f.ObjectSizeLessThanBytes = aws.Int64(MaxCopySize + 1)
+	}
+	if len(g.Prefixes)+len(g.Suffixes) > 0 {
+		f.KeyNameConstraint = &types.KeyNameConstraint{MatchAnyPrefix: g.Prefixes, MatchAnySuffix: g.Suffixes}
+	}
+	if !g.CreatedAfter.IsZero() {
+		f.CreatedAfter = aws.Time(g.CreatedAfter)
+	}
+	if !g.CreatedBefore.IsZero() {
+		f.CreatedBefore = aws.Time(g.CreatedBefore)
+	}
+	for _, c := range g.StorageClasses {
+		f.MatchAnyStorageClass = append(f.MatchAnyStorageClass, types.S3StorageClass(c))
+	}
+	return f
+}
+
 // CopySpec is an S3PutObjectCopy job.
 type CopySpec struct {
-	Manifest Manifest
-	RoleArn  string
+	// Manifest lists the objects, unless Generator is set: then S3 lists
+	// them itself.
+	Manifest  Manifest
+	Generator *Generator
+	RoleArn   string
 	// DestBucket receives the copies, each under DestPrefix + source key.
 	DestBucket string
 	DestPrefix string
@@ -96,6 +148,14 @@ type CopySpec struct {
 	Priority int32
 	// Description shows in the console and ListJobs.
 	Description string
+	// Tags are the job's own tags (not the objects').
+	Tags map[string]string
+	// Confirm creates the job Suspended: it runs once confirmed (Run).
+	Confirm bool
+	// ExpectedBucketOwner, when set, is the account that must own the
+	// report's (and a generated manifest's source) bucket, or the job
+	// fails rather than write into someone else's bucket.
+	ExpectedBucketOwner string
 	// Token makes CreateJob idempotent: a retry with the same token returns
 	// the first job. Empty derives it from the manifest's ARN and ETag and
 	// the destination, so resubmitting the same manifest never starts a
@@ -130,6 +190,7 @@ type ClientOptions struct {
 type Client struct {
 	control *s3control.Client
 	sts     *sts.Client
+	region  string
 
 	mu        sync.Mutex
 	accountID string
@@ -154,8 +215,38 @@ func NewClient(cfg aws.Config, o ClientOptions) (*Client, error) {
 	return &Client{
 		control:   s3control.NewFromConfig(cfg, copts...),
 		sts:       sts.NewFromConfig(cfg, sopts...),
+		region:    cfg.Region,
 		accountID: o.AccountID,
 	}, nil
+}
+
+// Region is the region the client's jobs live in: S3 Control is regional,
+// and a job is only seen in the region it was created in.
+func (c *Client) Region() string { return c.region }
+
+// Partition is the ARN partition of the client's region.
+func (c *Client) Partition() string { return Partition(c.region) }
+
+// ForRegion returns a client for the jobs of region, sharing this one's
+// credentials, endpoint and account. A copy job must be created in its
+// destination bucket's region (see BucketRegion).
+func (c *Client) ForRegion(region string) *Client {
+	if region == "" || region == c.region {
+		return c
+	}
+	acct, _ := c.cachedAccount()
+	return &Client{
+		control:   s3control.New(c.control.Options(), func(o *s3control.Options) { o.Region = region }),
+		sts:       c.sts,
+		region:    region,
+		accountID: acct,
+	}
+}
+
+func (c *Client) cachedAccount() (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accountID, c.accountID != ""
 }
 
 // fixedEndpoint sends every S3 Control request to one URL. It resolves AWS's
@@ -204,14 +295,15 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if s.RoleArn == "" {
-		return "", errors.New("create job: no role ARN")
+	if err := s.Validate(); err != nil {
+		return "", err
 	}
-	if s.Manifest.ETag == "" {
+	if s.Manifest.ETag == "" && s.Generator == nil {
 		return "", errors.New("create job: manifest has no ETag")
 	}
+	part := c.Partition()
 	op := &types.S3CopyObjectOperation{
-		TargetResource:    aws.String(bucketARN(s.DestBucket)),
+		TargetResource:    aws.String(BucketARN(part, s.DestBucket)),
 		MetadataDirective: types.S3MetadataDirectiveCopy,
 	}
 	if s.DestPrefix != "" {
@@ -239,7 +331,7 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 		}
 		report = &types.JobReport{
 			Enabled:     true,
-			Bucket:      aws.String(bucketARN(s.Report.Bucket)),
+			Bucket:      aws.String(BucketARN(part, s.Report.Bucket)),
 			Format:      types.JobReportFormatReportCsv20180820,
 			Prefix:      optString(strings.TrimSuffix(s.Report.Prefix, "/")),
 			ReportScope: types.JobReportScope(scope),
@@ -252,39 +344,59 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 	in := &s3control.CreateJobInput{
 		AccountId:            aws.String(acct),
 		ClientRequestToken:   aws.String(token),
-		ConfirmationRequired: aws.Bool(false),
+		ConfirmationRequired: aws.Bool(s.Confirm),
 		Description:          optString(s.Description),
 		Priority:             aws.Int32(s.Priority),
 		RoleArn:              aws.String(s.RoleArn),
 		Operation:            &types.JobOperation{S3PutObjectCopy: op},
 		Report:               report,
-		Manifest: &types.JobManifest{
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
+		in.Tags = append(in.Tags, types.S3Tag{Key: aws.String(k), Value: aws.String(s.Tags[k])})
+	}
+	if s.ExpectedBucketOwner != "" && s.Report.Enabled {
+		in.Report.ExpectedBucketOwner = aws.String(s.ExpectedBucketOwner)
+	}
+	what := s.Manifest.ARN(part)
+	if g := s.Generator; g != nil {
+		what = "a manifest S3 generates from " + BucketARN(part, g.SourceBucket)
+		in.ManifestGenerator = &types.JobManifestGeneratorMemberS3JobManifestGenerator{Value: types.S3JobManifestGenerator{
+			SourceBucket:         aws.String(BucketARN(part, g.SourceBucket)),
+			ExpectedBucketOwner:  optString(s.ExpectedBucketOwner),
+			EnableManifestOutput: false,
+			Filter:               g.filter(),
+		}}
+	} else {
+		in.Manifest = &types.JobManifest{
 			Spec: &types.JobManifestSpec{
 				Format: types.JobManifestFormatS3BatchOperationsCsv20180820,
 				Fields: []types.JobManifestFieldName{types.JobManifestFieldNameBucket, types.JobManifestFieldNameKey},
 			},
 			Location: &types.JobManifestLocation{
-				ObjectArn: aws.String(s.Manifest.ARN()),
+				ObjectArn: aws.String(s.Manifest.ARN(part)),
 				ETag:      aws.String(s.Manifest.ETag),
 			},
-		},
+		}
 	}
 	out, err := c.control.CreateJob(ctx, in)
 	if err != nil {
-		return "", fmt.Errorf("create job for %s: %w", s.Manifest.ARN(), err)
+		return "", fmt.Errorf("create job for %s: %w", what, err)
 	}
 	return aws.ToString(out.JobId), nil
 }
 
-// token is a stable idempotency token for this job: a hash of what makes it
-// this job. S3 Control accepts up to 64 characters.
+// token is a stable idempotency token for this job: a hash of every field
+// of the spec, so that a rerun that changes anything (priority,
+// description, report scope, metadata...) is a new job and an unchanged
+// rerun is the same job. S3 Control accepts up to 64 characters.
 func (s CopySpec) token() string {
-	h := sha256.New()
-	for _, v := range []string{s.Manifest.ARN(), s.Manifest.ETag, s.DestBucket, s.DestPrefix, s.StorageClass, s.RoleArn, s.Report.Bucket, s.Report.Prefix} {
-		h.Write([]byte(v))
-		h.Write([]byte{0})
+	s.Token = ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // strings, numbers, maps of strings: cannot fail
 	}
-	return "s3bulk-" + hex.EncodeToString(h.Sum(nil))[:40]
+	h := sha256.Sum256(b)
+	return "s3bulk-" + hex.EncodeToString(h[:])[:40]
 }
 
 // Describe returns the job's current state.
@@ -326,10 +438,18 @@ func jobFrom(d *types.JobDescriptor) Job {
 	for _, f := range d.FailureReasons {
 		j.FailureReasons = append(j.FailureReasons, strings.TrimSpace(aws.ToString(f.FailureCode)+" "+aws.ToString(f.FailureReason)))
 	}
+	if op := d.Operation; op != nil && op.S3PutObjectCopy != nil {
+		c := op.S3PutObjectCopy
+		j.Copy = &CopyTarget{
+			DestBucket:   bucketFromARN(aws.ToString(c.TargetResource)),
+			DestPrefix:   aws.ToString(c.TargetKeyPrefix),
+			StorageClass: string(c.StorageClass),
+		}
+	}
 	if r := d.Report; r != nil {
 		j.Report = ReportLocation{
 			Enabled: r.Enabled,
-			Bucket:  strings.TrimPrefix(aws.ToString(r.Bucket), "arn:aws:s3:::"),
+			Bucket:  bucketFromARN(aws.ToString(r.Bucket)),
 			Prefix:  aws.ToString(r.Prefix),
 			Scope:   string(r.ReportScope),
 		}
@@ -337,37 +457,134 @@ func jobFrom(d *types.JobDescriptor) Job {
 	return j
 }
 
-// Wait polls the job every interval until it reaches a final status,
-// calling progress (if not nil) with each state seen, and returns the last.
-// Cancelling ctx stops the watch, not the job.
-func (c *Client) Wait(ctx context.Context, id string, interval time.Duration, progress func(Job)) (Job, error) {
-	if interval <= 0 {
-		interval = 5 * time.Second
+// WaitOptions say how Wait follows a job.
+type WaitOptions struct {
+	// Interval between two DescribeJob calls; 0 means 5s.
+	Interval time.Duration
+	// Progress, when set, is called with each state seen.
+	Progress func(Job)
+	// NotFoundGrace is how long "no such job" is taken for S3 Control not
+	// having caught up with CreateJob yet (the user guide warns that a new
+	// job may not be visible at once); 0 means DefaultNotFoundGrace.
+	NotFoundGrace time.Duration
+	// ErrorBudget is how long DescribeJob may keep failing with transient
+	// errors (throttling, 5xx, lost connections) before Wait gives up; 0
+	// means DefaultErrorBudget.
+	ErrorBudget time.Duration
+	// Backoff spaces the retries of failed calls; its zero value starts at
+	// Interval and is capped at 30s.
+	Backoff retry.Backoff
+}
+
+// Defaults of WaitOptions.
+const (
+	DefaultNotFoundGrace = 2 * time.Minute
+	DefaultErrorBudget   = 5 * time.Minute
+)
+
+// Wait polls the job until it reaches a final status and returns the last
+// state seen. A DescribeJob that fails transiently, or says the job does not
+// exist during the NotFoundGrace, is retried with backoff for up to
+// ErrorBudget; other errors end the watch at once. Cancelling ctx stops the
+// watch, not the job.
+func (c *Client) Wait(ctx context.Context, id string, o WaitOptions) (Job, error) {
+	if o.Interval <= 0 {
+		o.Interval = 5 * time.Second
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
+	if o.NotFoundGrace <= 0 {
+		o.NotFoundGrace = DefaultNotFoundGrace
+	}
+	if o.ErrorBudget <= 0 {
+		o.ErrorBudget = DefaultErrorBudget
+	}
+	if o.Backoff.Base <= 0 {
+		o.Backoff.Base = o.Interval
+		o.Backoff.ThrottleBase = o.Interval
+	}
+	if o.Backoff.Max <= 0 {
+		o.Backoff.Max = max(30*time.Second, o.Interval)
+	}
+	start := time.Now()
+	var last Job
+	var failingSince time.Time
+	attempt := 0
 	for {
 		j, err := c.Describe(ctx, id)
+		wait := o.Interval
 		if err != nil {
-			return j, err
+			if ctx.Err() != nil {
+				return last, ctx.Err()
+			}
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			}
+			attempt++
+			class := retry.Classify(err)
+			switch {
+			case isNoSuchJob(err) && time.Since(start) < o.NotFoundGrace:
+				class = retry.Retryable
+			case isNoSuchJob(err):
+				return last, fmt.Errorf("%w (still unknown %s after it was created)", err, time.Since(start).Round(time.Second))
+			case !class.Retry():
+				return last, err
+			case time.Since(failingSince) > o.ErrorBudget:
+				return last, fmt.Errorf("%w (failing for %s)", err, time.Since(failingSince).Round(time.Second))
+			}
+			wait = o.Backoff.Delay(attempt, class)
+		} else {
+			failingSince, attempt, last = time.Time{}, 0, j
+			if o.Progress != nil {
+				o.Progress(j)
+			}
+			if j.Done() {
+				return j, nil
+			}
 		}
-		if progress != nil {
-			progress(j)
-		}
-		if j.Done() {
-			return j, nil
-		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			return j, ctx.Err()
+			t.Stop()
+			return last, ctx.Err()
 		case <-t.C:
 		}
 	}
 }
 
-// Cancel asks S3 to cancel the job and returns the status it moved to
-// (Cancelling while tasks in flight finish, or Cancelled).
-func (c *Client) Cancel(ctx context.Context, id, reason string) (string, error) {
+// isNoSuchJob reports S3 Control's answer for a job it does not know: the
+// model's NotFoundException, or NoSuchJob as some answers name it.
+func isNoSuchJob(err error) bool {
+	var nf *types.NotFoundException
+	if errors.As(err, &nf) {
+		return true
+	}
+	var ae smithy.APIError
+	return errors.As(err, &ae) && (ae.ErrorCode() == "NoSuchJob" || ae.ErrorCode() == "NotFoundException")
+}
+
+// Run confirms a job created with Confirm, which waits Suspended until
+// then, and returns the status it moved to.
+func (c *Client) Run(ctx context.Context, id string) (string, error) {
+	return c.setStatus(ctx, id, types.RequestedJobStatusReady, "confirmed with s3bulk batch run")
+}
+
+// SetPriority changes a job's priority: among an account's jobs, higher
+// runs first.
+func (c *Client) SetPriority(ctx context.Context, id string, priority int32) error {
+	if priority < 0 {
+		return fmt.Errorf("set priority of job %s: %d: %w (priority is 0 or more)", id, priority, ErrInvalidJob)
+	}
+	acct, err := c.AccountID(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = c.control.UpdateJobPriority(ctx, &s3control.UpdateJobPriorityInput{AccountId: aws.String(acct), JobId: aws.String(id), Priority: priority})
+	if err != nil {
+		return fmt.Errorf("set priority of job %s: %w", id, err)
+	}
+	return nil
+}
+
+func (c *Client) setStatus(ctx context.Context, id string, want types.RequestedJobStatus, reason string) (string, error) {
 	acct, err := c.AccountID(ctx)
 	if err != nil {
 		return "", err
@@ -375,13 +592,23 @@ func (c *Client) Cancel(ctx context.Context, id, reason string) (string, error) 
 	out, err := c.control.UpdateJobStatus(ctx, &s3control.UpdateJobStatusInput{
 		AccountId:          aws.String(acct),
 		JobId:              aws.String(id),
-		RequestedJobStatus: types.RequestedJobStatusCancelled,
+		RequestedJobStatus: want,
 		StatusUpdateReason: optString(reason),
 	})
 	if err != nil {
-		return "", fmt.Errorf("cancel job %s: %w", id, err)
+		verb := "cancel"
+		if want == types.RequestedJobStatusReady {
+			verb = "run"
+		}
+		return "", fmt.Errorf("%s job %s: %w", verb, id, err)
 	}
 	return string(out.Status), nil
+}
+
+// Cancel asks S3 to cancel the job and returns the status it moved to
+// (Cancelling while tasks in flight finish, or Cancelled).
+func (c *Client) Cancel(ctx context.Context, id, reason string) (string, error) {
+	return c.setStatus(ctx, id, types.RequestedJobStatusCancelled, reason)
 }
 
 // JobSummary is one entry of ListJobs.

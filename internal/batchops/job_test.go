@@ -132,11 +132,11 @@ func TestJobCopiesEveryObjectAndReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []string
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, func(j Job) {
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond, Progress: func(j Job) {
 		if len(seen) == 0 || seen[len(seen)-1] != j.Status {
 			seen = append(seen, j.Status)
 		}
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +177,7 @@ func TestJobCopiesEveryObjectAndReports(t *testing.T) {
 func TestJobCopiesOddKeys(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
+	e.srv.Require(t, s3test.OddKeys)
 	keys := []string{
 		"a b/c  d.txt",
 		"日本語/ファイル.txt",
@@ -204,7 +205,7 @@ func TestJobCopiesOddKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +252,7 @@ func TestJobWithFailedTasksReportsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +303,7 @@ func TestJobCancelledWhileActive(t *testing.T) {
 	if status != StatusCancelling {
 		t.Errorf("cancel moved the job to %s, want Cancelling while its task finishes", status)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func TestJobFailsWhenTheManifestChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +449,7 @@ func TestOversizeObjectsAreRoutedOutOfTheManifest(t *testing.T) {
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
 	e.put(t, e.src, map[string]string{"small-1": "12345", "big": strings.Repeat("x", 2000), "small-2": "1"})
 	var routed []store.Object
-	m := e.manifest(t, ManifestOptions{MaxSize: 1000, Oversize: func(o store.Object) error {
+	m := e.manifest(t, ManifestOptions{MaxSize: 1000, Route: func(o store.Object, _ string) error {
 		routed = append(routed, o)
 		return nil
 	}})
@@ -462,7 +463,7 @@ func TestOversizeObjectsAreRoutedOutOfTheManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := e.jobs.Wait(ctx, id, time.Millisecond, nil)
+	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,7 +538,7 @@ func TestPutManifestStreamsWithFlatMemory(t *testing.T) {
 	if m.Stats.Objects != n || obj.Size < 20<<20 {
 		t.Fatalf("manifest of %d lines, %d bytes; want %d lines over 20 MiB", m.Stats.Objects, obj.Size, n)
 	}
-	if !strings.Contains(m.ETag, "-") {
+	if !strings.Contains(m.ETag, "-") && e.srv.Has(t, s3test.MultipartETag) {
 		t.Errorf("manifest ETag %q is not a multipart ETag: it was not streamed in parts", m.ETag)
 	}
 	growth := int64(peak) - int64(base)
@@ -584,12 +585,6 @@ func TestPutManifestAbortsTheUploadWhenTheListingFails(t *testing.T) {
 	}
 }
 
-type listerFunc func(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error
-
-func (f listerFunc) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
-	return f(ctx, prefix, delimiter, fn)
-}
-
 // TestRealBatchOperations runs one small job on AWS itself. It needs a role
 // Batch Operations can assume and real S3: S3BULK_TEST_BATCH_ROLE_ARN, and
 // S3BULK_TEST_ENDPOINT pointing at an AWS S3 endpoint with AWS credentials
@@ -628,7 +623,7 @@ func TestRealBatchOperations(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
-	j, err := jobs.Wait(wctx, id, 5*time.Second, func(j Job) { t.Logf("%s %d/%d", j.Status, j.Succeeded, j.Total) })
+	j, err := jobs.Wait(wctx, id, WaitOptions{Interval: 5 * time.Second, Progress: func(j Job) { t.Logf("%s %d/%d", j.Status, j.Succeeded, j.Total) }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,14 @@ import (
 // line per object, keys URL-encoded, no header row.
 const ManifestFormat = "S3BatchOperations_CSV_20180820"
 
-// MaxCopySize is the largest object Batch Operations' Copy can copy: it
-// calls CopyObject, whose limit is 5 GiB. Larger objects need multipart copy.
-const MaxCopySize int64 = 5 << 30
+// MaxCopySize is the largest object a job is given. The Batch Operations
+// user guide says "Objects to be copied can be up to 5 GB in size" without
+// saying whether it means 10^9 or 2^30 bytes; CopyObject itself takes up to
+// 5 GiB. s3bulk reads it the strict way: objects of 5 GB (5,000,000,000
+// bytes) or more go to multipart copy from this machine, which costs at
+// most a few local copies of objects between 5 GB and 5 GiB and never a
+// failed task.
+const MaxCopySize int64 = 5_000_000_000 - 1
 
 // ManifestOptions says which objects of a listing go into a manifest.
 type ManifestOptions struct {
@@ -27,13 +32,31 @@ type ManifestOptions struct {
 	// Match selects objects (wildcards, filters); nil takes every object.
 	Match func(store.Object) bool
 	// MaxSize is the largest object a job may copy; larger objects go to
-	// Oversize instead of the manifest. Zero means MaxCopySize.
+	// Route instead of the manifest. Zero means MaxCopySize.
 	MaxSize int64
-	// Oversize receives each matched object larger than MaxSize, in listing
-	// order: the caller copies it another way (multipart copy) or reports it
-	// as excluded. Nil only counts them. An error stops the listing.
-	Oversize func(store.Object) error
+	// Route receives each matched object a job cannot copy, in listing
+	// order, with the reason (one of the Reason constants): the caller
+	// copies it another way (multipart copy) or reports it as excluded. Nil
+	// only counts them. An error stops the listing.
+	Route func(o store.Object, reason string) error
 }
+
+// Why an object stays out of a manifest.
+const (
+	// ReasonTooBig: the user guide's Copy limit, "Objects to be copied can
+	// be up to 5 GB in size".
+	ReasonTooBig = "5 GB or more, more than a job's Copy takes"
+	// ReasonArchived: "If you try to copy objects from the S3 Glacier
+	// Flexible Retrieval or S3 Glacier Deep Archive classes ... you must
+	// first restore these objects". A listing does not say whether an
+	// object was restored, so these go to the local engine, whose copy
+	// works once the object is restored and otherwise fails with
+	// InvalidObjectState for that object alone.
+	ReasonArchived = "archived (GLACIER or DEEP_ARCHIVE), which a job's Copy fails on"
+)
+
+// archived reports a storage class whose objects need a restore first.
+func archived(class string) bool { return class == "GLACIER" || class == "DEEP_ARCHIVE" }
 
 // ManifestStats counts what a listing put into a manifest and what it
 // routed elsewhere.
@@ -42,6 +65,8 @@ type ManifestStats struct {
 	Bytes         int64 // bytes the job will copy
 	Oversize      int64 // objects over MaxSize, not in the manifest
 	OversizeBytes int64
+	Archived      int64 // objects in GLACIER or DEEP_ARCHIVE, not in the manifest
+	ArchivedBytes int64
 }
 
 // WriteManifest streams src's listing into w as manifest lines. Nothing is
@@ -61,11 +86,20 @@ func WriteManifest(ctx context.Context, src store.Lister, opts ManifestOptions, 
 		if o.IsPrefix || (opts.Match != nil && !opts.Match(o)) {
 			return nil
 		}
-		if o.Size > maxSize {
+		reason := ""
+		switch {
+		case o.Size > maxSize:
 			st.Oversize++
 			st.OversizeBytes += o.Size
-			if opts.Oversize != nil {
-				return opts.Oversize(o)
+			reason = ReasonTooBig
+		case archived(o.StorageClass):
+			st.Archived++
+			st.ArchivedBytes += o.Size
+			reason = ReasonArchived
+		}
+		if reason != "" {
+			if opts.Route != nil {
+				return opts.Route(o, reason)
 			}
 			return nil
 		}
@@ -99,8 +133,8 @@ type Manifest struct {
 	Stats ManifestStats
 }
 
-// ARN is the manifest object's ARN.
-func (m Manifest) ARN() string { return "arn:aws:s3:::" + m.Bucket + "/" + m.Key }
+// ARN is the manifest object's ARN in partition ("" means "aws").
+func (m Manifest) ARN(partition string) string { return BucketARN(partition, m.Bucket) + "/" + m.Key }
 
 // PutManifest writes the manifest of src's listing to key of dst (a store of
 // bucket) while listing, then reads back its ETag. Manifests bigger than

@@ -38,11 +38,16 @@ func TestWriteManifest(t *testing.T) {
 	var oversize []string
 	var sb strings.Builder
 	st, err := WriteManifest(context.Background(), objs, ManifestOptions{
-		Bucket:   "src",
-		Prefix:   "1/",
-		Match:    func(o store.Object) bool { return !strings.HasSuffix(o.Key, ".tmp") },
-		MaxSize:  100,
-		Oversize: func(o store.Object) error { oversize = append(oversize, o.Key); return nil },
+		Bucket:  "src",
+		Prefix:  "1/",
+		Match:   func(o store.Object) bool { return !strings.HasSuffix(o.Key, ".tmp") },
+		MaxSize: 100,
+		Route: func(o store.Object, reason string) error {
+			if reason == ReasonTooBig {
+				oversize = append(oversize, o.Key)
+			}
+			return nil
+		},
 	}, &sb)
 	if err != nil {
 		t.Fatal(err)
@@ -60,21 +65,63 @@ func TestWriteManifest(t *testing.T) {
 }
 
 func TestWriteManifestRoutesByMaxCopySize(t *testing.T) {
-	objs := listing{{Key: "at-limit", Size: MaxCopySize}, {Key: "over", Size: MaxCopySize + 1}}
+	// "Objects to be copied can be up to 5 GB in size": 5 GB, not 5 GiB.
+	objs := listing{
+		{Key: "at-limit", Size: MaxCopySize},
+		{Key: "just-under-5GB", Size: 4_999_999_999},
+		{Key: "over", Size: MaxCopySize + 1},
+		{Key: "exactly-5GB", Size: 5_000_000_000},
+		{Key: "exactly-5GiB", Size: 5 << 30},
+	}
 	var sb strings.Builder
-	st, err := WriteManifest(context.Background(), objs, ManifestOptions{Bucket: "b"}, &sb)
+	var routed []string
+	st, err := WriteManifest(context.Background(), objs, ManifestOptions{Bucket: "b", Route: func(o store.Object, reason string) error {
+		routed = append(routed, o.Key+": "+reason)
+		return nil
+	}}, &sb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sb.String() != "b,at-limit\n" || st.Oversize != 1 {
-		t.Errorf("manifest %q with %d oversize, want only the 5 GiB object in it and one oversize", sb.String(), st.Oversize)
+	if sb.String() != "b,at-limit\nb,just-under-5GB\n" || st.Oversize != 3 {
+		t.Errorf("manifest %q with %d oversize, want only the objects under 5 GB in it and three oversize", sb.String(), st.Oversize)
+	}
+	want := []string{"over: " + ReasonTooBig, "exactly-5GB: " + ReasonTooBig, "exactly-5GiB: " + ReasonTooBig}
+	if diff := cmp.Diff(want, routed); diff != "" {
+		t.Errorf("routed (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriteManifestRoutesArchivedObjects(t *testing.T) {
+	objs := listing{
+		{Key: "deep", Size: 3, StorageClass: "DEEP_ARCHIVE"},
+		{Key: "flexible", Size: 2, StorageClass: "GLACIER"},
+		{Key: "instant", Size: 1, StorageClass: "GLACIER_IR"},
+		{Key: "standard", Size: 1, StorageClass: "STANDARD"},
+	}
+	var sb strings.Builder
+	var routed []string
+	st, err := WriteManifest(context.Background(), objs, ManifestOptions{Bucket: "b", Route: func(o store.Object, reason string) error {
+		routed = append(routed, o.Key+": "+reason)
+		return nil
+	}}, &sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sb.String() != "b,instant\nb,standard\n" {
+		t.Errorf("manifest = %q, want only the objects a job can read", sb.String())
+	}
+	if diff := cmp.Diff(ManifestStats{Objects: 2, Bytes: 2, Archived: 2, ArchivedBytes: 5}, st); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"deep: " + ReasonArchived, "flexible: " + ReasonArchived}, routed); diff != "" {
+		t.Errorf("routed (-want +got):\n%s", diff)
 	}
 }
 
 func TestWriteManifestStopsOnOversizeError(t *testing.T) {
 	stop := errors.New("no fallback")
 	_, err := WriteManifest(context.Background(), listing{{Key: "x", Size: 2}}, ManifestOptions{
-		Bucket: "b", MaxSize: 1, Oversize: func(store.Object) error { return stop },
+		Bucket: "b", MaxSize: 1, Route: func(store.Object, string) error { return stop },
 	}, &strings.Builder{})
 	if !errors.Is(err, stop) {
 		t.Errorf("WriteManifest = %v, want the callback's error", err)

@@ -13,6 +13,11 @@ type PolicyInput struct {
 	ReportBucket, ReportPrefix     string
 	// RoleArn, when known, narrows the caller's iam:PassRole to that role.
 	RoleArn string
+	// Partition of the buckets' region ("" means "aws"): ARNs name it.
+	Partition string
+	// KMSKeyARN, when objects are encrypted with SSE-KMS, is the key both
+	// the job and the local fallback decrypt sources and encrypt copies with.
+	KMSKeyARN string
 }
 
 // Policy is an IAM policy document.
@@ -51,6 +56,12 @@ const BatchPrincipal = "batchoperations.s3.amazonaws.com"
 // s3:GetBucketLocation, a bucket action, names the bucket rather than its
 // objects (where it would grant nothing).
 func NewPolicies(in PolicyInput) Policies {
+	bucketARN := func(b string) string { return BucketARN(in.Partition, b) }
+	objectsARN := func(bucket, prefix string) string {
+		// A prefix cut inside a name ("logs/2024-") still works: IAM
+		// matches '*' against the rest of the key.
+		return bucketARN(bucket) + "/" + strings.TrimSuffix(prefix, "*") + "*"
+	}
 	role := Policy{Version: "2012-10-17", Statement: []Statement{
 		{
 			Sid:      "ReadSource",
@@ -80,9 +91,12 @@ func NewPolicies(in PolicyInput) Policies {
 			Sid:      "LocateBuckets",
 			Effect:   "Allow",
 			Action:   []string{"s3:GetBucketLocation"},
-			Resource: bucketARNs(in.ManifestBucket, in.ReportBucket),
+			Resource: bucketARNs(in.Partition, in.ManifestBucket, in.ReportBucket),
 		},
 	}}
+	if in.KMSKeyARN != "" {
+		role.Statement = append(role.Statement, kmsStatement(in.KMSKeyARN))
+	}
 	trust := Policy{Version: "2012-10-17", Statement: []Statement{{
 		Effect:    "Allow",
 		Principal: map[string]string{"Service": BatchPrincipal},
@@ -92,6 +106,13 @@ func NewPolicies(in PolicyInput) Policies {
 	if in.RoleArn != "" {
 		passRole = in.RoleArn
 	}
+	// The caller lists the source, finds the destination's region
+	// (HeadBucket needs s3:ListBucket), writes the manifest (and deletes it
+	// when CreateJob refuses the job), reads the report, runs the job, and
+	// copies from this machine what a job cannot copy (objects of 5 GB or
+	// more, by multipart copy: UploadPartCopy reads the source with
+	// s3:GetObject, the parts and their completion are s3:PutObject, a
+	// failed copy is aborted).
 	caller := Policy{Version: "2012-10-17", Statement: []Statement{
 		{
 			Sid:      "ListSource",
@@ -100,9 +121,15 @@ func NewPolicies(in PolicyInput) Policies {
 			Resource: []string{bucketARN(in.SourceBucket)},
 		},
 		{
+			Sid:      "LocateDestination",
+			Effect:   "Allow",
+			Action:   []string{"s3:ListBucket", "s3:GetBucketLocation"},
+			Resource: bucketARNs(in.Partition, in.DestBucket),
+		},
+		{
 			Sid:      "WriteManifest",
 			Effect:   "Allow",
-			Action:   []string{"s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"},
+			Action:   []string{"s3:PutObject", "s3:GetObject", "s3:DeleteObject", "s3:AbortMultipartUpload"},
 			Resource: []string{objectsARN(in.ManifestBucket, in.ManifestPrefix)},
 		},
 		{
@@ -112,19 +139,45 @@ func NewPolicies(in PolicyInput) Policies {
 			Resource: []string{objectsARN(in.ReportBucket, in.ReportPrefix)},
 		},
 		{
-			Sid:      "RunJobs",
+			Sid:      "LocalFallbackReadSource",
 			Effect:   "Allow",
-			Action:   []string{"s3:CreateJob", "s3:DescribeJob", "s3:ListJobs", "s3:UpdateJobStatus", "sts:GetCallerIdentity"},
-			Resource: []string{"*"},
+			Action:   []string{"s3:GetObject", "s3:GetObjectVersion", "s3:GetObjectTagging"},
+			Resource: []string{objectsARN(in.SourceBucket, in.SourcePrefix)},
 		},
 		{
-			Sid:      "PassJobRole",
+			Sid:      "LocalFallbackWriteDestination",
 			Effect:   "Allow",
-			Action:   []string{"iam:PassRole"},
-			Resource: []string{passRole},
+			Action:   []string{"s3:PutObject", "s3:PutObjectTagging", "s3:AbortMultipartUpload", "s3:ListMultipartUploadParts"},
+			Resource: []string{objectsARN(in.DestBucket, in.DestPrefix)},
+		},
+		{
+			Sid:      "RunJobs",
+			Effect:   "Allow",
+			Action:   []string{"s3:CreateJob", "s3:DescribeJob", "s3:ListJobs", "s3:UpdateJobStatus", "s3:UpdateJobPriority", "sts:GetCallerIdentity"},
+			Resource: []string{"*"},
 		},
 	}}
+	if in.KMSKeyARN != "" {
+		caller.Statement = append(caller.Statement, kmsStatement(in.KMSKeyARN))
+	}
+	caller.Statement = append(caller.Statement, Statement{
+		Sid:      "PassJobRole",
+		Effect:   "Allow",
+		Action:   []string{"iam:PassRole"},
+		Resource: []string{passRole},
+	})
 	return Policies{Role: role, Trust: trust, Caller: caller}
+}
+
+// kmsStatement lets S3 decrypt SSE-KMS sources and encrypt copies with key
+// on the holder's behalf.
+func kmsStatement(key string) Statement {
+	return Statement{
+		Sid:      "UseKMSKey",
+		Effect:   "Allow",
+		Action:   []string{"kms:Decrypt", "kms:GenerateDataKey"},
+		Resource: []string{key},
+	}
 }
 
 // JSON formats a policy the way the IAM console shows it.
@@ -136,21 +189,13 @@ func (p Policy) JSON() string {
 	return string(b)
 }
 
-func bucketARN(b string) string { return "arn:aws:s3:::" + b }
-
-// objectsARN covers every key under prefix. A prefix cut inside a name
-// ("logs/2024-") still works: IAM matches '*' against the rest of the key.
-func objectsARN(bucket, prefix string) string {
-	return bucketARN(bucket) + "/" + strings.TrimSuffix(prefix, "*") + "*"
-}
-
-func bucketARNs(buckets ...string) []string {
+func bucketARNs(partition string, buckets ...string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, b := range buckets {
 		if b != "" && !seen[b] {
 			seen[b] = true
-			out = append(out, bucketARN(b))
+			out = append(out, BucketARN(partition, b))
 		}
 	}
 	return out

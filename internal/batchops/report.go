@@ -23,6 +23,9 @@ const ReportFormat = "Report_CSV_20180820"
 const (
 	TaskSucceeded = "succeeded"
 	TaskFailed    = "failed"
+	// TaskUnreadable marks a report line s3bulk could not read; Message
+	// says why and holds the line. One such line does not hide the others.
+	TaskUnreadable = "unreadable"
 )
 
 // TaskResult is one line of a completion report: what happened to one
@@ -61,6 +64,8 @@ type ReportSummary struct {
 	Failed    int64
 	// Errors counts failed tasks by error code ("" when AWS gave none).
 	Errors map[string]int64
+	// Unreadable counts report lines that could not be read.
+	Unreadable int64
 }
 
 // ReportManifestKey is where a job's report lists its result files:
@@ -79,39 +84,61 @@ func ReportManifestKey(prefix, jobID string) string {
 // HTTPStatusCode, ResultMessage", but AWS's own examples put the HTTP status
 // before the error code (`b,k,,failed,404,NoSuchKey,msg`). ParseResults takes
 // whichever of the two columns is a number as the status, so it reads both.
+//
+// A line that cannot be read (too few fields, a key that does not decode,
+// broken quoting) is passed to fn as a TaskUnreadable result whose Message
+// says why, and reading goes on: one bad line must not hide every failed
+// key after it.
 func ParseResults(r io.Reader, fn func(TaskResult) error) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
+	cr.LazyQuotes = true
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		var perr *csv.ParseError
+		if errors.As(err, &perr) {
+			if ferr := fn(TaskResult{Status: TaskUnreadable, Message: fmt.Sprintf("line %d: %v", perr.StartLine, perr.Err)}); ferr != nil {
+				return ferr
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("parse report: %w", err)
 		}
-		if len(rec) < 4 {
-			line, _ := cr.FieldPos(0)
-			return fmt.Errorf("parse report: line %d: %d fields, want at least 4", line, len(rec))
-		}
-		key, err := DecodeKey(rec[1])
-		if err != nil {
-			return fmt.Errorf("parse report: %w", err)
-		}
-		res := TaskResult{Bucket: rec[0], Key: key, VersionID: rec[2], Status: rec[3]}
-		a, b := field(rec, 4), field(rec, 5)
-		if n, err := strconv.Atoi(b); err == nil && !isNumber(a) {
-			res.ErrorCode, res.HTTPStatus = a, n
-		} else {
-			res.HTTPStatus, _ = strconv.Atoi(a)
-			res.ErrorCode = b
-		}
-		res.Message = field(rec, 6)
+		line, _ := cr.FieldPos(0)
+		res := parseRow(rec, line)
 		if err := fn(res); err != nil {
 			return err
 		}
 	}
+}
+
+// parseRow reads one report row; a row it cannot read becomes a
+// TaskUnreadable result.
+func parseRow(rec []string, line int) TaskResult {
+	unreadable := func(why string) TaskResult {
+		return TaskResult{Status: TaskUnreadable, Message: fmt.Sprintf("line %d: %s: %s", line, why, strings.Join(rec, ","))}
+	}
+	if len(rec) < 4 {
+		return unreadable(fmt.Sprintf("%d fields, want at least 4", len(rec)))
+	}
+	key, err := DecodeKey(rec[1])
+	if err != nil {
+		return unreadable(err.Error())
+	}
+	res := TaskResult{Bucket: rec[0], Key: key, VersionID: rec[2], Status: rec[3]}
+	a, b := field(rec, 4), field(rec, 5)
+	if n, err := strconv.Atoi(b); err == nil && !isNumber(a) {
+		res.ErrorCode, res.HTTPStatus = a, n
+	} else {
+		res.HTTPStatus, _ = strconv.Atoi(a)
+		res.ErrorCode = b
+	}
+	res.Message = field(rec, 6)
+	return res
 }
 
 func field(rec []string, i int) string {
@@ -180,6 +207,8 @@ func readResultFile(ctx context.Context, st store.Store, f ResultFile, sum *Repo
 		switch r.Status {
 		case TaskSucceeded:
 			sum.Succeeded++
+		case TaskUnreadable:
+			sum.Unreadable++
 		default:
 			sum.Failed++
 			sum.Errors[r.ErrorCode]++

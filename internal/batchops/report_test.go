@@ -2,6 +2,7 @@ package batchops
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,17 +63,35 @@ func TestParseResults(t *testing.T) {
 	}
 }
 
-func TestParseResultsRejectsBrokenInput(t *testing.T) {
-	tests := []struct{ name, in string }{
-		{"a row with three fields", "b,k,\n"},
-		{"a key with a bad escape", "b,k%zz,,failed,404,NoSuchKey,\n"},
-		{"an unterminated quote", "b,k,,failed,500,InternalError,\"oops\n"},
+func TestParseResultsReadsPastABrokenLine(t *testing.T) {
+	const before, after = "b,before,,failed,404,NoSuchKey,gone\n", "b,after,,failed,403,AccessDenied,no\n"
+	tests := []struct {
+		name, bad  string
+		unreadable string // what the unreadable result's message says
+	}{
+		{"a row with three fields", "b,k,\n", "line 2: 3 fields, want at least 4"},
+		{"a key with a bad escape", "b,k%zz,,failed,404,NoSuchKey,\n", "line 2: decode key"},
+		{"a stray quote in a field", "b,k,,failed,500,Internal\"Error,x\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ParseResults(strings.NewReader(tt.in), func(TaskResult) error { return nil })
-			if err == nil {
-				t.Errorf("ParseResults(%q) succeeded, want an error", tt.in)
+			var keys, bad []string
+			err := ParseResults(strings.NewReader(before+tt.bad+after), func(r TaskResult) error {
+				if r.Status == TaskUnreadable {
+					bad = append(bad, r.Message)
+					return nil
+				}
+				keys = append(keys, r.Key)
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("ParseResults = %v, want the broken line reported and the rest read", err)
+			}
+			if !slices.Contains(keys, "before") || !slices.Contains(keys, "after") {
+				t.Errorf("keys read = %q, want before and after the broken line", keys)
+			}
+			if tt.unreadable != "" && (len(bad) != 1 || !strings.Contains(bad[0], tt.unreadable)) {
+				t.Errorf("unreadable = %q, want one saying %q", bad, tt.unreadable)
 			}
 		})
 	}

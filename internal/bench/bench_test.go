@@ -273,6 +273,7 @@ func TestRunRefusesADestinationItWouldWreck(t *testing.T) {
 
 func TestHugeCopiesWithEachPartSize(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.PartCopy)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	conn := connFor(srv)
 	source, dest := Target{Bucket: src, Prefix: "seed/"}, Target{Bucket: dst, Prefix: "copy/"}

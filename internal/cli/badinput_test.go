@@ -170,15 +170,15 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"object flags with a Batch Operations job are a usage error", []string{"cp", "--engine", "batchops", "--sse", "AES256", S + "/k", D + "/"}, nil, ExitUsage, []string{"--engine batchops", "need --engine local"}, ""},
 
 		// Fatal errors: the command line is fine, the world is not. Exit 3.
-		{"a missing source bucket is fatal", []string{"cp", "s3://no-such-bucket-s3bulk/k", D + "/"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk/k", "no such bucket"}, ""},
-		{"a missing destination bucket is fatal", []string{"cp", S + "/k", "s3://no-such-bucket-s3bulk/k"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk/k", "no such bucket"}, ""},
-		{"an upload to a missing bucket is fatal", []string{"cp", "--recursive", lsrc, "s3://no-such-bucket-s3bulk/up/"}, nil, ExitFatal, []string{lsrc + string(filepath.Separator), "s3://no-such-bucket-s3bulk/up/", "no such bucket"}, ""},
+		{"a missing source bucket is fatal", []string{"cp", "s3://" + missing(t, 300) + "/k", D + "/"}, nil, ExitFatal, []string{"s3://" + missing(t, 300) + "/k", "no such bucket"}, ""},
+		{"a missing destination bucket is fatal", []string{"cp", S + "/k", "s3://" + missing(t, 301) + "/k"}, nil, ExitFatal, []string{"s3://" + missing(t, 301) + "/k", "no such bucket"}, ""},
+		{"an upload to a missing bucket is fatal", []string{"cp", "--recursive", lsrc, "s3://" + missing(t, 302) + "/up/"}, nil, ExitFatal, []string{lsrc + string(filepath.Separator), "s3://" + missing(t, 302) + "/up/", "no such bucket"}, ""},
 		{"a missing key matches nothing", []string{"cp", S + "/missing", ldst + "/"}, nil, ExitPartial, []string{S + "/missing", "no object matches"}, ""},
 		{"a literal star that names no key matches nothing", []string{"cp", "--raw", S + "/star*", ldst + "/"}, nil, ExitPartial, []string{S + "/star*", "no object matches"}, ""},
 		{"a missing local file matches nothing", []string{"cp", filepath.Join(lsrc, "nope"), D + "/"}, nil, ExitPartial, []string{filepath.Join(lsrc, "nope"), "no such file"}, ""},
-		{"a sync to a missing bucket is fatal and names both sides", []string{"sync", lsrc, "s3://no-such-bucket-s3bulk/x/"}, nil, ExitFatal, []string{"sync " + lsrc + " to s3://no-such-bucket-s3bulk/x/: ", "no such bucket"}, "no such bucket"},
-		{"listing a missing bucket is fatal and says how to make it", []string{"ls", "s3://no-such-bucket-s3bulk"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk", "no such bucket", "create it with `s3bulk mb s3://no-such-bucket-s3bulk`"}, "no such bucket"},
-		{"removing a missing bucket is fatal", []string{"rb", "s3://no-such-bucket-s3bulk"}, nil, ExitFatal, []string{"s3://no-such-bucket-s3bulk", "no such bucket"}, ""},
+		{"a sync to a missing bucket is fatal and names both sides", []string{"sync", lsrc, "s3://" + missing(t, 306) + "/x/"}, nil, ExitFatal, []string{"sync " + lsrc + " to s3://" + missing(t, 306) + "/x/: ", "no such bucket"}, "no such bucket"},
+		{"listing a missing bucket is fatal and says how to make it", []string{"ls", "s3://" + missing(t, 307)}, nil, ExitFatal, []string{"s3://" + missing(t, 307), "no such bucket", "create it with `s3bulk mb s3://" + missing(t, 307) + "`"}, "no such bucket"},
+		{"removing a missing bucket is fatal", []string{"rb", "s3://" + missing(t, 308)}, nil, ExitFatal, []string{"s3://" + missing(t, 308), "no such bucket"}, ""},
 		{"removing a bucket that holds objects is fatal and says how to empty it", []string{"rb", S}, nil, ExitFatal, []string{S, "BucketNotEmpty", "s3bulk rm --recursive " + S + "/"}, "BucketNotEmpty"},
 		{"making a bucket that exists is fatal", []string{"mb", S}, nil, ExitFatal, []string{S, "already exists"}, ""},
 		{"a wrong secret key is fatal", []string{"cp", S + "/k", D + "/"}, map[string]string{"AWS_SECRET_ACCESS_KEY": "not-the-secret"}, ExitFatal, []string{S + "/k", "invalid credentials"}, ""},
@@ -195,8 +195,21 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		// Object failures: the run went through, this object did not. Exit 1.
 		{"copying an object onto itself fails that object", []string{"cp", S + "/k", S + "/k"}, nil, ExitPartial, []string{S + "/k", "copy an object to itself"}, "copy " + S + "/k to"},
 	}
+	// What some servers do not do: credentials and regions they do not
+	// check, a copy onto itself they allow.
+	needs := map[string]s3test.Capability{
+		"a wrong secret key is fatal":                       s3test.Auth,
+		"an unknown access key is fatal":                    s3test.Auth,
+		"a session token the server does not know is fatal": s3test.SigningScope,
+		"a wrong region is fatal and names the right one":   s3test.SigningScope,
+		"copying an object onto itself fails that object":   s3test.CopyOntoItself,
+		"an upload to a missing bucket is fatal":            s3test.NoAutoCreate,
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if c, ok := needs[tt.name]; ok {
+				srv.Require(t, c)
+			}
 			stdout, stderr, code := runCLIEnv(t, srv, tt.env, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d", code, tt.code)
@@ -460,6 +473,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 
 func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	c := srv.Client(t)
 	old, changed := bodyFor(1, 11<<20), bodyFor(2, 11<<20)
@@ -592,6 +606,7 @@ func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
 	t.Run("keys the server stores", func(t *testing.T) {
 		srv := s3test.Start(t)
+		srv.Require(t, s3test.BackslashKeys)
 		bucket := srv.NewBucket(t)
 		hostile := []string{`a\b.txt`, `..\evil.txt`, `C:evil.txt`, `x:\evil.txt`}
 		for _, k := range append(hostile, "ok.txt") {

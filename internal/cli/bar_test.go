@@ -45,6 +45,9 @@ func TestTheBarCountsTheBytesOfFinishedParts(t *testing.T) {
 		{"a server-side copy", engine.Job{Src: bucketEndpoint(t, c, "s3://"+bucket+"/src/"), Dst: bucketEndpoint(t, c, "s3://"+bucket+"/copy/"), Recursive: true}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.Contains(tt.name, "server-side copy") {
+				srv.Require(t, s3test.PartCopy)
+			}
 			p := &engine.Progress{}
 			var out lockedBuffer
 			bar := progress.StartBar(&out, p)

@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -22,6 +25,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // batchFlags are shared by every `batch` verb: how to reach S3 Control.
@@ -46,12 +50,13 @@ func (a *app) batchCmd() *cobra.Command {
 		Long: `Hand a bucket-to-bucket copy to S3 Batch Operations: AWS runs it, this machine
 only lists the source into a manifest and watches the job.
 
-A job starts in about a minute and costs $0.25 plus $1.00 per million objects
-on top of the copy requests; below ~50,000 objects cp is usually faster.
-Use --region for the destination bucket's region: jobs run there.`,
+` + wrapText(batchops.HelpText(), 78) + `
+
+A copy job is created in its destination bucket's region, which s3bulk asks
+S3 for; pass that region with --region to status, report, cancel and ls.`,
 		Example: `  s3bulk batch policy s3://src s3://dst        the IAM role the job needs
   s3bulk batch cp s3://src s3://dst --role-arn arn:aws:iam::123456789012:role/s3bulk-batch --wait
-  s3bulk batch status JOB | report JOB | cancel JOB | ls`,
+  s3bulk batch status JOB | report JOB | retry JOB | cancel JOB | ls`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -65,6 +70,9 @@ Use --region for the destination bucket's region: jobs run there.`,
 		a.batchStatusCmd(bf),
 		a.batchReportCmd(bf),
 		a.batchCancelCmd(bf),
+		a.batchRetryCmd(bf),
+		a.batchRunCmd(bf),
+		a.batchPriorityCmd(bf),
 		a.batchLsCmd(bf),
 		a.batchPolicyCmd(),
 	)
@@ -72,8 +80,35 @@ Use --region for the destination bucket's region: jobs run there.`,
 }
 
 // jobClient loads the AWS configuration (region, profile, credentials) for
-// S3 Control and STS.
+// S3 Control and STS. Jobs are regional: without a region there is no job
+// to find.
 func (a *app) jobClient(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
+	c, err := a.jobClientIn(ctx, bf)
+	if err == nil && c.Region() == "" {
+		return nil, usagef("no region: a job is found only in its own region (its destination bucket's); pass --region")
+	}
+	return c, err
+}
+
+// jobClientFor is the client for a job that copies into bucket: in the
+// bucket's region, which it asks S3 for, since a copy job must be created
+// in its destination's region.
+func (a *app) jobClientFor(ctx context.Context, bf *batchFlags, s3c *s3.Client, bucket string) (*batchops.Client, error) {
+	c, err := a.jobClientIn(ctx, bf)
+	if err != nil {
+		return nil, err
+	}
+	region, err := batchops.BucketRegion(ctx, s3c, bucket)
+	if err != nil {
+		return nil, err
+	}
+	if c.Region() != "" && c.Region() != region {
+		fmt.Fprintf(a.stdio.Err, "note: s3://%s is in %s, not %s: the job is created there\n", bucket, region, c.Region())
+	}
+	return c.ForRegion(region), nil
+}
+
+func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
 	var opts []func(*config.LoadOptions) error
 	if a.g.region != "" {
 		opts = append(opts, config.WithRegion(a.g.region))
@@ -88,9 +123,6 @@ func (a *app) jobClient(ctx context.Context, bf *batchFlags) (*batchops.Client, 
 			return nil, fmt.Errorf("load aws config: %w: %w", store.ErrInvalidCredentials, err)
 		}
 		return nil, fmt.Errorf("load aws config: %w", err)
-	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
 	}
 	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
 	if err != nil {
@@ -111,6 +143,19 @@ type batchCpFlags struct {
 	description     string
 	raw             bool
 	maxObjectSize   sizeFlag
+	// startAfter leaves out the keys up to it: cp --engine auto copied
+	// them from this machine before handing the rest to the job.
+	startAfter    string
+	tags          map[string]string
+	confirm       bool
+	expectedOwner string
+	// generator lets S3 list the source (S3JobManifestGenerator), with
+	// S3's own filters.
+	generator     bool
+	suffixes      []string
+	createdAfter  timeFlag
+	createdBefore timeFlag
+	matchClasses  []string
 }
 
 func (a *app) batchCpCmd(bf *batchFlags) *cobra.Command {
@@ -151,6 +196,14 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of the copies, e.g. STANDARD_IA (default: STANDARD)")
 	fl.StringVar(&f.description, "description", "", "job description shown by AWS (default: s3bulk cp SRC DST)")
 	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
+	fl.StringToStringVar(&f.tags, "tag", nil, "tag the job (not the objects): --tag team=data, repeatable")
+	fl.BoolVar(&f.confirm, "confirm", false, "create the job Suspended, to run it with 's3bulk batch run JOB' once reviewed")
+	fl.StringVar(&f.expectedOwner, "expected-bucket-owner", "", "account id that must own the report bucket (and the source, with --manifest-generator); the job fails otherwise")
+	fl.BoolVar(&f.generator, "manifest-generator", false, "let S3 list SRC itself (no listing here, for buckets of billions of objects); objects of 5 GB or more are left out")
+	fl.StringSliceVar(&f.suffixes, "suffix", nil, "with --manifest-generator: only keys ending so (S3's filter)")
+	fl.Var(&f.createdAfter, "created-after", "with --manifest-generator: only objects created after this time (a date, RFC 3339 time or an age like 7d)")
+	fl.Var(&f.createdBefore, "created-before", "with --manifest-generator: only objects created before this time")
+	fl.StringSliceVar(&f.matchClasses, "match-storage-class", nil, "with --manifest-generator: only objects in these storage classes")
 	fl.Var(&f.maxObjectSize, "max-object-size", "largest object the job copies")
 	_ = fl.MarkHidden("max-object-size") // for tests: 5 GiB is AWS's limit
 	return cmd
@@ -163,6 +216,8 @@ type batchPlan struct {
 	manifestLoc s3url.Location
 	reportLoc   s3url.Location
 	reportScope string
+	startAfter  string
+	maxSize     int64
 }
 
 func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchPlan, error) {
@@ -178,6 +233,7 @@ func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchPlan, error
 		return p, usagef("batch cp %s %s: both ends must be s3:// URLs (a job copies between buckets)", p.src, p.dst)
 	}
 	p.dstPrefix = p.dst.AsDir().Key
+	p.startAfter = f.startAfter
 	if f.report == "" {
 		p.reportLoc = s3url.Location{Bucket: p.dst.Bucket, Key: defaultReportPrefix}
 	} else if p.reportLoc, err = parseLocation(f.report, true); err != nil {
@@ -214,6 +270,9 @@ func runID() string {
 // source, and it is not one of s3bulk's own manifests or reports when those
 // live in the source bucket.
 func (p batchPlan) keep(o store.Object) bool {
+	if p.startAfter != "" && o.Key <= p.startAfter {
+		return false
+	}
 	if p.src.HasWildcard() && !p.src.Match(o.Key) {
 		return false
 	}
@@ -247,19 +306,55 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 			"s3://"+p.src.Bucket+"/", base, "s3://"+p.dst.Bucket+"/"+batchops.DestKey(p.dstPrefix, base)+"...")
 	}
 
+	// Everything S3 Control would refuse is refused before the listing and
+	// the manifest upload.
+	desc := f.description
+	if desc == "" {
+		desc = batchops.TruncateDescription("s3bulk cp " + p.src.String() + " " + p.dst.String())
+	}
+	spec := batchops.CopySpec{
+		RoleArn:      f.roleArn,
+		DestBucket:   p.dst.Bucket,
+		DestPrefix:   p.dstPrefix,
+		StorageClass: f.storageClass,
+		Report:       batchops.ReportLocation{Enabled: true, Bucket: p.reportLoc.Bucket, Prefix: p.reportLoc.Key, Scope: p.reportScope},
+		Priority:     f.priority,
+		Description:  desc,
+		Tags:         f.tags,
+		Confirm:      f.confirm,
+
+		ExpectedBucketOwner: f.expectedOwner,
+	}
+	if f.confirm && f.wait {
+		return usagef("--confirm and --wait: a job that waits to be confirmed would never end; run it with `s3bulk batch run JOB --wait`")
+	}
+	if err := spec.Validate(); err != nil && !(a.g.dryRun && f.roleArn == "") {
+		return usageError{err}
+	}
+
 	maxSize := int64(f.maxObjectSize)
 	if maxSize <= 0 {
 		maxSize = batchops.MaxCopySize
 	}
-	var oversize []store.Object
+	p.maxSize = maxSize
+	if f.generator {
+		return a.runGeneratedJob(ctx, bf, c, p, f, spec)
+	}
+	if len(f.suffixes)+len(f.matchClasses) > 0 || !f.createdAfter.t.IsZero() || !f.createdBefore.t.IsZero() {
+		return usagef("--suffix, --created-after, --created-before and --match-storage-class are S3's filters: they need --manifest-generator")
+	}
+	var routed []routedObject
 	mopts := batchops.ManifestOptions{
 		Bucket:  p.src.Bucket,
 		Prefix:  p.listPrefix(),
 		Match:   p.keep,
 		MaxSize: maxSize,
-		// Objects over 5 GiB are few: keeping them to copy after the job is
-		// created costs little memory and no second listing.
-		Oversize: func(o store.Object) error { oversize = append(oversize, o); return nil },
+		// Objects a job cannot copy are few: keeping them to copy after
+		// the job is created costs little memory and no second listing.
+		Route: func(o store.Object, reason string) error {
+			routed = append(routed, routedObject{o, reason})
+			return nil
+		},
 	}
 
 	var m batchops.Manifest
@@ -268,13 +363,13 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 	} else {
 		m, err = batchops.PutManifest(ctx, srcStore, mopts, c.Bucket(p.manifestLoc.Bucket), p.manifestLoc.Bucket, p.manifestLoc.Key, 0)
 	}
-	if errors.Is(err, batchops.ErrNothingToCopy) && len(oversize) > 0 {
-		err = nil // only big objects: no job, the fallback does it all
+	if errors.Is(err, batchops.ErrNothingToCopy) && len(routed) > 0 {
+		err = nil // only objects a job cannot copy: no job, the fallback does it all
 	}
 	if err != nil {
 		return err
 	}
-	a.printBatchPlan(p, m, oversize, maxSize, f.noLocalFallback)
+	a.printBatchPlan(p, m, routed, f.noLocalFallback)
 	if a.g.dryRun {
 		return nil
 	}
@@ -282,34 +377,27 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 	var jobID string
 	var jc *batchops.Client
 	if m.Stats.Objects > 0 {
-		if jc, err = a.jobClient(ctx, bf); err != nil {
-			return err
+		jc, err = a.jobClientFor(ctx, bf, c.SDK(), p.dst.Bucket)
+		if err == nil {
+			spec.Manifest = m
+			jobID, err = jc.Create(ctx, spec)
 		}
-		desc := f.description
-		if desc == "" {
-			desc = "s3bulk cp " + p.src.String() + " " + p.dst.String()
-		}
-		jobID, err = jc.Create(ctx, batchops.CopySpec{
-			Manifest:     m,
-			RoleArn:      f.roleArn,
-			DestBucket:   p.dst.Bucket,
-			DestPrefix:   p.dstPrefix,
-			StorageClass: f.storageClass,
-			Report:       batchops.ReportLocation{Enabled: true, Bucket: p.reportLoc.Bucket, Prefix: p.reportLoc.Key, Scope: p.reportScope},
-			Priority:     f.priority,
-			Description:  desc,
-		})
 		if err != nil {
-			return err
+			return a.dropManifest(ctx, c.Bucket(p.manifestLoc.Bucket), p.manifestLoc.Key, err)
 		}
 		a.printJobCreated(jobID)
+		fmt.Fprintf(a.stdio.Err, "job %s runs in %s (pass --region %s to batch status, report or cancel)\n", jobID, jc.Region(), jc.Region())
 		defer func() {
 			if ctx.Err() != nil {
-				fmt.Fprintf(a.stdio.Err, "the job goes on without this command: s3bulk batch status %s (or cancel %s)\n", jobID, jobID)
+				fmt.Fprintf(a.stdio.Err, "the job goes on without this command: s3bulk batch status %s --region %s (or cancel %s)\n", jobID, jc.Region(), jobID)
 			}
 		}()
 	}
 
+	oversize := make([]store.Object, 0, len(routed))
+	for _, r := range routed {
+		oversize = append(oversize, r.obj)
+	}
 	var failed int64
 	if len(oversize) > 0 {
 		if f.noLocalFallback {
@@ -330,6 +418,101 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 	return a.waitAndReport(ctx, jc, bf, jobID, failed)
 }
 
+// wrapText breaks text into lines of at most width columns, at spaces.
+func wrapText(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		switch {
+		case i == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
+
+// runGeneratedJob creates a job whose manifest S3 generates from the
+// source bucket: nothing is listed here.
+func (a *app) runGeneratedJob(ctx context.Context, bf *batchFlags, c *s3store.Client, p batchPlan, f batchCpFlags, spec batchops.CopySpec) error {
+	if p.src.HasWildcard() {
+		return usagef("--manifest-generator: S3 filters keys by prefix and suffix, not wildcards: give %s as a prefix and use --suffix", p.src)
+	}
+	prefix := p.listPrefix()
+	for _, loc := range []s3url.Location{p.reportLoc, {Bucket: p.manifestLoc.Bucket, Key: dirOf(p.manifestLoc.Key)}} {
+		if loc.Bucket == p.src.Bucket && (strings.HasPrefix(loc.AsDir().Key, prefix) || strings.HasPrefix(prefix, loc.AsDir().Key)) {
+			return usagef("--manifest-generator: s3://%s/%s lies inside the source, and S3 would copy it too: put --report elsewhere", loc.Bucket, loc.Key)
+		}
+	}
+	g := &batchops.Generator{SourceBucket: p.src.Bucket, Suffixes: f.suffixes, SizeBelow: p.maxSize + 1,
+		CreatedAfter: f.createdAfter.t, CreatedBefore: f.createdBefore.t, StorageClasses: f.matchClasses}
+	if prefix != "" {
+		g.Prefixes = []string{prefix}
+	}
+	for _, sc := range f.matchClasses {
+		if !slices.Contains(batchops.StorageClasses(), sc) {
+			return usagef("--match-storage-class %q: want one of %v", sc, batchops.StorageClasses())
+		}
+	}
+	spec.Generator = g
+	if a.g.json {
+		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+			Type      string `json:"type"`
+			Generator string `json:"manifest_generator"`
+			SizeBelow int64  `json:"size_below"`
+		}{"plan", "s3://" + p.src.Bucket + "/" + prefix, g.SizeBelow})
+	} else {
+		fmt.Fprintf(a.stdio.Err, "plan: S3 lists s3://%s/%s itself (manifest generator); objects %s are left out: copy them with `s3bulk cp --recursive --min-size %d`\n",
+			p.src.Bucket, prefix, p.sizeLimit(), g.SizeBelow)
+	}
+	if a.g.dryRun {
+		return nil
+	}
+	jc, err := a.jobClientFor(ctx, bf, c.SDK(), p.dst.Bucket)
+	if err != nil {
+		return err
+	}
+	id, err := jc.Create(ctx, spec)
+	if err != nil {
+		if errors.Is(err, batchops.ErrInvalidJob) {
+			return usageError{err}
+		}
+		return err
+	}
+	a.printJobCreated(id)
+	fmt.Fprintf(a.stdio.Err, "job %s runs in %s (pass --region %s to batch status, report or cancel)\n", id, jc.Region(), jc.Region())
+	if !f.wait {
+		return nil
+	}
+	return a.waitAndReport(ctx, jc, bf, id, 0)
+}
+
+// routedObject is an object a job cannot copy, and why.
+type routedObject struct {
+	obj    store.Object
+	reason string
+}
+
+// dropManifest deletes the manifest of a job that was not created, so a
+// failed CreateJob leaves nothing behind, or says where it is.
+func (a *app) dropManifest(ctx context.Context, st store.Store, key string, createErr error) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := st.Delete(dctx, key); err != nil {
+		fmt.Fprintf(a.stdio.Err, "WARNING the manifest %s is left behind: %v\n", st.URL(key), err)
+	}
+	if errors.Is(createErr, batchops.ErrInvalidJob) {
+		return usageError{createErr}
+	}
+	return createErr
+}
+
 // listPrefix is what the listing asks S3 for: the literal start of a
 // wildcard, or the source as a directory.
 func (p batchPlan) listPrefix() string {
@@ -339,7 +522,12 @@ func (p batchPlan) listPrefix() string {
 	return p.src.AsDir().Key
 }
 
-func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, oversize []store.Object, maxSize int64, noFallback bool) {
+func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, routed []routedObject, noFallback bool) {
+	st := m.Stats
+	action := "copied from this machine"
+	if noFallback {
+		action = "EXCLUDED (--no-local-fallback)"
+	}
 	if a.g.json {
 		rec := struct {
 			Type          string `json:"type"`
@@ -349,12 +537,14 @@ func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, oversize []store.
 			Bytes         int64  `json:"bytes"`
 			Oversize      int64  `json:"oversize"`
 			OversizeBytes int64  `json:"oversize_bytes"`
+			Archived      int64  `json:"archived"`
+			ArchivedBytes int64  `json:"archived_bytes"`
 			Oversized     string `json:"oversize_action,omitempty"`
-		}{Type: "plan", Objects: m.Stats.Objects, Bytes: m.Stats.Bytes, Oversize: m.Stats.Oversize, OversizeBytes: m.Stats.OversizeBytes}
+		}{Type: "plan", Objects: st.Objects, Bytes: st.Bytes, Oversize: st.Oversize, OversizeBytes: st.OversizeBytes, Archived: st.Archived, ArchivedBytes: st.ArchivedBytes}
 		if m.ETag != "" {
 			rec.Manifest, rec.ETag = "s3://"+m.Bucket+"/"+m.Key, m.ETag
 		}
-		if len(oversize) > 0 {
+		if len(routed) > 0 {
 			rec.Oversized = "local-multipart-copy"
 			if noFallback {
 				rec.Oversized = "excluded"
@@ -366,30 +556,44 @@ func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, oversize []store.
 		if a.g.dryRun {
 			where = "(dry run: not written)"
 		}
-		fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) for the job, manifest %s\n", m.Stats.Objects, progress.HumanBytes(m.Stats.Bytes), where)
-		if len(oversize) > 0 {
-			action := "copied from this machine with multipart copy"
-			if noFallback {
-				action = "EXCLUDED (--no-local-fallback)"
-			}
-			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are over %s, which a job cannot copy: %s\n",
-				len(oversize), progress.HumanBytes(m.Stats.OversizeBytes), progress.HumanBytes(maxSize), action)
+		fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) for the job, manifest %s\n", st.Objects, progress.HumanBytes(st.Bytes), where)
+		if st.Oversize > 0 {
+			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are %s, which a job cannot copy: %s with multipart copy\n",
+				st.Oversize, progress.HumanBytes(st.OversizeBytes), p.sizeLimit(), action)
+		}
+		if st.Archived > 0 {
+			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are in GLACIER or DEEP_ARCHIVE, which a job fails on until they are restored: %s (restore them first, or their copies fail)\n",
+				st.Archived, progress.HumanBytes(st.ArchivedBytes), action)
 		}
 	}
-	if noFallback {
-		for _, o := range oversize {
-			if a.g.json {
-				_ = json.NewEncoder(a.stdio.Out).Encode(struct {
-					Type   string `json:"type"`
-					Src    string `json:"src"`
-					Size   int64  `json:"size"`
-					Reason string `json:"reason"`
-				}{"excluded", "s3://" + p.src.Bucket + "/" + o.Key, o.Size, "over the job's object size limit"})
-				continue
-			}
-			fmt.Fprintf(a.stdio.Err, "EXCLUDED s3://%s/%s (%s): over %s, a job cannot copy it\n", p.src.Bucket, o.Key, progress.HumanBytes(o.Size), progress.HumanBytes(maxSize))
-		}
+	if !noFallback {
+		return
 	}
+	for _, r := range routed {
+		o := r.obj
+		if a.g.json {
+			_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+				Type   string `json:"type"`
+				Src    string `json:"src"`
+				Size   int64  `json:"size"`
+				Reason string `json:"reason"`
+			}{"excluded", "s3://" + p.src.Bucket + "/" + o.Key, o.Size, r.reason})
+			continue
+		}
+		why := r.reason
+		if why == batchops.ReasonTooBig {
+			why = p.sizeLimit() + ", a job cannot copy it"
+		}
+		fmt.Fprintf(a.stdio.Err, "EXCLUDED s3://%s/%s (%s): %s\n", p.src.Bucket, o.Key, progress.HumanBytes(o.Size), why)
+	}
+}
+
+// sizeLimit names the object sizes a job leaves to this machine.
+func (p batchPlan) sizeLimit() string {
+	if p.maxSize == batchops.MaxCopySize {
+		return "5 GB or more"
+	}
+	return "over " + progress.HumanBytes(p.maxSize)
 }
 
 func (a *app) printJobCreated(id string) {
@@ -444,7 +648,7 @@ func (a *app) copyOversize(ctx context.Context, s *session, p batchPlan, objs []
 // excluded, or the job was cancelled), 3 the job itself failed.
 func (a *app) waitAndReport(ctx context.Context, jc *batchops.Client, bf *batchFlags, id string, alreadyFailed int64) error {
 	w := a.newJobWatcher()
-	j, err := jc.Wait(ctx, id, bf.pollInterval, w.update)
+	j, err := jc.Wait(ctx, id, batchops.WaitOptions{Interval: bf.pollInterval, Progress: w.update})
 	w.stop(j)
 	if err != nil {
 		return err
@@ -489,8 +693,12 @@ func (a *app) printReport(ctx context.Context, j batchops.Job) (batchops.ReportS
 	enc := json.NewEncoder(a.stdio.Out)
 	enc.SetEscapeHTML(false)
 	return batchops.ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r batchops.TaskResult) error {
-		if r.Status == batchops.TaskSucceeded {
+		switch r.Status {
+		case batchops.TaskSucceeded:
 			return nil
+		case batchops.TaskUnreadable:
+			_, err := fmt.Fprintf(a.stdio.Err, "WARNING report of job %s: %s\n", j.ID, oneLineText(r.Message))
+			return err
 		}
 		src := "s3://" + r.Bucket + "/" + r.Key
 		if a.g.json {
@@ -643,7 +851,7 @@ func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 			var j batchops.Job
 			if wait {
 				w := a.newJobWatcher()
-				j, err = jc.Wait(ctx, args[0], bf.pollInterval, w.update)
+				j, err = jc.Wait(ctx, args[0], batchops.WaitOptions{Interval: bf.pollInterval, Progress: w.update})
 				w.stop(j)
 			} else {
 				j, err = jc.Describe(ctx, args[0])
@@ -720,6 +928,132 @@ summary. The exit code is 0 when every task succeeded, 1 when some failed.`,
 	}
 }
 
+func (a *app) batchRetryCmd(bf *batchFlags) *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "retry JOB",
+		Short: "Copy the failed tasks of an ended job again, with a new job",
+		Long: `Read the completion report of a job that ended, write its failed keys into a
+new manifest (under the destination bucket's _batch/manifest/) and create a
+job that copies them again to the same place, with the same role, storage
+class, report location and priority. A rerun of the same retry is the same
+job. The exit code is that of batch cp.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			j, err := jc.Describe(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			s := a.newSession()
+			c, err := s.s3(ctx)
+			if err != nil {
+				return err
+			}
+			open := func(b string) (store.Store, error) { return c.Bucket(b), nil }
+			var mb string
+			if j.Copy != nil {
+				mb = j.Copy.DestBucket
+			}
+			key := defaultManifestPrefix + "retry-" + j.ID + ".csv"
+			spec, err := batchops.RetrySpec(ctx, open, j, c.Bucket(mb), mb, key)
+			if errors.Is(err, batchops.ErrNothingToRetry) {
+				fmt.Fprintf(a.stdio.Err, "job %s: nothing to retry, every task succeeded\n", j.ID)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdio.Err, "plan: %d failed objects of job %s for a new job, manifest s3://%s/%s\n", spec.Manifest.Stats.Objects, j.ID, mb, key)
+			id, err := jc.Create(ctx, spec)
+			if err != nil {
+				return a.dropManifest(ctx, c.Bucket(mb), key, err)
+			}
+			a.printJobCreated(id)
+			if !wait {
+				return nil
+			}
+			return a.waitAndReport(ctx, jc, bf, id, 0)
+		},
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report")
+	return cmd
+}
+
+func (a *app) batchRunCmd(bf *batchFlags) *cobra.Command {
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "run JOB",
+		Short: "Run a job created with --confirm (it waits Suspended until then)",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			status, err := jc.Run(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			a.printJobStatus(args[0], status)
+			if !wait {
+				return nil
+			}
+			return a.waitAndReport(ctx, jc, bf, args[0], 0)
+		},
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end, then print its report")
+	return cmd
+}
+
+func (a *app) batchPriorityCmd(bf *batchFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "priority JOB N",
+		Short: "Change a job's priority: higher runs first among the account's jobs",
+		Args:  usageArgs(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := strconv.ParseInt(args[1], 10, 32)
+			if err != nil || n < 0 {
+				return usagef("batch priority %s %s: want a whole number of 0 or more", args[0], args[1])
+			}
+			ctx := cmd.Context()
+			jc, err := a.jobClient(ctx, bf)
+			if err != nil {
+				return err
+			}
+			if err := jc.SetPriority(ctx, args[0], int32(n)); err != nil {
+				return err
+			}
+			if a.g.json {
+				return json.NewEncoder(a.stdio.Out).Encode(struct {
+					Type     string `json:"type"`
+					JobID    string `json:"job_id"`
+					Priority int64  `json:"priority"`
+				}{"job", args[0], n})
+			}
+			_, err = fmt.Fprintf(a.stdio.Out, "job %s: priority %d\n", args[0], n)
+			return err
+		},
+	}
+}
+
+func (a *app) printJobStatus(id, status string) {
+	if a.g.json {
+		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
+			Type   string `json:"type"`
+			JobID  string `json:"job_id"`
+			Status string `json:"status"`
+		}{"job", id, status})
+		return
+	}
+	fmt.Fprintf(a.stdio.Out, "job %s: %s\n", id, status)
+}
+
 func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
@@ -789,7 +1123,7 @@ func (a *app) batchLsCmd(bf *batchFlags) *cobra.Command {
 }
 
 func (a *app) batchPolicyCmd() *cobra.Command {
-	var report, manifest, roleArn string
+	var report, manifest, roleArn, kmsKey string
 	var raw bool
 	cmd := &cobra.Command{
 		Use:   "policy SRC DST",
@@ -813,7 +1147,9 @@ s3bulk. Each is limited to the buckets and prefixes the copy uses.`,
 				DestBucket: p.dst.Bucket, DestPrefix: p.dstPrefix,
 				ManifestBucket: p.manifestLoc.Bucket, ManifestPrefix: manifestPrefix,
 				ReportBucket: p.reportLoc.Bucket, ReportPrefix: p.reportLoc.AsDir().Key,
-				RoleArn: roleArn,
+				RoleArn: roleArn, KMSKeyARN: kmsKey,
+				// Buckets of the region's partition: aws-cn, aws-us-gov...
+				Partition: batchops.Partition(a.g.region),
 			})
 			if a.g.json {
 				enc := json.NewEncoder(a.stdio.Out)
@@ -836,6 +1172,7 @@ s3bulk. Each is limited to the buckets and prefixes the copy uses.`,
 	fl.StringVar(&report, "report", "", "report location, as for batch cp")
 	fl.StringVar(&manifest, "manifest", "", "manifest location, as for batch cp")
 	fl.StringVar(&roleArn, "role-arn", "", "the job's role, to limit iam:PassRole to it")
+	fl.StringVar(&kmsKey, "kms-key-arn", "", "the KMS key of SSE-KMS sources or copies: the job and the local fallback need to use it")
 	fl.BoolVar(&raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
 	return cmd
 }

@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
@@ -80,6 +82,7 @@ func jobID(t *testing.T, out string) string {
 func TestBatchCpWaitCopiesEveryObject(t *testing.T) {
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
+	e.srv.Require(t, s3test.OddKeys)
 	objs := map[string]string{"1/100/file-01.json": "a", "1/100/file 02+x.json": "b", "2/日本.json": "c"}
 	e.seed(t, objs)
 
@@ -333,4 +336,190 @@ func TestBatchPolicyGolden(t *testing.T) {
 			t.Errorf("policy lacks %s", w)
 		}
 	}
+}
+
+// TestBatchCpRefusesWhatS3ControlWouldBeforeUploading checks each of
+// CreateJob's limits before the listing: nothing is written.
+func TestBatchCpRefusesWhatS3ControlWouldBeforeUploading(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"a": "1"})
+	src, dst := "s3://"+e.src, "s3://"+e.dst
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a negative priority", []string{"--role-arn", batchRole, "--priority", "-1"}, "priority -1"},
+		{"reduced redundancy", []string{"--role-arn", batchRole, "--storage-class", "REDUCED_REDUNDANCY"}, `storage class "REDUCED_REDUNDANCY"`},
+		{"a role ARN of a short account id", []string{"--role-arn", "arn:aws:iam::1234:role/r"}, "role ARN"},
+		{"a description of 257 characters", []string{"--role-arn", batchRole, "--description", strings.Repeat("d", 257)}, "at most 256"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.run(context.Background(), append([]string{"batch", "cp", src, dst}, tt.args...)...)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.err, ExitUsage, tt.want)
+			}
+			if keys := s3test.ListKeys(t, e.sdk, e.dst, ""); len(keys) != 0 {
+				t.Errorf("wrote %v", keys)
+			}
+		})
+	}
+}
+
+func TestBatchCpWhoseJobIsRefusedLeavesNoManifest(t *testing.T) {
+	// The destination is in another region than the control plane's.
+	e := newBatchEnv(t, fakecontrol.Options{BucketRegion: func(string) string { return "eu-west-1" }})
+	e.seed(t, map[string]string{"a": "1"})
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst, "--role-arn", batchRole)
+	if r.code != ExitFatal || !strings.Contains(r.err, "BadRequestException") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/"); len(keys) != 0 {
+		t.Errorf("left behind %v", keys)
+	}
+}
+
+func TestBatchCpCutsALongDefaultDescription(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"a": "1"})
+	long := strings.Repeat(strings.Repeat("p", 50)+"/", 6) // 306 characters
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/"+long, "--role-arn", batchRole, "--wait")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	st := e.run(context.Background(), "batch", "status", jobID(t, r.out))
+	if !strings.Contains(st.out, "description: s3bulk cp s3://"+e.src+" ") || !strings.Contains(st.out, "...\n") {
+		t.Errorf("batch status:\n%s", st.out)
+	}
+}
+
+func TestBatchCpWaitsForAJobNotVisibleYet(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{InvisibleFor: 300 * time.Millisecond})
+	e.seed(t, map[string]string{"a": "1"})
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/c/", "--role-arn", batchRole, "--wait")
+	if r.code != ExitOK || !strings.Contains(r.err, "Complete, 1 of 1 tasks succeeded") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+}
+
+func TestBatchCpWithTheManifestGenerator(t *testing.T) {
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"logs/a.json": "1", "logs/b.txt": "2", "logs/big.json": "12345", "top.json": "3"})
+	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/g/", "--role-arn", batchRole,
+		"--manifest-generator", "--suffix", ".json", "--max-object-size", "4", "--wait")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	if !strings.Contains(r.err, "plan: S3 lists s3://"+e.src+"/logs/ itself (manifest generator); objects over 4 B are left out") {
+		t.Errorf("stderr does not give the plan:\n%s", r.err)
+	}
+	if diff := cmp.Diff([]string{"g/logs/a.json"}, s3test.ListKeys(t, e.sdk, e.dst, "g/")); diff != "" {
+		t.Errorf("copied (-want +got):\n%s", diff)
+	}
+	if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/manifest/"); len(keys) != 0 {
+		t.Errorf("a manifest was written here: %v", keys)
+	}
+	for _, tt := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"a wildcard is refused", "not wildcards", []string{"s3://" + e.src + "/logs/*.json"}},
+		{"S3's filters need the generator", "need --manifest-generator", []string{"s3://" + e.src, "--suffix", ".json"}},
+		{"a report inside the source is refused", "lies inside the source", []string{"s3://" + e.dst}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"batch", "cp"}, tt.args[0], "s3://"+e.dst+"/x/", "--role-arn", batchRole)
+			if tt.name != "S3's filters need the generator" {
+				args = append(args, "--manifest-generator")
+			}
+			r := e.run(context.Background(), append(args, tt.args[1:]...)...)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want a usage error saying %q", r.code, r.err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
+	ctx := context.Background()
+	var e *batchEnv
+	var once sync.Once
+	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 { // gone between the listing and the first job's copy
+			once.Do(func() {
+				if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr("back soon.json")}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}})
+	e.seed(t, map[string]string{"back soon.json": "x", "kept.json": "y"})
+	first := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/r/", "--role-arn", batchRole, "--wait")
+	if first.code != ExitPartial {
+		t.Fatalf("exit %d, stderr:\n%s", first.code, first.err)
+	}
+	s3test.PutObject(t, e.sdk, e.src, "back soon.json", []byte("x"))
+	retry := e.run(ctx, "batch", "retry", jobID(t, first.out), "--wait")
+	if retry.code != ExitOK {
+		t.Fatalf("retry: exit %d, stderr:\n%s", retry.code, retry.err)
+	}
+	if !strings.Contains(retry.err, "plan: 1 failed objects of job "+jobID(t, first.out)) || !strings.Contains(retry.err, "Complete, 1 of 1 tasks succeeded") {
+		t.Errorf("retry stderr:\n%s", retry.err)
+	}
+	if got := string(s3test.GetObject(t, e.sdk, e.dst, "r/back soon.json")); got != "x" {
+		t.Errorf("r/back soon.json = %q after the retry", got)
+	}
+	again := e.run(ctx, "batch", "retry", jobID(t, retry.out))
+	if again.code != ExitOK || !strings.Contains(again.err, "nothing to retry") {
+		t.Errorf("retry of a clean job: exit %d, stderr %q", again.code, again.err)
+	}
+}
+
+func TestBatchConfirmRunPriorityAndTags(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"a": "1"})
+	r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/c/", "--role-arn", batchRole, "--confirm", "--tag", "team=data")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	id := jobID(t, r.out)
+	if p := e.run(ctx, "batch", "priority", id, "77"); p.code != ExitOK || !strings.Contains(p.out, "priority 77") {
+		t.Errorf("batch priority: exit %d\n%s%s", p.code, p.out, p.err)
+	}
+	if st := e.run(ctx, "batch", "status", id); !strings.Contains(st.out, "priority:    77") {
+		t.Errorf("batch status after priority:\n%s", st.out)
+	}
+	if p := e.run(ctx, "batch", "priority", id, "-1"); p.code != ExitUsage {
+		t.Errorf("a negative priority: exit %d", p.code)
+	}
+	run := e.run(ctx, "batch", "run", id, "--wait")
+	if run.code != ExitOK || !strings.Contains(run.err, "Complete, 1 of 1 tasks succeeded") {
+		t.Fatalf("batch run: exit %d, stderr:\n%s", run.code, run.err)
+	}
+	if !slices.Contains(e.fake.History(id), "Suspended") {
+		t.Errorf("history %v: the job did not wait to be confirmed", e.fake.History(id))
+	}
+	for _, tt := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"a bad tag is refused before anything is written", "tag key", []string{"--tag", "a*b=c"}},
+		{"--confirm with --wait is refused", "--confirm and --wait", []string{"--confirm", "--wait"}},
+		{"an expected owner that is not an account", "expected bucket owner", []string{"--expected-bucket-owner", "me"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.run(ctx, append([]string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst + "/x/", "--role-arn", batchRole}, tt.args...)...)
+			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
+				t.Errorf("exit %d, stderr %q; want a usage error saying %q", r.code, r.err, tt.want)
+			}
+		})
+	}
+	t.Run("a report bucket of another owner fails the job", func(t *testing.T) {
+		r := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/o/", "--role-arn", batchRole, "--expected-bucket-owner", "111111111111", "--wait")
+		if r.code != ExitFatal || !strings.Contains(r.err, "ReportWriteFailed") {
+			t.Errorf("exit %d, stderr:\n%s", r.code, r.err)
+		}
+	})
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/internal/bench"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/gateway"
@@ -128,6 +129,9 @@ type benchFlags struct {
 	companyConcurrency int
 	tools              map[string]string
 	keepDest           bool
+	// roleArn runs the batchops method for real: one job per bench run.
+	roleArn string
+	batch   batchFlags
 }
 
 func (f *benchFlags) register(cmd *cobra.Command, demo bool) {
@@ -138,6 +142,11 @@ func (f *benchFlags) register(cmd *cobra.Command, demo bool) {
 		fl.StringVar(&f.report, "report", "", "write a Markdown report to this file")
 		fl.StringVar(&f.chart, "chart", "", "write a PNG chart to this file")
 		fl.BoolVar(&f.keepDest, "keep-dest", false, "leave the last method's copy in the destination")
+		fl.StringVar(&f.roleArn, "role-arn", "", "`ARN` of the IAM role to run the batchops method for real with: a job per run (--source at a bucket's root, as a job keeps whole keys)")
+		fl.StringVar(&f.batch.accountID, "account-id", "", "AWS account for the batchops method (default: asked from STS)")
+		fl.StringVar(&f.batch.controlEndpoint, "control-endpoint-url", "", "S3 Control endpoint URL for the batchops method")
+		fl.DurationVar(&f.batch.pollInterval, "poll-interval", defaultPollInterval, "how often the batchops method asks for its job's state")
+		_ = fl.MarkHidden("poll-interval")
 	}
 	fl.StringSliceVar(&f.methods, "methods", nil, "methods to run, from "+strings.Join(bench.AllMethods, ","))
 	fl.StringVar(&f.prices, "prices", "", "JSON file of prices per region, laid over the built-in table")
@@ -176,7 +185,8 @@ size. The methods are the field report's and the usual tools':
   aws               aws s3 cp --recursive per company prefix, 4 at a time (skipped if not installed)
   s5cmd             s5cmd cp 'SRC/*' DST (skipped if not installed)
   rclone            rclone copy, configured by environment variables (skipped if not installed)
-  batchops          S3 Batch Operations: not run here; its estimated cost is shown
+  batchops          S3 Batch Operations: with --role-arn, a manifest and one Copy job per run,
+                    its active and wall seconds; without, not run, with its estimated cost
 
 Results: a table (or --json, one document), --report FILE.md, --chart FILE.png,
 and the report's linear projection to 50,000, 100,000 and 150,000 objects.
@@ -302,6 +312,64 @@ func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
 	}
 }
 
+// batchFunc runs the batchops method: list the source into a manifest, one
+// Copy job, wait for it. Nil without --role-arn: the method is then shown
+// as not run, with its estimated cost.
+func (a *app) batchFunc(conn bench.Conn, f benchFlags) bench.BatchFunc {
+	if f.roleArn == "" {
+		return nil
+	}
+	return func(ctx context.Context, srcURL, dstURL string) (bench.BatchOutcome, error) {
+		var out bench.BatchOutcome
+		if conn.Endpoint != "" && f.batch.controlEndpoint == "" {
+			return out, fmt.Errorf("%w: S3 Batch Operations exists only on AWS, not on %s (or give --control-endpoint-url)", bench.ErrNotRun, conn.Endpoint)
+		}
+		src, err := parseLocation(srcURL, true)
+		if err != nil {
+			return out, err
+		}
+		dst, err := parseLocation(dstURL, true)
+		if err != nil {
+			return out, err
+		}
+		if src.AsDir().Key != "" {
+			return out, fmt.Errorf("%w: a job keeps whole source keys, so bench runs it from a bucket's root (--source s3://%s/)", bench.ErrNotRun, src.Bucket)
+		}
+		c, err := a.newSession().s3(ctx)
+		if err != nil {
+			return out, err
+		}
+		key := defaultManifestPrefix + "bench-" + runID() + ".csv"
+		m, err := batchops.PutManifest(ctx, c.Bucket(src.Bucket), batchops.ManifestOptions{Bucket: src.Bucket}, c.Bucket(dst.Bucket), dst.Bucket, key, 0)
+		if err != nil {
+			return out, err
+		}
+		bf := f.batch
+		jc, err := a.jobClientFor(ctx, &bf, c.SDK(), dst.Bucket)
+		if err != nil {
+			return out, err
+		}
+		id, err := jc.Create(ctx, batchops.CopySpec{
+			Manifest: m, RoleArn: f.roleArn, DestBucket: dst.Bucket, DestPrefix: dst.AsDir().Key,
+			Report:      batchops.ReportLocation{Enabled: true, Bucket: dst.Bucket, Prefix: defaultReportPrefix, Scope: batchops.ReportFailedTasks},
+			Priority:    10,
+			Description: batchops.TruncateDescription("s3bulk bench " + srcURL + " " + dstURL),
+		})
+		if err != nil {
+			return out, a.dropManifest(ctx, c.Bucket(dst.Bucket), key, err)
+		}
+		j, err := jc.Wait(ctx, id, batchops.WaitOptions{Interval: bf.pollInterval})
+		out.Objects, out.Bytes, out.ActiveSeconds = j.Succeeded, m.Stats.Bytes, j.Active.Seconds()
+		if err != nil {
+			return out, err
+		}
+		if j.Status != batchops.StatusComplete || j.Failed > 0 {
+			return out, fmt.Errorf("job %s: %s, %d of %d tasks failed", id, j.Status, j.Failed, j.Total)
+		}
+		return out, nil
+	}
+}
+
 // benchPrices picks the price table entry for the run.
 func (a *app) benchPrices(f benchFlags, region string) (bench.Prices, error) {
 	table := bench.DefaultPrices()
@@ -337,15 +405,12 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 		Conn: conn, Source: src, Dest: dst, Methods: f.methods,
 		CompanyConcurrency: f.companyConcurrency,
 		Engine:             a.engineFunc(storeCfg),
-		// Not wired yet: bench has no --role-arn to run a job with, so Batch
-		// Operations is reported as not run, with its estimated cost; run a
-		// job with `s3bulk batch cp --wait` (it prints active and wall time).
-		Batch:    nil,
-		Tools:    f.tools,
-		Prices:   prices,
-		KeepDest: f.keepDest,
-		Huge:     bench.HugeConfig{Size: int64(f.huge), Repeat: f.hugeRepeat},
-		Observe:  a.benchObserver(),
+		Batch:              a.batchFunc(conn, f),
+		Tools:              f.tools,
+		Prices:             prices,
+		KeepDest:           f.keepDest,
+		Huge:               bench.HugeConfig{Size: int64(f.huge), Repeat: f.hugeRepeat},
+		Observe:            a.benchObserver(),
 	}
 	report, err := bench.Run(ctx, cfg)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 	"github.com/s3bulk/s3bulk/internal/bench"
 	"github.com/s3bulk/s3bulk/internal/gateway"
 	"github.com/s3bulk/s3bulk/internal/s3test"
@@ -274,6 +275,42 @@ func TestDemoCleansUpWhenInterrupted(t *testing.T) {
 	if stdout.Len() != 0 {
 		t.Errorf("an interrupted demo printed a table:\n%s", stdout.String())
 	}
+}
+
+// TestBenchRunsTheBatchopsMethodWithARole runs report 1's fourth method for
+// real against the fake control plane: one job, its wall and active time
+// and cost in the table.
+func TestBenchRunsTheBatchopsMethodWithARole(t *testing.T) {
+	ctx := context.Background()
+	e := newBatchEnv(t, fakecontrol.Options{})
+	if out := e.run(ctx, "seed", "s3://"+e.src, "--objects", "8", "--size", "1KiB", "--users-per-company", "2"); out.code != ExitOK {
+		t.Fatalf("seed: exit %d\n%s", out.code, out.err)
+	}
+	r := e.run(ctx, append([]string{"--json", "bench", "--source", "s3://" + e.src + "/", "--dest", "s3://" + e.dst + "/copy/", "--methods", "batchops"}, e.jobFlags()...)...)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.err)
+	}
+	var doc benchDoc
+	if err := json.NewDecoder(strings.NewReader(r.out)).Decode(&doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	if diff := cmp.Diff(map[string]string{"batchops": "ok"}, doc.statuses()); diff != "" {
+		t.Fatalf("statuses (-want +got):\n%s\n%s", diff, r.out)
+	}
+	for _, m := range doc.Methods {
+		if m.Method == "batchops" && (m.Objects != 8 || !strings.Contains(m.Reason, "job active for")) {
+			t.Errorf("batchops: %d objects, reason %q; want 8 and the job's active time", m.Objects, m.Reason)
+		}
+	}
+	t.Run("from a prefix it is not run, and says why", func(t *testing.T) {
+		if out := e.run(ctx, "seed", "s3://"+e.src+"/seed", "--objects", "4", "--size", "1KiB", "--users-per-company", "2"); out.code != ExitOK {
+			t.Fatalf("seed: exit %d", out.code)
+		}
+		r := e.run(ctx, append([]string{"--json", "bench", "--source", "s3://" + e.src + "/seed/", "--dest", "s3://" + e.dst + "/copy2/", "--methods", "batchops"}, e.jobFlags()...)...)
+		if r.code != ExitOK || !strings.Contains(r.out, "not-run") || !strings.Contains(r.out, "keeps whole source keys") {
+			t.Errorf("exit %d, stdout:\n%s", r.code, r.out)
+		}
+	})
 }
 
 func TestDemoWritesOutsideTheSourceTree(t *testing.T) {

@@ -1,13 +1,7 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
-
-	"github.com/s3bulk/s3bulk/store"
 )
 
 func (a *app) catCmd() *cobra.Command {
@@ -38,18 +32,7 @@ whatever its size.`,
 			if err != nil {
 				return err
 			}
-			body, err := c.Bucket(loc.Bucket).Get(ctx, loc.Key, 0, -1, "")
-			if err != nil {
-				if errors.Is(err, store.ErrNotFound) {
-					return fmt.Errorf("cat %s: no such object", loc)
-				}
-				return fmt.Errorf("cat %s: %w", loc, err)
-			}
-			defer body.Close()
-			if _, err := io.Copy(a.stdio.Out, body); err != nil {
-				return fmt.Errorf("cat %s: %w", loc, err)
-			}
-			return nil
+			return a.catObject(ctx, c.Bucket(loc.Bucket), loc, a.stdio.Out)
 		},
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")

@@ -12,6 +12,7 @@ func (a *app) commands() []*cobra.Command {
 		a.lsCmd(),
 		a.duCmd(),
 		a.catCmd(),
+		a.presignCmd(),
 		a.runCmd(),
 		a.planCmd(),
 		a.mbCmd(),

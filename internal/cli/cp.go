@@ -82,13 +82,25 @@ from the command line. For a download --sse-c is the key of the objects
 read; for an S3 to S3 copy --sse-c is the key of the copies and
 --sse-c-copy-source with --sse-c-copy-source-key that of the sources.
 --request-payer requester is sent on every request to both buckets;
---source-region names the source bucket's region when it is not --region.`,
+--source-region names the source bucket's region when it is not --region.
+
+A source on another provider or account is named with --source-endpoint-url
+and/or --source-profile (the profile wins over AWS_* credentials in the
+environment, which the destination keeps using). Objects are then streamed
+through this machine, checked against the source's checksum on the way;
+a server-side copy is made whenever both sides are one endpoint and one
+access key. '-' is standard input (of any length, uploaded in parts with
+memory bounded by --max-buffer) or standard output.`,
 		Example: `  s3bulk cp s3://src/a.json s3://dst/b.json          one object to an exact key
   s3bulk cp s3://src/a.json s3://dst/dir/            into a "directory"
   s3bulk cp --recursive s3://src/logs/ s3://dst/archive/
   s3bulk cp 's3://src/logs/2026-*/*.json' s3://dst/archive/
   s3bulk cp --recursive ./photos s3://bucket/photos/
-  s3bulk cp 's3://bucket/*.csv' ./data/`,
+  s3bulk cp 's3://bucket/*.csv' ./data/
+  s3bulk cp --recursive --source-endpoint-url https://other.example \
+      --source-profile other s3://theirs/data/ s3://mine/data/
+  tar c dir | s3bulk cp - s3://bucket/dir.tar         standard input
+  s3bulk cp s3://bucket/dir.tar - | tar x              standard output`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
@@ -109,6 +121,9 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
+	if srcArg == stdioArg || dstArg == stdioArg {
+		return a.runStdio(ctx, srcArg, dstArg, f, move)
+	}
 	src, err := parseLocation(srcArg, f.raw)
 	if err != nil {
 		return err
@@ -138,6 +153,10 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
+	side, err := f.obj.side(src)
+	if err != nil {
+		return err
+	}
 	s := a.newSession()
 	if f.followSymlinks {
 		if a.shared != nil {
@@ -145,28 +164,17 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		}
 		s.followSymlinks = true
 	}
-	if move && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: mv runs locally only (a job cannot delete the sources)", f.engine.engine)
-	}
-	if (f.sel.active() || meta != nil) && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: filters, shards and metadata flags need --engine local", f.engine.engine)
-	}
-	if f.obj.active() && f.engine.engine != "" && f.engine.engine != "local" {
-		return usagef("--engine %s: encryption, ACL, request-payer and source-region flags need --engine local", f.engine.engine)
-	}
-	if !move {
-		job, err := a.chooseEngine(ctx, s, f.engine, src, dst)
-		if err != nil {
-			return err
-		}
-		if job {
-			return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
-		}
-	}
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
-	srcEP, err := s.sourceEndpoint(ctx, src, f.recursive)
+	mode, blockers, err := pickEngine(f, src, dst, move, meta != nil)
+	if err != nil {
+		return err
+	}
+	if mode == engineBatchOps {
+		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
+	}
+	srcEP, err := s.sourceEndpointOn(ctx, src, f.recursive, side)
 	if err != nil {
 		return err
 	}
@@ -204,14 +212,24 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if move {
 		verb = "mv"
 	}
-	j, err := a.openJournal(f.journal, verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw)+f.sel.fingerprint())
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint()}
+	if side != (sourceSide{}) {
+		// Another source is another job.
+		fields = append(fields, "source", side.endpointURL, side.profile)
+	}
+	j, err := a.openJournal(f.journal, fields...)
 	if err != nil {
 		return err
 	}
 	opts.Journal = j
-	sum, err := a.executeSum(ctx, s, job, opts)
-	if err == nil && f.recursive && !src.HasWildcard() {
-		a.warnEmpty(src.String(), sum, sel.Filter != nil)
+	if mode == engineAuto {
+		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, src, srcArg, dstArg, f.raw)
+	} else {
+		var sum engine.Summary
+		sum, err = a.executeSum(ctx, s, job, opts)
+		if err == nil && f.recursive && !src.HasWildcard() {
+			a.warnEmpty(src.String(), sum, sel.Filter != nil)
+		}
 	}
 	return a.closeJournal(j, err)
 }
@@ -281,6 +299,7 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
 	opts.Concurrency = a.g.concurrency
 	opts.Limiter = s.lim
+	opts.Logger = a.logger
 	if opts.PartStreams == 0 {
 		// What one command learnt about part uploads serves the other
 		// lines of a run file too.
@@ -290,7 +309,9 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 	if a.planOnly {
 		return engine.Summary{}, a.writePlan(ctx, job, opts)
 	}
-	opts.Progress = &engine.Progress{}
+	if opts.Progress == nil {
+		opts.Progress = &engine.Progress{}
+	}
 	var bar *progress.Bar
 	out, errOut := a.stdio.Out, a.stdio.Err
 	if a.showProgress() {

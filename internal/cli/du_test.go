@@ -50,8 +50,8 @@ func TestDu(t *testing.T) {
 		}
 	})
 	t.Run("a missing bucket is fatal", func(t *testing.T) {
-		_, errOut, code := runCLI(t, srv, "du", "s3://no-such-bucket-s3bulk/")
-		if code != ExitFatal || !strings.Contains(errOut, "no-such-bucket-s3bulk") {
+		_, errOut, code := runCLI(t, srv, "du", "s3://"+missing(t, 53)+"/")
+		if code != ExitFatal || !strings.Contains(errOut, missing(t, 53)) {
 			t.Errorf("exit %d, stderr %q", code, errOut)
 		}
 	})

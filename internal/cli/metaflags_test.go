@@ -40,6 +40,7 @@ func headOf(t *testing.T, c *s3.Client, bucket, key string) headed {
 
 func TestMetadataFlags(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Metadata)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
 	local := t.TempDir()
@@ -86,6 +87,7 @@ func TestMetadataFlags(t *testing.T) {
 		}
 	}
 	t.Run("a storage class goes with every write", func(t *testing.T) {
+		srv.Require(t, s3test.PartCopy) // counts the writes of a multipart copy
 		// The server keeps every object in STANDARD: the requests tell.
 		var mu sync.Mutex
 		sent := map[string]int{}

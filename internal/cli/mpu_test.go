@@ -46,6 +46,7 @@ func lines(s string) []string {
 
 func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
 	ids := startUploads(t, srv, bucket, "keep/a.bin", "tmp/b.bin", "tmp/c d.bin")
 	url := func(k string) string { return "s3://" + bucket + "/" + k }
@@ -128,6 +129,7 @@ func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 
 func TestMPUExitCodes(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
 	startUploads(t, srv, bucket, "x/1", "x/2", "y/3")
 	// Every abort fails, once, as a server error: it is reported per
@@ -145,7 +147,7 @@ func TestMPUExitCodes(t *testing.T) {
 		{"a local path is a usage error", []string{"mpu", "ls", t.TempDir()}, ExitUsage, "s3://"},
 		{"a bad age is a usage error", []string{"mpu", "abort", "--older-than", "soon", "s3://" + bucket + "/"}, ExitUsage, "older-than"},
 		{"a missing argument is a usage error", []string{"mpu", "abort"}, ExitUsage, "accepts 1 arg"},
-		{"a missing bucket is fatal", []string{"mpu", "ls", "s3://no-such-bucket-s3bulk/"}, ExitFatal, "no-such-bucket-s3bulk"},
+		{"a missing bucket is fatal", []string{"mpu", "ls", "s3://" + missing(t, 148) + "/"}, ExitFatal, missing(t, 148)},
 		{"failed aborts exit 1 and name each upload", []string{"--endpoint-url", proxy.URL(), "mpu", "abort", "s3://" + bucket + "/"}, ExitPartial, "ERROR abort s3://" + bucket + "/x/"},
 	}
 	for _, tt := range tests {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
@@ -153,24 +154,31 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 				if !bytes.Equal(got, body) {
 					t.Errorf("the uploaded object differs from the file (%d bytes, want %d)", len(got), len(body))
 				}
-				if want := wantETag(body, partSize); etag != want {
+				if want := wantETag(body, partSize); etag != want && (partSize == 0 || srv.Has(t, s3test.MultipartETag)) {
 					t.Errorf("ETag %s, want %s", etag, want)
 				}
 			})
 			t.Run("server-side copy", func(t *testing.T) {
+				if sz.parts > 0 {
+					srv.Require(t, s3test.PartCopy)
+				}
 				rec, sum := cpJSON(t, srv, append(partFlags, "s3://"+bucket+"/up/"+key, "s3://"+bucket+"/copy/"+key)...)
 				check(t, rec, sum, "UploadPartCopy", "CopyObject")
 				got, etag := objectState(t, srv, bucket, "copy/"+key)
 				if !bytes.Equal(got, body) {
 					t.Errorf("the copy differs from the source (%d bytes, want %d)", len(got), len(body))
 				}
-				if want := wantETag(body, partSize); etag != want {
+				if want := wantETag(body, partSize); etag != want && (partSize == 0 || srv.Has(t, s3test.MultipartETag)) {
 					t.Errorf("ETag %s, want %s", etag, want)
 				}
 			})
 			t.Run("download", func(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
-				rec, sum := cpJSON(t, srv, append(partFlags, "s3://"+bucket+"/copy/"+key, dir+"/")...)
+				from := "copy/"
+				if sz.parts > 0 && !srv.Has(t, s3test.PartCopy) {
+					from = "up/" // the copy was skipped
+				}
+				rec, sum := cpJSON(t, srv, append(partFlags, "s3://"+bucket+"/"+from+key, dir+"/")...)
 				// Each part is one ranged GET.
 				check(t, rec, sum, "GetObject", "GetObject")
 				got, err := os.ReadFile(filepath.Join(dir, key))
@@ -190,6 +198,7 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 
 func TestMultipartCopyLooksExactlyLikeASmallCopy(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.PartCopy, s3test.MultipartETag)
 	bucket := srv.NewBucket(t)
 	body := stamped(12*mib + 3)
 	_, err := srv.Client(t).PutObject(t.Context(), &s3.PutObjectInput{
@@ -296,6 +305,9 @@ func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.src, "s3://") && strings.HasPrefix(tt.dst(t), "s3://") {
+				srv.Require(t, s3test.PartCopy)
+			}
 			proxy := startFaultProxy(t, srv, faultproxy.Config{Seed: 21, InternalErrorRate: 1, Match: tt.match})
 			dst := tt.dst(t)
 			args := append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...)
@@ -356,6 +368,11 @@ func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.name, "a multipart copy") {
+				srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
+			} else {
+				srv.Require(t, s3test.ConditionalGet)
+			}
 			key := fmt.Sprintf("src/%d.bin", i)
 			s3test.PutObject(t, srv.Client(t), bucket, key, body)
 			var once sync.Once
@@ -423,15 +440,10 @@ func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
 	})
 }
 
-func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
-	body := stamped(3*mib + 5)
-	s3test.PutObject(t, srv.Client(t), bucket, "k.bin", body)
-	endpoint := corruptingServer(t, srv, 2*mib+1)
-	dir := t.TempDir()
-	// Below the threshold: one GET, checked against the stored checksum.
-	_, errOut, code := runCLI(t, srv, "--endpoint-url", endpoint, "cp", "s3://"+bucket+"/k.bin", dir+"/")
+// failedOnMismatch checks that a download failed that object (exit 1) on a
+// checksum mismatch and left nothing in dir.
+func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
+	t.Helper()
 	if code != ExitPartial {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
 	}
@@ -441,6 +453,18 @@ func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
 	if files := testfs.Read(t, dir); len(files) != 0 {
 		t.Errorf("files left in the destination: %v", keys(files))
 	}
+}
+
+func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(3*mib + 5)
+	s3test.PutObject(t, srv.Client(t), bucket, "k.bin", body)
+	endpoint := corruptingServer(t, srv, 2*mib+1)
+	dir := t.TempDir()
+	// Below the threshold: one GET, checked against the stored checksum.
+	_, errOut, code := runCLI(t, srv, "--endpoint-url", endpoint, "cp", "s3://"+bucket+"/k.bin", dir+"/")
+	failedOnMismatch(t, code, errOut, dir)
 	// The same download with checksums off goes through, corrupted: the
 	// check above is the only thing that stopped it.
 	_, errOut, code = runCLI(t, srv, "--endpoint-url", endpoint, "--checksum-when-required", "cp", "s3://"+bucket+"/k.bin", dir+"/")
@@ -450,4 +474,87 @@ func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "k.bin")); bytes.Equal(got, body) || len(got) != len(body) {
 		t.Errorf("the unchecked download is not the corrupted body the proxy sent")
 	}
+}
+
+// uploadInParts writes body to key as a multipart upload of partSize
+// parts, with no checksum: its ETag is the MD5 of the parts' MD5s.
+func uploadInParts(t *testing.T, srv *s3test.Server, bucket, key string, body []byte, partSize int) {
+	t.Helper()
+	c := srv.Client(t)
+	ctx := t.Context()
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done []s3types.CompletedPart
+	for off, n := 0, int32(1); off < len(body); off, n = off+partSize, n+1 {
+		b := body[off:min(off+partSize, len(body))]
+		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+			PartNumber: aws.Int32(n), Body: bytes.NewReader(b), ContentLength: aws.Int64(int64(len(b)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = append(done, s3types.CompletedPart{PartNumber: aws.Int32(n), ETag: out.ETag})
+	}
+	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
+		UploadId: up.UploadId, MultipartUpload: &s3types.CompletedMultipartUpload{Parts: done}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	body := stamped(15*mib + 1)
+	s3test.PutObject(t, srv.Client(t), bucket, "put.bin", body) // an MD5 ETag
+	uploadInParts(t, srv, bucket, "parts.bin", body, 6*mib)     // a multipart ETag, parts unlike the download's
+	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	for _, key := range []string{"put.bin", "parts.bin"} {
+		src := "s3://" + bucket + "/" + key
+		t.Run(key+": a flipped bit in a part fails the object and leaves no file", func(t *testing.T) {
+			// The server's checksums hidden: only the ETag is left.
+			proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true, CorruptRate: 1, Match: isRangedGetAfterTheFirst})
+			dir := t.TempDir()
+			_, errOut, code := runCLI(t, srv, append(append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...), src, dir+"/")...)
+			failedOnMismatch(t, code, errOut, dir)
+			if proxy.Stats().Faults[faultproxy.Corrupt] == 0 {
+				t.Error("the proxy corrupted no part: the test tested nothing")
+			}
+		})
+		t.Run(key+": intact parts verify and arrive", func(t *testing.T) {
+			proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true})
+			dir := t.TempDir()
+			rec, sum := cpJSON(t, srv, append(append([]string{"--endpoint-url", proxy.URL()}, partFlags...), src, dir+"/")...)
+			if got, _ := os.ReadFile(filepath.Join(dir, key)); !bytes.Equal(got, body) {
+				t.Error("the downloaded file differs from the object")
+			}
+			if rec["unverified"] != nil || sum.Unverified != 0 {
+				t.Errorf("a download checked against its ETag is reported unverified: record %v, summary %+v", rec, sum)
+			}
+		})
+	}
+	t.Run("with nothing to check against the run says so once", func(t *testing.T) {
+		dir := t.TempDir()
+		args := append([]string{"--checksum-when-required", "cp", "--recursive"}, partFlags...)
+		out, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/", dir+"/")...)
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
+		}
+		if n := strings.Count(errOut, "without a check"); n != 1 {
+			t.Errorf("stderr says %d times that objects went unchecked, want once:\n%s%s", n, out, errOut)
+		}
+		if !strings.Contains(errOut, "2 objects were downloaded in parts without a check") {
+			t.Errorf("stderr does not count the unchecked objects:\n%s", errOut)
+		}
+		out, errOut, code = runCLI(t, srv, append(append([]string{"--json"}, args...), "s3://"+bucket+"/", t.TempDir()+"/")...)
+		if code != ExitOK {
+			t.Fatalf("--json: exit %d; stderr:\n%s", code, tail(errOut, 10))
+		}
+		if sum := parseSummary(t, errOut); sum.Unverified != 2 {
+			t.Errorf("--json summary counts %d unverified objects, want 2:\n%s", sum.Unverified, errOut)
+		}
+		if n := strings.Count(out, `"unverified":true`); n != 2 {
+			t.Errorf("%d records are marked unverified, want 2:\n%s", n, out)
+		}
+	})
 }

@@ -56,7 +56,7 @@ func TestMv(t *testing.T) {
 		}
 	})
 	t.Run("a failed copy keeps its source", func(t *testing.T) {
-		_, _, code := runCLI(t, srv, "mv", "s3://"+dst+"/out/a.txt", "s3://no-such-bucket-s3bulk/a.txt")
+		_, _, code := runCLI(t, srv, "mv", "s3://"+dst+"/out/a.txt", "s3://"+missing(t, 59)+"/a.txt")
 		if code == ExitOK {
 			t.Error("a move into a missing bucket succeeded")
 		}
@@ -68,6 +68,7 @@ func TestMv(t *testing.T) {
 
 func TestMvDeletesSourcesInBatches(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}

@@ -29,6 +29,8 @@ type objectFlags struct {
 	acl               string
 	requestPayer      string
 	sourceRegion      string
+	sourceEndpointURL string
+	sourceProfile     string
 }
 
 func (f *objectFlags) register(cmd *cobra.Command) {
@@ -42,12 +44,37 @@ func (f *objectFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.acl, "acl", "", "canned ACL of the objects written: "+strings.Join(s3store.CannedACLs, ", "))
 	fl.StringVar(&f.requestPayer, "request-payer", "", "requester: agree to pay for the requests to Requester Pays buckets (sent on every request)")
 	fl.StringVar(&f.sourceRegion, "source-region", "", "region of the source bucket when it differs from --region (S3 to S3 copies are sent to the destination's region)")
+	fl.StringVar(&f.sourceEndpointURL, "source-endpoint-url", "", "S3 endpoint of the source bucket when it is not the destination's (another provider): the bytes stream through this machine")
+	fl.StringVar(&f.sourceProfile, "source-profile", "", "AWS profile of the source bucket (another account); it wins over AWS_* credentials in the environment, which the destination keeps using")
+}
+
+// side says where the source lives when the source flags name its own
+// endpoint or profile.
+func (f *objectFlags) side(src s3url.Location) (sourceSide, error) {
+	side := sourceSide{endpointURL: f.sourceEndpointURL, profile: f.sourceProfile}
+	if side == (sourceSide{}) {
+		return side, nil
+	}
+	if !src.IsS3() {
+		flag := "--source-endpoint-url"
+		if side.endpointURL == "" {
+			flag = "--source-profile"
+		}
+		return side, usagef("%s: only for an S3 source, and the source %s is local", flag, src)
+	}
+	if side.endpointURL != "" {
+		if err := checkEndpointURL("--source-endpoint-url", side.endpointURL); err != nil {
+			return side, err
+		}
+	}
+	return side, nil
 }
 
 // active reports whether any of the flags was given.
 func (f *objectFlags) active() bool {
 	return f.sse != "" || f.sseKMSKeyID != "" || f.sseC != "" || f.sseCKey != "" || f.sseCCopySource != "" ||
-		f.sseCCopySourceKey != "" || f.acl != "" || f.requestPayer != "" || f.sourceRegion != ""
+		f.sseCCopySourceKey != "" || f.acl != "" || f.requestPayer != "" || f.sourceRegion != "" ||
+		f.sourceEndpointURL != "" || f.sourceProfile != ""
 }
 
 // options checks the flags against the direction of a transfer and returns

@@ -197,6 +197,7 @@ func rawCopies(reqs []recordedRequest) (raw, sdk int) {
 
 func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.SSEC)
 	bucket := srv.NewBucket(t)
 	proxy, rec := startRecorder(t, srv)
 
@@ -280,6 +281,11 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	secrets := []string{string(key1), string(key2), obj1[hSSECKey], obj1[hSSECMD5], obj2[hSSECKey], obj2[hSSECMD5]}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasPrefix(tt.name, "a copy") || strings.HasPrefix(tt.name, "a download") {
+				// The requests of a multipart copy are checked; the
+				// download reads what the copy wrote.
+				srv.Require(t, s3test.SSECPartCopy)
+			}
 			rec.take()
 			args := slices.Concat([]string{"--endpoint-url", proxy.URL(), "--log-level", "debug"}, tt.args)
 			out, errOut, code := runCLI(t, srv, args...)
@@ -302,6 +308,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 		})
 	}
 	t.Run("the downloads are the uploads", func(t *testing.T) {
+		srv.Require(t, s3test.SSECPartCopy) // see above
 		want := testfs.Read(t, local)
 		if diff := cmp.Diff(want, testfs.Read(t, down)); diff != "" {
 			t.Errorf("downloaded (-want +got):\n%s", diff)
@@ -311,6 +318,8 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 
 func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	srv := s3test.Start(t)
+	// PartCopy: the later steps read what the multipart copy wrote.
+	srv.Require(t, s3test.SSES3, s3test.SSEKMS, s3test.PartCopy)
 	bucket := srv.NewBucket(t)
 	proxy, rec := startRecorder(t, srv)
 	local, down, fewer := t.TempDir(), t.TempDir(), t.TempDir()
@@ -426,6 +435,7 @@ var signedRegion = regexp.MustCompile(`Credential=[^/]+/\d{8}/([^/]+)/s3/aws4_re
 
 func TestSourceRegionSignsTheSourcesRequestsAndNotTheCopies(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.SigningScope)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "src/small.txt", []byte("small"))

@@ -163,6 +163,7 @@ type cliSummary struct {
 	ObjectsPerSecond float64 `json:"objects_per_second"`
 	ConcurrencyLimit int     `json:"concurrency_limit"`
 	Requests         map[string]int64
+	Unverified       int64 `json:"unverified"`
 }
 
 func parseSummary(t *testing.T, stderr string) cliSummary {

@@ -31,6 +31,14 @@ func startChild(t *testing.T, srv *s3test.Server, args ...string) (*exec.Cmd, *b
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails before it waits for the child must not leave it
+	// running.
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	return cmd, &out
 }
 

@@ -62,6 +62,7 @@ func TestRm(t *testing.T) {
 
 func TestRmBatchesAThousandKeysARequest(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}
@@ -118,7 +119,7 @@ func TestRmExitCodes(t *testing.T) {
 		{"a bucket without --recursive is a usage error", "--recursive", []string{"rm", "s3://" + bucket}, ExitUsage},
 		{"a local path is a usage error", "not local files", []string{"rm", t.TempDir()}, ExitUsage},
 		{"one bad argument among good ones touches nothing", "s3://", []string{"rm", "s3://" + bucket + "/dir/a", "s3://"}, ExitUsage},
-		{"a missing bucket is fatal", "no-such-bucket-s3bulk", []string{"rm", "--recursive", "s3://no-such-bucket-s3bulk/x/"}, ExitFatal},
+		{"a missing bucket is fatal", missing(t, 118), []string{"rm", "--recursive", "s3://" + missing(t, 118) + "/x/"}, ExitFatal},
 		{"no argument is a usage error", "requires at least 1 arg", []string{"rm"}, ExitUsage},
 	}
 	for _, tt := range tests {

@@ -191,13 +191,21 @@ func (a *app) setup(concurrencySet bool) error {
 		return usagef("--path-style %q: want auto, true or false", a.g.pathStyle)
 	}
 	if a.g.endpointURL != "" {
-		u, err := url.Parse(a.g.endpointURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return usagef("--endpoint-url %q: want http://HOST[:PORT] or https://HOST[:PORT]", a.g.endpointURL)
+		if err := checkEndpointURL("--endpoint-url", a.g.endpointURL); err != nil {
+			return err
 		}
 	}
 	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
 	return a.startProfile()
+}
+
+// checkEndpointURL checks the value of an endpoint flag.
+func checkEndpointURL(flag, v string) error {
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("%s %q: want http://HOST[:PORT] or https://HOST[:PORT]", flag, v)
+	}
+	return nil
 }
 
 // isCobraUsageError recognises cobra's own argument errors (unknown command,

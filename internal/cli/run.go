@@ -137,6 +137,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 		total.Failed += sum.Failed
 		total.Skipped += sum.Skipped
 		total.Planned += sum.Planned
+		total.Unverified += sum.Unverified
 	}
 	var light, heavy errgroup.Group
 	light.SetLimit(a.concurrencyOr(defaultConcurrency))

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/limiter"
@@ -22,7 +23,11 @@ import (
 type session struct {
 	a      *app
 	client *s3store.Client
-	lim    *limiter.Limiter
+	// sources are the clients of sources on their own endpoint or profile
+	// (--source-endpoint-url, --source-profile), made on first use.
+	sourcesMu sync.Mutex
+	sources   map[sourceSide]*s3store.Client
+	lim       *limiter.Limiter
 	// streams bounds part uploads in flight (engine.NewPartStreams).
 	streams *limiter.Streams
 	// requests counts HTTP attempts by operation for the summary.
@@ -48,6 +53,49 @@ func (s *session) s3(ctx context.Context) (*s3store.Client, error) {
 	if s.client != nil {
 		return s.client, nil
 	}
+	c, err := s.newClient(ctx, sourceSide{})
+	if err != nil {
+		return nil, err
+	}
+	s.client = c
+	return c, nil
+}
+
+// sourceSide is where a source bucket lives when it is not where the
+// destination does: another endpoint (provider), or another profile
+// (account). The zero value is the run's own endpoint and credentials.
+type sourceSide struct {
+	endpointURL string
+	profile     string
+}
+
+// sourceS3 returns the client that reads a source on side: the session's
+// client for the zero side, else one client per side, made on first use.
+func (s *session) sourceS3(ctx context.Context, side sourceSide) (*s3store.Client, error) {
+	if side == (sourceSide{}) {
+		return s.s3(ctx)
+	}
+	s.sourcesMu.Lock()
+	defer s.sourcesMu.Unlock()
+	if c, ok := s.sources[side]; ok {
+		return c, nil
+	}
+	c, err := s.newClient(ctx, side)
+	if err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	if s.sources == nil {
+		s.sources = map[sourceSide]*s3store.Client{}
+	}
+	s.sources[side] = c
+	return c, nil
+}
+
+// newClient makes an S3 client with the run's settings, except where side
+// names its own endpoint or profile. A named profile replaces the run's
+// credentials, environment ones included (as --profile does in the AWS
+// CLI), and its region replaces --region; --source-region still wins.
+func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Client, error) {
 	cfg := s3store.Config{
 		Region:               s.a.g.region,
 		Profile:              s.a.g.profile,
@@ -64,12 +112,13 @@ func (s *session) s3(ctx context.Context) (*s3store.Client, error) {
 	case "false":
 		cfg.PathStyle = ptr(false)
 	}
-	c, err := s3store.NewClient(ctx, cfg)
-	if err != nil {
-		return nil, err
+	if side.profile != "" {
+		cfg.Profile, cfg.Region = side.profile, ""
 	}
-	s.client = c
-	return c, nil
+	if side.endpointURL != "" {
+		cfg.EndpointURL = side.endpointURL
+	}
+	return s3store.NewClient(ctx, cfg)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -86,8 +135,13 @@ func parseLocation(arg string, raw bool) (s3url.Location, error) {
 // sourceEndpoint opens the store a location reads from. A local location is
 // re-rooted at its fixed directory part, so keys are relative to it.
 func (s *session) sourceEndpoint(ctx context.Context, loc s3url.Location, recursive bool) (engine.Endpoint, error) {
+	return s.sourceEndpointOn(ctx, loc, recursive, sourceSide{})
+}
+
+// sourceEndpointOn is sourceEndpoint for a source on its own side.
+func (s *session) sourceEndpointOn(ctx context.Context, loc s3url.Location, recursive bool, side sourceSide) (engine.Endpoint, error) {
 	if loc.IsS3() {
-		c, err := s.s3(ctx)
+		c, err := s.sourceS3(ctx, side)
 		if err != nil {
 			return engine.Endpoint{}, err
 		}

@@ -26,6 +26,7 @@ type syncFlags struct {
 	checksum           bool
 	partSize           sizeFlag
 	partConcurrency    int
+	maxBuffer          sizeFlag
 	multipartThreshold sizeFlag
 	followSymlinks     bool
 	sel                selectFlags
@@ -83,6 +84,7 @@ memory.`,
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
 	fl.IntVar(&f.partConcurrency, "part-concurrency", 0, "part uploads in flight at once for the whole run (default: found by measuring, from 4 up to --concurrency)")
+	fl.Var(&f.maxBuffer, "max-buffer", "most part bytes held in memory at once, run-wide, e.g. 256MiB (default 512MiB)")
 	fl.BoolVar(&f.followSymlinks, "follow-symlinks", false, "follow symbolic links in local directories (loops are detected and skipped); by default links are skipped with a warning")
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
@@ -125,6 +127,10 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if err != nil {
 		return err
 	}
+	side, err := f.obj.side(src)
+	if err != nil {
+		return err
+	}
 	if src.Local {
 		fi, err := os.Stat(filepath.FromSlash(src.Key))
 		switch {
@@ -143,7 +149,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		}
 		s.followSymlinks = true
 	}
-	srcEP, err := s.sourceEndpoint(ctx, src, true)
+	srcEP, err := s.sourceEndpointOn(ctx, src, true, side)
 	if err != nil {
 		return err
 	}
@@ -169,6 +175,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	}
 	opts.PartSize = int64(f.partSize)
 	opts.PartStreams = f.partConcurrency
+	opts.MaxBufferBytes = int64(f.maxBuffer)
 	opts.MultipartThreshold = int64(f.multipartThreshold)
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: true, Sync: so}
 	err = a.execute(ctx, s, job, opts)

@@ -56,6 +56,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 
 func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
 	testfs.Write(t, local, oddKeys)
@@ -173,6 +174,7 @@ func md5sum(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 
 func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.MultipartETag)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	c := srv.Client(t)
 	const mib = 1 << 20
@@ -227,7 +229,7 @@ func TestVerifyUsageAndFatalErrors(t *testing.T) {
 	}{
 		{"a wildcard is a usage error", []string{"verify", "s3://" + bucket + "/*.txt", "s3://" + bucket + "/x/"}, ExitUsage, []string{"s3://" + bucket + "/*.txt", "wildcards"}},
 		{"one argument is a usage error", []string{"verify", "s3://" + bucket}, ExitUsage, []string{"verify", "accepts 2 arg(s)"}},
-		{"a missing bucket is fatal", []string{"verify", "s3://" + bucket, "s3://no-such-bucket-s3bulk/x/"}, ExitFatal, []string{"s3://no-such-bucket-s3bulk/x/", "no such bucket"}},
+		{"a missing bucket is fatal", []string{"verify", "s3://" + bucket, "s3://" + missing(t, 230) + "/x/"}, ExitFatal, []string{"s3://" + missing(t, 230) + "/x/", "no such bucket"}},
 		{"a missing directory is fatal", []string{"verify", filepath.Join(t.TempDir(), "nope"), "s3://" + bucket}, ExitFatal, []string{"nope", "no such directory"}},
 	}
 	for _, tt := range tests {

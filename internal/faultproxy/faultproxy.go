@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,15 @@ type Config struct {
 	// StallRate never answers: the request is held open until the client
 	// gives up or the proxy is closed.
 	StallRate float64
+	// CorruptRate forwards the request and flips one bit of the response
+	// body, in its middle byte: the response is whole and well formed, so
+	// only a check of the content can notice.
+	CorruptRate float64
+
+	// DropChecksums removes the x-amz-checksum-* headers (and
+	// x-amz-checksum-type) from every response, eligible or not, as a
+	// server that keeps no checksums answers.
+	DropChecksums bool
 
 	// Throttle, when set, answers 503 SlowDown to requests above a rate
 	// per prefix, as S3 does, on top of the random faults above.
@@ -69,11 +79,12 @@ const (
 	ResetMidBody
 	Truncate
 	Stall
+	Corrupt
 	numFaults
 )
 
 var faultNames = [numFaults]string{"none", "slow-down", "internal-error", "too-many-requests",
-	"reset-before", "reset-mid-body", "truncate", "stall"}
+	"reset-before", "reset-mid-body", "truncate", "stall", "corrupt"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {
@@ -91,6 +102,7 @@ func (c Config) rates() [numFaults]float64 {
 		ResetMidBody:    c.ResetMidBodyRate,
 		Truncate:        c.TruncateRate,
 		Stall:           c.StallRate,
+		Corrupt:         c.CorruptRate,
 	}
 }
 
@@ -310,6 +322,9 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.handlers.Done()
 	p.requests.Add(1)
 	st := p.state.Load()
+	if st.cfg.DropChecksums {
+		w = &noChecksums{ResponseWriter: w}
+	}
 	if st.cfg.Match != nil && !st.cfg.Match(r) {
 		p.forward.ServeHTTP(w, r)
 		return
@@ -350,6 +365,8 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		p.forward.ServeHTTP(cw, r)
 	case Stall:
 		p.stall(r)
+	case Corrupt:
+		p.forward.ServeHTTP(&flipWriter{ResponseWriter: w}, r)
 	default:
 		p.forward.ServeHTTP(w, r)
 	}
@@ -551,4 +568,56 @@ type byteWriter struct{ buf []byte }
 func (b *byteWriter) Write(p []byte) (int, error) {
 	b.buf = append(b.buf, p...)
 	return len(p), nil
+}
+
+// noChecksums drops the checksum headers of a forwarded response.
+type noChecksums struct{ http.ResponseWriter }
+
+func (c *noChecksums) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+func (c *noChecksums) WriteHeader(code int) {
+	for k := range c.Header() {
+		if strings.HasPrefix(strings.ToLower(k), "x-amz-checksum-") {
+			c.Header().Del(k)
+		}
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *noChecksums) Write(b []byte) (int, error) { return c.ResponseWriter.Write(b) }
+
+// flipWriter passes a forwarded response through with one bit of its body
+// flipped, in the middle byte (by Content-Length).
+type flipWriter struct {
+	http.ResponseWriter
+	at      int64 // body offset of the byte to flip; < 0: none
+	seen    int64
+	started bool
+}
+
+func (f *flipWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+func (f *flipWriter) WriteHeader(code int) {
+	if code >= 200 && !f.started {
+		f.started = true
+		f.at = -1
+		if n, err := strconv.ParseInt(f.Header().Get("Content-Length"), 10, 64); err == nil && n > 0 && code < 300 {
+			f.at = n / 2
+		}
+	}
+	f.ResponseWriter.WriteHeader(code)
+}
+
+func (f *flipWriter) Write(b []byte) (int, error) {
+	if !f.started {
+		f.WriteHeader(http.StatusOK)
+	}
+	if f.at >= f.seen && f.at < f.seen+int64(len(b)) {
+		c := make([]byte, len(b))
+		copy(c, b)
+		c[f.at-f.seen] ^= 0x01
+		b = c
+	}
+	f.seen += int64(len(b))
+	return f.ResponseWriter.Write(b)
 }

@@ -178,6 +178,64 @@ func TestEachFaultReachesTheClient(t *testing.T) {
 	}
 }
 
+func TestCorruptFlipsOneBitInTheMiddle(t *testing.T) {
+	body := bytes.Repeat([]byte("abcdefgh"), 64<<10)
+	p, c, bucket := setup(t, Config{})
+	ctx := t.Context()
+	if err := put(ctx, c, bucket, "k", body); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetConfig(Config{CorruptRate: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := get(ctx, c, bucket, "k")
+	if err != nil {
+		t.Fatalf("get: %v; a corrupted body still arrives whole", err)
+	}
+	want := bytes.Clone(body)
+	want[len(want)/2] ^= 0x01
+	if !bytes.Equal(got, want) {
+		t.Error("the body is not the object with the bit in its middle byte flipped")
+	}
+	if n := p.Stats().Faults[Corrupt]; n != 1 {
+		t.Errorf("stats count %d corrupt faults, want 1", n)
+	}
+	// A PUT's bytes go to the server untouched; its empty answer passes.
+	if err := put(ctx, c, bucket, "k2", body); err != nil {
+		t.Errorf("put through a corrupting proxy: %v", err)
+	}
+}
+
+func TestDropChecksumsHidesWhatTheServerKeeps(t *testing.T) {
+	s3test.Start(t).Require(t, s3test.Checksums)
+	p, c, bucket := setup(t, Config{})
+	ctx := t.Context()
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(bucket), Key: aws.String("k"), Body: strings.NewReader("hello"),
+		ChecksumAlgorithm: "CRC32C",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	head := func() *s3.HeadObjectOutput {
+		t.Helper()
+		out, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), ChecksumMode: "ENABLED"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if head().ChecksumCRC32C == nil {
+		t.Fatal("the server keeps no CRC32C of the object: nothing to drop")
+	}
+	// Match selects nothing: dropping applies to every response anyway.
+	if err := p.SetConfig(Config{DropChecksums: true, Match: func(*http.Request) bool { return false }}); err != nil {
+		t.Fatal(err)
+	}
+	if out := head(); out.ChecksumCRC32C != nil || out.ChecksumType != "" {
+		t.Errorf("through DropChecksums the object has CRC32C %q, type %q; want neither", aws.ToString(out.ChecksumCRC32C), out.ChecksumType)
+	}
+}
+
 func TestResetOrTruncateOfAnEmptyBodyCutsTheHeader(t *testing.T) {
 	for _, cfg := range []Config{{ResetMidBodyRate: 1}, {TruncateRate: 1}} {
 		name := "reset mid-body"

@@ -20,6 +20,7 @@ func TestChildDiesWithItsParent(t *testing.T) {
 	if err := spawner.Start(); err != nil {
 		t.Fatal(err)
 	}
+	reap(t, spawner)
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		spawner.Process.Kill()

@@ -59,11 +59,26 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// childCmd runs this test binary as a gateway (mode "serve") or a spawner.
+// The gateway would take its root key from the AWS_ variables of a
+// developer who has some; the tests sign with the default key.
 func childCmd(dir, mode string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), modeEnv+"="+mode, dirEnv+"="+dir, quietEnv+"=1")
+	cmd.Env = append(os.Environ(), modeEnv+"="+mode, dirEnv+"="+dir, quietEnv+"=1",
+		"AWS_ACCESS_KEY_ID="+DefaultAccessKey, "AWS_SECRET_ACCESS_KEY="+DefaultSecretKey)
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
+}
+
+// reap kills cmd at cleanup unless the test already waited for it, so that
+// no failing test leaves a process behind.
+func reap(t *testing.T, cmd *exec.Cmd) {
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 }
 
 // spawn starts a serving child and stops it, checking for a clean exit, at
@@ -184,6 +199,7 @@ func TestStdoutCarriesOnlyTheEndpointLine(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	reap(t, cmd)
 	r := bufio.NewReader(out)
 	first, err := r.ReadString('\n')
 	if err != nil {

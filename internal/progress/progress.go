@@ -132,6 +132,9 @@ type Record struct {
 	Seconds float64 `json:"seconds"`
 	Reason  string  `json:"reason,omitempty"`
 	Error   string  `json:"error,omitempty"`
+	// Unverified marks an object downloaded with nothing to check it
+	// against (engine.Result.Unverified).
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // NewRecord converts a result.
@@ -139,7 +142,7 @@ func NewRecord(r engine.Result) Record {
 	rec := Record{
 		Op: Verb(r.Task.Op, r.Task.DeleteSource), Kind: string(r.Task.Op), Status: string(r.Status),
 		Src: r.Task.Src, Dst: r.Task.Dst, Size: r.Task.Size, Parts: r.Parts,
-		Seconds: r.Duration.Seconds(), Reason: r.Task.Reason,
+		Seconds: r.Duration.Seconds(), Reason: r.Task.Reason, Unverified: r.Unverified,
 	}
 	if r.Err != nil {
 		rec.Error = r.Err.Error()
@@ -179,6 +182,7 @@ type SummaryRecord struct {
 	MiBPerSecond     float64          `json:"mib_per_second"`
 	ConcurrencyLimit int              `json:"concurrency_limit,omitempty"`
 	Requests         map[string]int64 `json:"requests,omitempty"`
+	Unverified       int64            `json:"unverified,omitempty"`
 }
 
 // PrintSummary writes the run's summary line(s) to w; verb is SummaryText's.
@@ -188,11 +192,25 @@ func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int, verb st
 		_ = enc.Encode(SummaryRecord{
 			Type: "summary", Objects: s.Objects, Deleted: s.Deleted, Bytes: s.Bytes, Failed: s.Failed, Skipped: s.Skipped,
 			Seconds: s.Seconds, ObjectsPerSecond: s.ObjectsPerSecond(), MiBPerSecond: s.MiBPerSecond(),
-			ConcurrencyLimit: limit, Requests: s.Requests,
+			ConcurrencyLimit: limit, Requests: s.Requests, Unverified: s.Unverified,
 		})
 		return
 	}
 	fmt.Fprintln(w, SummaryText(s, verb))
+	if s.Unverified > 0 {
+		fmt.Fprintln(w, unverifiedNote(s.Unverified))
+	}
+}
+
+// unverifiedNote is the one line a run prints when some downloads had
+// nothing to be checked against.
+func unverifiedNote(n int64) string {
+	objects := "objects were"
+	if n == 1 {
+		objects = "object was"
+	}
+	return fmt.Sprintf("WARNING %d %s downloaded in parts without a check: the server keeps no full-object checksum"+
+		" and no MD5 or multipart ETag for them (SSE-KMS, SSE-C, or a server that does not say), or checksums are off (--checksum-when-required)", n, objects)
 }
 
 // SummaryText is the one-line summary of a run: copies and deletes apart,

@@ -127,12 +127,23 @@ func Start(t testing.TB) *Server {
 	return shared.server
 }
 
-// StartPrivate starts a gateway for this test alone, which the test may
-// Stop to see what happens when the endpoint goes away. It is stopped at
-// cleanup if the test did not.
-func StartPrivate(t testing.TB) *Server {
+// Option changes a gateway that StartPrivate starts.
+type Option func(*Server)
+
+// WithCredentials gives the gateway its own root credentials, so that two
+// servers of one test are two accounts: a request signed for one is
+// refused by the other.
+func WithCredentials(accessKey, secretKey string) Option {
+	return func(s *Server) { s.AccessKey, s.SecretKey = accessKey, secretKey }
+}
+
+// StartPrivate starts a gateway for this test alone, with its own data
+// directory, which the test may Stop to see what happens when the endpoint
+// goes away. A test may start several (two providers, two accounts). It is
+// stopped at cleanup if the test did not.
+func StartPrivate(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s, err := startGateway(t.TempDir())
+	s, err := startGateway(t.TempDir(), opts...)
 	if err != nil {
 		t.Fatalf("s3test: start private server: %v", err)
 	}
@@ -166,12 +177,20 @@ func (s *Server) stopped() bool {
 	}
 }
 
+// externalEnv is the AWS_ configuration of an external endpoint as the
+// process started with it, read at package initialisation: a TestMain may
+// scrub the environment (so that the code under test sees no developer's
+// credentials) before the first test asks for the server.
+var externalEnv = struct{ region, accessKey, secretKey string }{
+	os.Getenv("AWS_REGION"), os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"),
+}
+
 func external(endpoint string) (*Server, error) {
 	s := &Server{
 		Endpoint:  strings.TrimRight(endpoint, "/"),
-		Region:    os.Getenv("AWS_REGION"),
-		AccessKey: os.Getenv("AWS_ACCESS_KEY_ID"),
-		SecretKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
+		Region:    externalEnv.region,
+		AccessKey: externalEnv.accessKey,
+		SecretKey: externalEnv.secretKey,
 	}
 	if s.Region == "" {
 		s.Region = gateway.DefaultRegion
@@ -191,12 +210,15 @@ func external(endpoint string) (*Server, error) {
 
 // startGateway re-executes this test binary in child mode, serving a
 // directory under tmp.
-func startGateway(tmp string) (*Server, error) {
+func startGateway(tmp string, opts ...Option) (*Server, error) {
 	s := &Server{
 		Region:    gateway.DefaultRegion,
 		AccessKey: gateway.DefaultAccessKey,
 		SecretKey: gateway.DefaultSecretKey,
 		emptyFile: filepath.Join(tmp, "empty"),
+	}
+	for _, o := range opts {
+		o(s)
 	}
 	if err := os.WriteFile(s.emptyFile, nil, 0o644); err != nil {
 		return nil, err

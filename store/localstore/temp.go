@@ -3,6 +3,7 @@ package localstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 )
@@ -39,6 +40,15 @@ func (t *tempFile) WriteAt(b []byte, off int64) (int, error) {
 		return n, pathError("write", t.final, err)
 	}
 	return n, nil
+}
+
+// ReadAt reads back what was written, before Commit.
+func (t *tempFile) ReadAt(b []byte, off int64) (int, error) {
+	n, err := t.f.ReadAt(b, off)
+	if err != nil && err != io.EOF {
+		return n, pathError("read back", t.final, err)
+	}
+	return n, err
 }
 
 // Commit flushes (with Options.Sync), closes and renames the file to its final

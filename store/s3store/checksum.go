@@ -10,11 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
-	"io"
-	"maps"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -52,8 +48,9 @@ import (
 // the last byte, so a local destination is never renamed into place. An
 // object without a stored full-object checksum is checked against its ETag
 // when the ETag is the MD5 of the content (a single-part object not
-// encrypted with KMS or a customer key). Config.ChecksumWhenRequired turns
-// all of this off.
+// encrypted with KMS or a customer key). A download in parts is checked by
+// PartsVerifier (verifyparts.go). Config.ChecksumWhenRequired turns all of
+// this off.
 
 // algorithm names a checksum as S3 does ("CRC32C", ...), with "ETAG-MD5"
 // for an ETag that is the MD5 of the content.
@@ -321,107 +318,6 @@ func mismatch(op, url string, alg algorithm, size int64, got, want []byte) error
 		Err: fmt.Errorf("%s of the %d bytes read is %s, the object's is %s",
 			what, size, alg.format(got), alg.format(want)),
 	}
-}
-
-// PartsVerifier checks an object downloaded in parts (ranged GETs, each
-// hashed as it is written) against the full-object CRC its server stores:
-// the parts' CRCs are combined in offset order, so no byte is read twice.
-type PartsVerifier struct {
-	url  string
-	size int64
-	exp  expected
-	comb *crcCombiner
-
-	mu     sync.Mutex
-	pieces map[int64]*partHash // by offset
-}
-
-type partHash struct {
-	size int64
-	h    hash.Hash
-	n    int64
-}
-
-func (p *partHash) Write(b []byte) (int, error) {
-	p.n += int64(len(b))
-	return p.h.Write(b)
-}
-
-// VerifyParts returns a verifier for a download of key in parts, or nil
-// when the object has no full-object CRC to check against (it was uploaded
-// without one, its checksum is composite, or checksums are off). ifMatch,
-// when set, makes it fail with store.ErrPreconditionFailed if the object
-// changed since it was listed. size is the object's size.
-func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64) (store.PartsVerifier, error) {
-	if s.c.checksumWhenRequired {
-		return nil, nil
-	}
-	in := s.headInput(key)
-	in.ChecksumMode = s3types.ChecksumModeEnabled
-	if ifMatch != "" {
-		in.IfMatch = aws.String(quoteETag(ifMatch))
-	}
-	out, err := s.c.s3.HeadObject(ctx, in, s.optFns...)
-	if err != nil {
-		return nil, wrap(err, "head", s.URL(key))
-	}
-	if got := aws.ToInt64(out.ContentLength); got != size {
-		return nil, &Error{Op: "head", URL: s.URL(key), Sentinel: store.ErrPreconditionFailed,
-			Err: fmt.Errorf("the object has %d bytes, want %d", got, size)}
-	}
-	exp, ok := fullObjectChecksum(out.ChecksumType, map[algorithm]*string{
-		algCRC32: out.ChecksumCRC32, algCRC32C: out.ChecksumCRC32C, algCRC64NVME: out.ChecksumCRC64NVME,
-	})
-	if !ok {
-		return nil, nil
-	}
-	return &PartsVerifier{url: s.URL(key), size: size, exp: exp, comb: exp.alg.combiner(), pieces: map[int64]*partHash{}}, nil
-}
-
-// Part returns the writer that the bytes of the part at off, size bytes
-// long, must go through as they are written. Parts may be written
-// concurrently, each by one goroutine; asking again for the same offset
-// (a part written anew) starts its hash over.
-func (v *PartsVerifier) Part(off, size int64) io.Writer {
-	p := &partHash{size: size, h: v.exp.alg.newHash()}
-	v.mu.Lock()
-	v.pieces[off] = p
-	v.mu.Unlock()
-	return p
-}
-
-// Verify checks, once every part was written, that the parts cover the
-// object exactly and that their combined CRC is the object's. A difference
-// is an error wrapping store.ErrChecksumMismatch.
-func (v *PartsVerifier) Verify() error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	offs := slices.Sorted(maps.Keys(v.pieces))
-	pieces := make([]crcPiece, 0, len(offs))
-	var next int64
-	for _, off := range offs {
-		p := v.pieces[off]
-		if off != next || p.n != p.size {
-			return fmt.Errorf("verify %s: the parts written do not cover the object: %d bytes at %d, the next byte expected at %d",
-				v.url, p.n, off, next)
-		}
-		pieces = append(pieces, crcPiece{sum: p.h.Sum(nil), size: p.n})
-		next += p.n
-	}
-	if next != v.size {
-		return fmt.Errorf("verify %s: the parts written hold %d bytes, the object %d", v.url, next, v.size)
-	}
-	if len(pieces) == 0 { // an empty object
-		pieces = append(pieces, crcPiece{sum: v.exp.alg.newHash().Sum(nil)})
-	}
-	got, err := v.comb.combineDigests(pieces)
-	if err != nil {
-		return fmt.Errorf("verify %s: %w", v.url, err)
-	}
-	if string(got) != string(v.exp.want) {
-		return mismatch("verify", v.url, v.exp.alg, v.size, got, v.exp.want)
-	}
-	return nil
 }
 
 // Checksums returns the object's full-object checksums (HeadObject with

@@ -118,6 +118,18 @@ type Client struct {
 	// that completing a copy costs no ListParts. An ID missing here (an
 	// upload resumed from an earlier run) is looked up.
 	uploads sync.Map
+	// logger and said: sayOnce's.
+	logger *slog.Logger
+	said   sync.Map
+}
+
+// sayOnce logs msg at debug level the first time this client meets what
+// topic names (a server without an operation it can do without).
+func (c *Client) sayOnce(topic, msg string, args ...any) {
+	if _, dup := c.said.LoadOrStore(topic, true); dup || c.logger == nil {
+		return
+	}
+	c.logger.Debug(msg, args...)
 }
 
 // NewClient loads the AWS configuration (environment, shared config and
@@ -166,6 +178,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		maxAttempts:          cfg.MaxAttempts,
 		backoff:              cfg.Backoff,
 		checksumWhenRequired: cfg.ChecksumWhenRequired,
+		logger:               cfg.Logger,
 	}
 	if c.maxAttempts <= 0 {
 		c.maxAttempts = awsCfg.RetryMaxAttempts

@@ -17,6 +17,7 @@ func TestCredentials(t *testing.T) {
 	bucket := srv.NewBucket(t)
 
 	t.Run("a wrong secret key is invalid credentials and fatal", func(t *testing.T) {
+		srv.Require(t, s3test.Auth)
 		c := newTestClient(t, srv, func(cfg *Config) { cfg.SecretKey = "not-the-secret" })
 		err := c.Bucket(bucket).List(t.Context(), "", "", func(store.Object) error { return nil })
 		if !errors.Is(err, store.ErrInvalidCredentials) {
@@ -28,6 +29,7 @@ func TestCredentials(t *testing.T) {
 	})
 
 	t.Run("an unknown access key is invalid credentials and fatal", func(t *testing.T) {
+		srv.Require(t, s3test.Auth)
 		c := newTestClient(t, srv, func(cfg *Config) { cfg.AccessKey = "nobody" })
 		err := c.Bucket(bucket).Put(t.Context(), "k", strings.NewReader("v"), 1, store.Metadata{})
 		if !errors.Is(err, store.ErrInvalidCredentials) {
@@ -103,6 +105,7 @@ func TestEndpointAndRegionFromEnvironment(t *testing.T) {
 
 func TestDebugLogNeverShowsSecrets(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Auth)
 	bucket := srv.NewBucket(t)
 	const token = "session-token-that-must-not-leak"
 	const wrongSecret = "wrong-secret-that-must-not-leak"

@@ -25,6 +25,11 @@ func copySource(bucket, key string) string {
 	return b.String()
 }
 
+// CopySource is the x-amz-copy-source header this package sends for
+// bucket and key, for code (test fakes of AWS services) that must send
+// what s3bulk sends.
+func CopySource(bucket, key string) string { return copySource(bucket, key) }
+
 func unreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '-' || c == '_' || c == '.' || c == '~'

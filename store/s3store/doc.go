@@ -32,8 +32,9 @@
 //     CRC32C that the server verifies part by part and as a whole; a Get of
 //     a whole object hashes what it delivers, resumed requests included,
 //     and fails on a difference from the stored checksum (or from an ETag
-//     that is an MD5); PartsVerifier does the same for downloads in parts.
-//     checksum.go says which checksums and why; Config.ChecksumWhenRequired
+//     that is an MD5); PartsVerifier does the same for downloads in parts,
+//     against a multipart ETag too. checksum.go and verifyparts.go say
+//     which checksums and why; Config.ChecksumWhenRequired
 //     turns it all off for servers that reject checksum headers.
 //   - Errors wrap both the store sentinel (store.ErrNotFound, ...) and the
 //     SDK error, so callers use errors.Is for the first and

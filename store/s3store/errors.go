@@ -124,13 +124,17 @@ var codeSentinels = map[string]error{
 	"XAmzContentChecksumMismatch": store.ErrChecksumMismatch,
 	"BucketAlreadyOwnedByYou":     store.ErrExists,
 	"BucketAlreadyExists":         store.ErrExists,
+	"NotImplemented":              store.ErrNotImplemented,
+	"MethodNotAllowed":            store.ErrNotImplemented,
 }
 
 // statusSentinels is the fallback for responses without a code.
 var statusSentinels = map[int]error{
 	403: store.ErrAccessDenied,
 	404: store.ErrNotFound,
+	405: store.ErrNotImplemented,
 	412: store.ErrPreconditionFailed,
+	501: store.ErrNotImplemented,
 }
 
 // wrap turns an SDK error into an *Error; nil stays nil. op and url name

@@ -2,9 +2,13 @@ package s3store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -73,6 +77,7 @@ func readAll(t *testing.T, s *Store, key string, off, length int64) ([]byte, err
 
 func TestMultipartUploadWithAFullObjectChecksum(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Checksums, s3test.ListParts)
 	c := newTestClient(t, srv, nil)
 	s := c.Bucket(srv.NewBucket(t))
 	ctx := t.Context()
@@ -157,8 +162,118 @@ func TestMultipartUploadWithAFullObjectChecksum(t *testing.T) {
 	})
 }
 
+// isListParts selects ListParts requests.
+func isListParts(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Query().Has("uploadId")
+}
+
+// noAlgorithmInListParts answers ListParts as SeaweedFS does: without the
+// upload's checksum algorithm and type, and without part checksums.
+func noAlgorithmInListParts(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if !isListParts(r) {
+		next.ServeHTTP(w, r)
+		return
+	}
+	rec := httptest.NewRecorder()
+	next.ServeHTTP(rec, r)
+	body := regexp.MustCompile(`<Checksum[A-Za-z0-9]*>[^<]*</Checksum[A-Za-z0-9]*>`).ReplaceAll(rec.Body.Bytes(), nil)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rec.Code)
+	w.Write(body)
+}
+
+// noListParts answers ListParts as s3rver does: 405 MethodNotAllowed.
+func noListParts(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if !isListParts(r) {
+		next.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>MethodNotAllowed</Code><Message>The specified method is not allowed against this resource.</Message></Error>`)
+}
+
+func TestMultipartCompletionChecksWhatTheServerSays(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.Checksums, s3test.ListParts)
+	bucket := srv.NewBucket(t)
+	ctx := t.Context()
+	body := pattern(2*minPart + 1)
+	upload := func(t *testing.T, s *Store, key string) (string, []store.Part) {
+		t.Helper()
+		id, err := s.CreateMultipartChecksum(ctx, key, store.Metadata{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.AbortMultipart(context.Background(), key, id) })
+		var parts []store.Part
+		for i, off := range []int{0, minPart, 2 * minPart} {
+			end := min(off+minPart, len(body))
+			p, err := s.UploadPart(ctx, key, id, int32(i+1), bytes.NewReader(body[off:end]), int64(end-off))
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, p)
+		}
+		return id, parts
+	}
+	wantCRC32C := func(t *testing.T, key string) {
+		t.Helper()
+		out, err := srv.Client(t).HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumMode: s3types.ChecksumModeEnabled})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := algCRC32C.format(crcOf(algCRC32C, body))
+		if got := aws.ToString(out.ChecksumCRC32C); got != want || out.ChecksumType != s3types.ChecksumTypeFullObject {
+			t.Errorf("the object has CRC32C %q (%s), want %q (FULL_OBJECT)", got, out.ChecksumType, want)
+		}
+	}
+	tests := []struct {
+		name  string
+		fault faultFunc
+	}{
+		{"a ListParts that names no algorithm", noAlgorithmInListParts},
+		{"a server without ListParts", noListParts},
+	}
+	for _, tt := range tests {
+		c, _ := faultClient(t, srv, tt.fault, nil)
+		s := c.Bucket(bucket)
+		t.Run(tt.name+" still gets the full-object CRC32C", func(t *testing.T) {
+			id, parts := upload(t, s, "whole")
+			if err := s.CompleteMultipart(ctx, "whole", id, parts); err != nil {
+				t.Fatal(err)
+			}
+			wantCRC32C(t, "whole")
+		})
+	}
+	t.Run("a ListParts that names no algorithm still gets the part-size check", func(t *testing.T) {
+		c, _ := faultClient(t, srv, noAlgorithmInListParts, nil)
+		s := c.Bucket(bucket)
+		id, parts := upload(t, s, "short")
+		parts[1].Size++
+		err := s.CompleteMultipart(ctx, "short", id, parts)
+		if err == nil || !strings.Contains(err.Error(), "part 2") {
+			t.Errorf("complete with a part of the wrong size: %v; want an error naming part 2", err)
+		}
+	})
+	t.Run("a resumed upload without ListParts fails naming the operation and the flag", func(t *testing.T) {
+		c, _ := faultClient(t, srv, noListParts, nil)
+		s := c.Bucket(bucket)
+		id, parts := upload(t, s, "resumed")
+		other, _ := faultClient(t, srv, noListParts, nil) // knows nothing of the upload
+		err := other.Bucket(bucket).CompleteMultipart(ctx, "resumed", id, parts)
+		if err == nil || !strings.Contains(err.Error(), "ListParts") || !strings.Contains(err.Error(), "--checksum-when-required") {
+			t.Errorf("complete: %v; want an error naming ListParts and --checksum-when-required", err)
+		}
+	})
+}
+
 func TestMultipartCopyOfAChecksummedSourceKeepsItsContent(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.PartCopy)
 	c := newTestClient(t, srv, nil)
 	s := c.Bucket(srv.NewBucket(t))
 	ctx := t.Context()
@@ -295,29 +410,72 @@ func rangeStart(h string) int64 {
 func TestPartsVerifier(t *testing.T) {
 	srv := s3test.Start(t)
 	c := newTestClient(t, srv, nil)
-	s := c.Bucket(srv.NewBucket(t))
+	bucket := srv.NewBucket(t)
+	s := c.Bucket(bucket)
+	ctx := t.Context()
 	body := pattern(3*minPart + 3)
-	mustPut(t, s, "k", body, store.Metadata{}) // PutObject: a CRC32 of the whole
-	o, _ := mustHead(t, s, "k")
 	size := int64(len(body))
-	cuts := []int64{0, minPart, 2 * minPart, size}
-
-	write := func(v interface {
-		Part(off, size int64) io.Writer
-	}, corrupt bool, skip int) {
-		for i := 0; i+1 < len(cuts); i++ {
+	mustPut(t, s, "put", body, store.Metadata{}) // PutObject: a CRC32 of the whole, an MD5 ETag
+	// Multipart uploads without a full-object checksum: their ETag is the
+	// MD5 of the parts' MD5s. One in even parts, as clients upload, one in
+	// uneven parts, whose boundaries must be asked for.
+	upload := func(key string, sizes ...int64) {
+		id, err := s.CreateMultipart(ctx, key, store.Metadata{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done []store.Part
+		var off int64
+		for i, n := range sizes {
+			p, err := s.UploadPart(ctx, key, id, int32(i+1), bytes.NewReader(body[off:off+n]), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = append(done, p)
+			off += n
+		}
+		if err := s.CompleteMultipart(ctx, key, id, done); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upload("even", minPart, minPart, minPart, 3)
+	upload("uneven", minPart+3, minPart, minPart)
+	// Through a proxy that drops every x-amz-checksum-* header, the same
+	// objects have only their ETags left to check against.
+	noSums, _ := faultClient(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+		next.ServeHTTP(&corruptWriter{ResponseWriter: w, at: -1, dropChecksums: true}, r)
+	}, nil)
+	bare := noSums.Bucket(bucket)
+	// The download's parts are not the upload's: 4 MiB, the last short.
+	const cut = 4 << 20
+	write := func(v store.PartsVerifier, corrupt bool, skip int) io.ReaderAt {
+		written := bytes.Clone(body)
+		i := 0
+		for off := int64(0); off < size; off, i = off+cut, i+1 {
+			n := min(cut, size-off)
 			if i == skip {
+				clear(written[off : off+n])
 				continue
 			}
-			b := bytes.Clone(body[cuts[i]:cuts[i+1]])
-			if corrupt && i == 1 {
-				b[7] ^= 1
+			if corrupt && i == 2 {
+				written[off+7] ^= 1
 			}
 			// Written in two pieces, as io.Copy would.
-			w := v.Part(cuts[i], cuts[i+1]-cuts[i])
-			w.Write(b[:len(b)/2])
-			w.Write(b[len(b)/2:])
+			w := v.Part(off, n)
+			w.Write(written[off : off+n/2])
+			w.Write(written[off+n/2 : off+n])
 		}
+		return bytes.NewReader(written)
+	}
+	objects := []struct {
+		name string
+		s    *Store
+		key  string
+	}{
+		{"a stored CRC32", s, "put"},
+		{"an MD5 ETag", bare, "put"},
+		{"a multipart ETag of even parts", bare, "even"},
+		{"a multipart ETag of uneven parts", bare, "uneven"},
 	}
 	tests := []struct {
 		name    string
@@ -329,27 +487,46 @@ func TestPartsVerifier(t *testing.T) {
 		{"a flipped bit in one part is a mismatch", true, -1, func(err error) bool { return errors.Is(err, store.ErrChecksumMismatch) }},
 		{"a missing part is an error", false, 1, func(err error) bool { return err != nil && strings.Contains(err.Error(), "cover") }},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, err := s.VerifyParts(t.Context(), "k", o.ETag, size)
-			if err != nil || v == nil {
-				t.Fatalf("VerifyParts = %v, %v; want a verifier", v, err)
-			}
-			write(v, tt.corrupt, tt.skip)
-			if err := v.Verify(); !tt.check(err) {
-				t.Errorf("Verify: %v", err)
-			}
-		})
+	for _, obj := range objects {
+		o, _ := mustHead(t, s, obj.key)
+		for _, tt := range tests {
+			t.Run("against "+obj.name+", "+tt.name, func(t *testing.T) {
+				v, err := obj.s.VerifyParts(t.Context(), obj.key, o.ETag, size)
+				if err != nil || v == nil {
+					t.Fatalf("VerifyParts = %v, %v; want a verifier", v, err)
+				}
+				written := write(v, tt.corrupt, tt.skip)
+				if err := v.Verify(t.Context(), written); !tt.check(err) {
+					t.Errorf("Verify: %v", err)
+				}
+			})
+		}
 	}
+	t.Run("a server that refuses partNumber leaves a multipart object unchecked, not failed", func(t *testing.T) {
+		srv.Require(t, s3test.MultipartETag)
+		refuses, _ := faultClient(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+			if r.Method == http.MethodHead && r.URL.Query().Has("partNumber") {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			next.ServeHTTP(&corruptWriter{ResponseWriter: w, at: -1, dropChecksums: true}, r)
+		}, nil)
+		o, _ := mustHead(t, s, "even")
+		if v, err := refuses.Bucket(bucket).VerifyParts(t.Context(), "even", o.ETag, size); v != nil || err != nil {
+			t.Errorf("VerifyParts = %v, %v; want nil, nil", v, err)
+		}
+	})
 	t.Run("a changed object is a precondition failure", func(t *testing.T) {
-		_, err := s.VerifyParts(t.Context(), "k", "0123456789abcdef0123456789abcdef", size)
+		srv.Require(t, s3test.ConditionalGet)
+		_, err := s.VerifyParts(t.Context(), "put", "0123456789abcdef0123456789abcdef", size)
 		if !errors.Is(err, store.ErrPreconditionFailed) {
 			t.Errorf("VerifyParts with a stale ETag: %v; want store.ErrPreconditionFailed", err)
 		}
 	})
 	t.Run("with checksums when required there is nothing to verify", func(t *testing.T) {
 		plain := newTestClient(t, srv, func(cfg *Config) { cfg.ChecksumWhenRequired = true }).Bucket(s.Bucket())
-		if v, err := plain.VerifyParts(t.Context(), "k", o.ETag, size); v != nil || err != nil {
+		o, _ := mustHead(t, s, "put")
+		if v, err := plain.VerifyParts(t.Context(), "put", o.ETag, size); v != nil || err != nil {
 			t.Errorf("VerifyParts = %v, %v; want nil, nil", v, err)
 		}
 	})

@@ -2,8 +2,10 @@ package s3store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -82,7 +84,11 @@ func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int
 	if err != nil {
 		return store.Part{}, wrap(err, fmt.Sprintf("upload part %d of", number), s.URL(key))
 	}
-	return store.Part{Number: number, ETag: trimETag(aws.ToString(out.ETag)), Size: size}, nil
+	part := store.Part{Number: number, ETag: trimETag(aws.ToString(out.ETag)), Size: size}
+	if v := aws.ToString(out.ChecksumCRC32C); v != "" && !s.c.checksumWhenRequired {
+		part.Checksum = store.Checksum{Algorithm: string(uploadAlgorithm), Value: v}
+	}
+	return part, nil
 }
 
 // UploadPartCopy copies bytes first..last (inclusive) of src into part
@@ -107,6 +113,14 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 	if err != nil {
 		e := wrap(err, fmt.Sprintf("copy part %d of", number), s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key
+		if e.Status == http.StatusLengthRequired {
+			// A server without UploadPartCopy takes it for an UploadPart
+			// with no body (gofakes3: 411 MissingContentLength).
+			e.Sentinel = store.ErrNotImplemented
+		}
+		if errors.Is(e, store.ErrNotImplemented) {
+			e.Op = fmt.Sprintf("copy part %d (UploadPartCopy) of", number)
+		}
 		return store.Part{}, e
 	}
 	etag := ""
@@ -136,7 +150,7 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 	}
 	checksum, known := s.c.uploads.Load(uploadID)
 	if !s.c.checksumWhenRequired && (!known || checksum.(bool)) {
-		if err := s.addChecksums(ctx, key, uploadID, parts, in); err != nil {
+		if err := s.addChecksums(ctx, key, uploadID, parts, in, known); err != nil {
 			return err
 		}
 	}
@@ -149,46 +163,95 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 }
 
 // addChecksums fills in the checksums of a Complete request for an upload
-// that has an algorithm; it leaves in alone for one that has none.
-func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []store.Part, in *s3.CompleteMultipartUploadInput) error {
-	listed, err := s.listParts(ctx, key, uploadID)
-	if err != nil {
-		return err
-	}
-	alg := algorithm(listed.algorithm)
-	if alg == "" || strings.EqualFold(string(alg), "null") {
-		return nil
-	}
+// that has an algorithm: known is set when this client started the upload
+// (with uploadAlgorithm, FULL_OBJECT), otherwise ListParts says what it is.
+//
+// ListParts is asked for the sizes and checksums the server holds, which
+// are checked against parts. What it leaves out is taken from parts (the
+// checksums the server acknowledged for each UploadPart); a server without
+// ListParts at all is done without when parts say everything needed. What
+// neither says is an error, never a check quietly dropped.
+func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []store.Part, in *s3.CompleteMultipartUploadInput, known bool) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("complete multipart upload %s: %s", s.URL(key), fmt.Sprintf(format, args...))
+	}
+	var alg algorithm
+	var typ s3types.ChecksumType
+	if known {
+		alg, typ = uploadAlgorithm, s3types.ChecksumTypeFullObject
+	}
+	listed, err := s.listParts(ctx, key, uploadID)
+	haveList := err == nil
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrNotImplemented) && known:
+		// The parts' ETags (and checksums, if the server gave them) are
+		// this client's own: the listing would only confirm them.
+		s.c.sayOnce("no-list-parts", "the server has no ListParts: multipart uploads are completed with what its UploadPart answers said",
+			"endpoint", s.c.endpoint)
+	case errors.Is(err, store.ErrNotImplemented):
+		return fmt.Errorf("%w (the server has no ListParts, which completing an upload with checksums needs here; --checksum-when-required does without)", err)
+	default:
+		return err
+	}
+	if !known {
+		alg, typ = algorithm(listed.algorithm), listed.typ
+		if strings.EqualFold(string(alg), "null") {
+			alg = ""
+		}
 	}
 	byNumber := make(map[int32]listedPart, len(listed.parts))
 	for _, p := range listed.parts {
 		byNumber[p.Number] = p
 	}
+	if alg != "" && !anyPartChecksum(parts, listed, alg) {
+		// The server keeps no part checksums at all (gofakes3): there is
+		// nothing to combine. The upload completes as a plain one; its
+		// multipart ETag is what downloads check it against.
+		s.c.sayOnce("no-part-checksums", "the server acknowledged no part checksums: multipart uploads complete without a full-object checksum",
+			"endpoint", s.c.endpoint)
+		alg = ""
+	}
 	pieces := make([]crcPiece, len(parts))
 	var total int64
 	for i, p := range parts {
-		lp, ok := byNumber[p.Number]
-		switch {
-		case !ok:
-			return fail("part %d is not among the parts the server holds", p.Number)
-		case p.Size > 0 && lp.Size != p.Size:
-			return fail("the server holds %d bytes of part %d, want %d", lp.Size, p.Number, p.Size)
-		case lp.checksums[alg] == "":
-			return fail("the server gave no %s of part %d", alg, p.Number)
+		size, sum := p.Size, ""
+		if p.Checksum.Algorithm == string(alg) {
+			sum = p.Checksum.Value
 		}
-		setPartChecksum(&in.MultipartUpload.Parts[i], alg, lp.checksums[alg])
-		sum, err := alg.parse(lp.checksums[alg])
+		if haveList {
+			lp, ok := byNumber[p.Number]
+			switch {
+			case !ok:
+				return fail("part %d is not among the parts the server holds", p.Number)
+			case p.Size > 0 && lp.Size != p.Size:
+				return fail("the server holds %d bytes of part %d, want %d", lp.Size, p.Number, p.Size)
+			}
+			size = lp.Size
+			if v := lp.checksums[alg]; alg != "" && v != "" {
+				if sum != "" && sum != v {
+					return fail("the server holds part %d with %s %s, but acknowledged %s when it was uploaded", p.Number, alg, v, sum)
+				}
+				sum = v
+			}
+		}
+		if alg == "" {
+			continue
+		}
+		if sum == "" {
+			return fail("the server gave no %s of part %d (--checksum-when-required uploads without checksums)", alg, p.Number)
+		}
+		setPartChecksum(&in.MultipartUpload.Parts[i], alg, sum)
+		b, err := alg.parse(sum)
 		if err != nil {
 			return fail("%s of part %d: %v", alg, p.Number, err)
 		}
-		pieces[i] = crcPiece{sum: sum, size: lp.Size}
-		total += lp.Size
+		pieces[i] = crcPiece{sum: b, size: size}
+		total += size
 	}
 	comb := alg.combiner()
-	if listed.typ != s3types.ChecksumTypeFullObject || comb == nil {
-		return nil // composite: the part checksums are all there is
+	if alg == "" || typ != s3types.ChecksumTypeFullObject || comb == nil {
+		return nil // none, or composite: the part checksums are all there is
 	}
 	whole, err := comb.combineDigests(pieces)
 	if err != nil {
@@ -206,6 +269,22 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 		in.ChecksumCRC64NVME = v
 	}
 	return nil
+}
+
+// anyPartChecksum reports whether the server said alg of any part, in its
+// UploadPart answers or its listing.
+func anyPartChecksum(parts []store.Part, listed listedParts, alg algorithm) bool {
+	for _, p := range parts {
+		if p.Checksum.Algorithm == string(alg) && p.Checksum.Value != "" {
+			return true
+		}
+	}
+	for _, p := range listed.parts {
+		if p.checksums[alg] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func setPartChecksum(p *s3types.CompletedPart, alg algorithm, v string) {
@@ -269,7 +348,8 @@ func (s *Store) ListMultipartUploads(ctx context.Context, prefix string, fn func
 	return nil
 }
 
-// ListParts returns the parts uploaded so far, in part order.
+// ListParts returns the parts uploaded so far, in part order, with the
+// CRC32C the server holds of each when it says.
 func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]store.Part, error) {
 	listed, err := s.listParts(ctx, key, uploadID)
 	if err != nil {
@@ -278,6 +358,9 @@ func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]store.Pa
 	parts := make([]store.Part, len(listed.parts))
 	for i, p := range listed.parts {
 		parts[i] = p.Part
+		if v := p.checksums[uploadAlgorithm]; v != "" {
+			parts[i].Checksum = store.Checksum{Algorithm: string(uploadAlgorithm), Value: v}
+		}
 	}
 	return parts, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3bulk/s3bulk/internal/retry"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // resumingReader is the body of a Get. When the connection breaks
@@ -42,6 +43,10 @@ type resumingReader struct {
 	body     io.ReadCloser
 	failures int // consecutive breaks without a byte delivered in between
 	closed   bool
+
+	// meta is the metadata of the first response (GetWithMetadata).
+	opened bool
+	meta   store.Metadata
 }
 
 func (r *resumingReader) open() error {
@@ -53,6 +58,9 @@ func (r *resumingReader) open() error {
 	}
 	if r.etag == "" {
 		r.etag = aws.ToString(out.ETag)
+	}
+	if !r.opened {
+		r.opened, r.meta = true, getMetadata(out)
 	}
 	// The response says how many bytes this range really has (a range
 	// reaching past the end is cut at the end).

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/internal/s3test"
@@ -80,6 +81,7 @@ func TestCopy(t *testing.T) {
 	srcObj, _ := mustHead(t, src, "src")
 
 	t.Run("copy without metadata keeps the source's", func(t *testing.T) {
+		srv.Require(t, s3test.Metadata)
 		if err := dst.Copy(t.Context(), store.CopySource{Bucket: src.Bucket(), Key: "src", IfMatch: srcObj.ETag}, "kept", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -93,6 +95,7 @@ func TestCopy(t *testing.T) {
 	})
 
 	t.Run("copy with metadata replaces the source's", func(t *testing.T) {
+		srv.Require(t, s3test.Metadata)
 		want := store.Metadata{ContentType: "application/json", ContentDisposition: "attachment", User: map[string]string{"new": "yes"}}
 		if err := dst.Copy(t.Context(), store.CopySource{Bucket: src.Bucket(), Key: "src"}, "replaced", &want); err != nil {
 			t.Fatal(err)
@@ -104,6 +107,7 @@ func TestCopy(t *testing.T) {
 	})
 
 	t.Run("a copy from a changed source fails with precondition failed", func(t *testing.T) {
+		srv.Require(t, s3test.ConditionalCopy)
 		err := dst.Copy(t.Context(), store.CopySource{Bucket: src.Bucket(), Key: "src", IfMatch: "0123456789abcdef0123456789abcdef"}, "stale", nil)
 		if !errors.Is(err, store.ErrPreconditionFailed) {
 			t.Fatalf("copy with a stale etag: %v; want store.ErrPreconditionFailed", err)
@@ -128,6 +132,7 @@ func TestCopy(t *testing.T) {
 	})
 
 	t.Run("keys that need encoding copy", func(t *testing.T) {
+		srv.Require(t, s3test.OddKeys)
 		for i, k := range oddKeys {
 			b := []byte(fmt.Sprintf("body %d", i))
 			mustPut(t, src, k, b, store.Metadata{})
@@ -146,6 +151,7 @@ const minPart = 5 << 20 // S3's smallest part but the last
 
 func TestMultipartUpload(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.ListParts)
 	c := newTestClient(t, srv, nil)
 	s := c.Bucket(srv.NewBucket(t))
 	ctx := t.Context()
@@ -171,7 +177,9 @@ func TestMultipartUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]store.Part{p1, p2}, parts); diff != "" {
+	// The server lists a part's checksum only for an upload started with
+	// one (versitygw); the rest must be what UploadPart returned.
+	if diff := cmp.Diff([]store.Part{p1, p2}, parts, cmpopts.IgnoreFields(store.Part{}, "Checksum")); diff != "" {
 		t.Errorf("ListParts (-want +got):\n%s", diff)
 	}
 	var uploads []store.Upload
@@ -212,6 +220,7 @@ func TestMultipartUpload(t *testing.T) {
 
 func TestMultipartCopy(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.PartCopy)
 	c := newTestClient(t, srv, nil)
 	src := c.Bucket(srv.NewBucket(t))
 	dst := c.Bucket(srv.NewBucket(t))
@@ -247,6 +256,7 @@ func TestMultipartCopy(t *testing.T) {
 	})
 
 	t.Run("a part copy after the source changed fails with precondition failed", func(t *testing.T) {
+		srv.Require(t, s3test.ConditionalCopy)
 		id, err := dst.CreateMultipart(ctx, "mixed", store.Metadata{})
 		if err != nil {
 			t.Fatal(err)
@@ -280,6 +290,7 @@ func TestErrorsMapToSentinels(t *testing.T) {
 		sentinel error
 		class    retry.Class
 		prefix   string
+		needs    s3test.Capability
 	}{
 		{
 			name:     "head of a missing key is not found",
@@ -310,6 +321,7 @@ func TestErrorsMapToSentinels(t *testing.T) {
 			},
 			sentinel: store.ErrPreconditionFailed, class: retry.Permanent,
 			prefix: "get s3://" + s.Bucket() + "/k: precondition failed",
+			needs:  s3test.ConditionalGet,
 		},
 		{
 			name: "listing a missing bucket is bucket not found",
@@ -324,10 +336,14 @@ func TestErrorsMapToSentinels(t *testing.T) {
 			call:     func() error { return missing.Put(t.Context(), "k", strings.NewReader("v"), 1, store.Metadata{}) },
 			sentinel: store.ErrBucketNotFound, class: retry.Fatal,
 			prefix: "put s3://" + missing.Bucket() + "/k: no such bucket",
+			needs:  s3test.NoAutoCreate,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.needs != "" {
+				srv.Require(t, tt.needs)
+			}
 			err := tt.call()
 			if !errors.Is(err, tt.sentinel) {
 				t.Fatalf("error %v does not wrap %v", err, tt.sentinel)
@@ -420,6 +436,7 @@ func TestDeleteObjects(t *testing.T) {
 
 func TestListPagesHoldAThousandKeys(t *testing.T) {
 	srv := s3test.Start(t)
+	srv.Require(t, s3test.Listing)
 	var lists int
 	c := newTestClient(t, srv, func(cfg *Config) {
 		cfg.OnRequest = func(op string) {

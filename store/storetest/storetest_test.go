@@ -150,6 +150,19 @@ func (f *memTemp) WriteAt(b []byte, off int64) (int, error) {
 	return copy(f.data[off:], b), nil
 }
 
+func (f *memTemp) ReadAt(b []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if off < 0 || off > int64(len(f.data)) {
+		return 0, errors.New("read outside the temp file")
+	}
+	n := copy(b, f.data[off:])
+	if n < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
 func (f *memTemp) Commit() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

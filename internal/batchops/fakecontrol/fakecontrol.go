@@ -32,17 +32,21 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // Options configures the fake.
@@ -61,6 +65,27 @@ type Options struct {
 	// FailureThreshold is the task count after which a job whose tasks
 	// mostly fail is failed, as AWS does after 1,000 tasks. Default 1000.
 	FailureThreshold int
+	// InvisibleFor is how long after CreateJob a DescribeJob of the new job
+	// still answers NotFoundException, as S3 Control may while the job
+	// propagates. Default 0.
+	InvisibleFor time.Duration
+	// FailDescribes makes the first n DescribeJob calls answer 500
+	// InternalServiceException, a transient error S3 Control's model
+	// declares for it.
+	FailDescribes int
+	// BucketRegion says which region a bucket is in; a copy job must be
+	// created in its destination bucket's region. Nil asks the S3 server
+	// (HeadBucket's x-amz-bucket-region).
+	BucketRegion func(bucket string) string
+	// MaxCopySize is the largest source a task copies ("Objects to be copied
+	// can be up to 5 GB in size"); larger ones fail the task the way
+	// CopyObject refuses them. Default 5,000,000,000 - 1 bytes; tests lower
+	// it, since the server here cannot hold 5 GB objects.
+	MaxCopySize int64
+	// SSEC reports the sources stored with SSE-C (the server here does not
+	// encrypt, so tests say which). A job's Copy cannot read them: their
+	// tasks fail with 400 InvalidRequest, as AWS's do.
+	SSEC func(bucket, key string) bool
 }
 
 // Server is a running fake.
@@ -81,6 +106,8 @@ type Server struct {
 	order  []string // job ids by creation
 	tokens map[string]tokenUse
 	seq    int
+	// describes counts DescribeJob calls, for FailDescribes.
+	describes int
 }
 
 type tokenUse struct {
@@ -103,7 +130,10 @@ type job struct {
 	active                   time.Duration
 	terminated               time.Time
 
+	priority        int32
 	cancelRequested bool
+	pauseRequested  bool
+	resume          chan struct{} // signalled to wake a Paused job (resume or cancel)
 	readyRequested  chan struct{} // closed when a Suspended job is confirmed
 	done            chan struct{} // closed at the final status
 }
@@ -125,6 +155,9 @@ func New(t testing.TB, s3c *s3.Client, opts Options) *Server {
 	}
 	if opts.FailureThreshold <= 0 {
 		opts.FailureThreshold = 1000
+	}
+	if opts.MaxCopySize <= 0 {
+		opts.MaxCopySize = 5_000_000_000 - 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{s3: s3c, opts: opts, ctx: ctx, cancel: cancel, jobs: map[string]*job{}, tokens: map[string]tokenUse{}}
@@ -176,6 +209,33 @@ func final(status string) bool {
 
 const ns = "http://awss3control.amazonaws.com/doc/2018-08-20/"
 
+// signingRegion reads the region of a SigV4 Authorization header's
+// credential scope: Credential=AKID/DATE/REGION/SERVICE/aws4_request.
+func signingRegion(r *http.Request) string {
+	_, cred, ok := strings.Cut(r.Header.Get("Authorization"), "Credential=")
+	if !ok {
+		return ""
+	}
+	cred, _, _ = strings.Cut(cred, ",")
+	parts := strings.Split(cred, "/")
+	if len(parts) != 5 {
+		return ""
+	}
+	return parts[2]
+}
+
+// partition is the ARN partition of region, as the SDK's partitions.json
+// says; the fake knows the ones s3bulk's tests use.
+func partition(region string) string {
+	switch {
+	case strings.HasPrefix(region, "cn-"):
+		return "aws-cn"
+	case strings.HasPrefix(region, "us-gov-"):
+		return "aws-us-gov"
+	}
+	return "aws"
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/" && r.Method == http.MethodPost {
 		s.sts(w, r)
@@ -185,6 +245,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		!strings.Contains(r.Header.Get("Authorization"), "/s3/aws4_request") {
 		// S3 Control requests are SigV4-signed for the "s3" service.
 		writeError(w, http.StatusForbidden, "SignatureDoesNotMatch", "request is not SigV4-signed for service s3")
+		return
+	}
+	if region := signingRegion(r); region != s.opts.Region {
+		// S3 Control is regional: a request signed for another region
+		// reaches another region's endpoint, or none.
+		writeError(w, http.StatusBadRequest, "AuthorizationHeaderMalformed", fmt.Sprintf("the region %q is wrong; expecting %q", region, s.opts.Region))
 		return
 	}
 	if acct := r.Header.Get("X-Amz-Account-Id"); acct != s.opts.AccountID {
@@ -200,6 +266,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.createJob(w, r)
 	case rest == "" && r.Method == http.MethodGet:
 		s.listJobs(w, r)
+	case strings.HasSuffix(rest, "/priority") && r.Method == http.MethodPost:
+		s.updateJobPriority(w, r, strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/priority"))
 	case strings.HasSuffix(rest, "/status") && r.Method == http.MethodPost:
 		s.updateJobStatus(w, r, strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/status"))
 	case r.Method == http.MethodGet && strings.Count(rest, "/") == 1:
@@ -233,6 +301,21 @@ type createJobRequest struct {
 			ObjectVersionID string `xml:"ObjectVersionId"`
 		} `xml:"Location"`
 	} `xml:"Manifest"`
+	Generator *struct {
+		ExpectedBucketOwner  string `xml:"ExpectedBucketOwner"`
+		SourceBucket         string `xml:"SourceBucket"`
+		EnableManifestOutput bool   `xml:"EnableManifestOutput"`
+		Filter               *struct {
+			CreatedAfter         string   `xml:"CreatedAfter"`
+			CreatedBefore        string   `xml:"CreatedBefore"`
+			Prefixes             []string `xml:"KeyNameConstraint>MatchAnyPrefix>member"`
+			Suffixes             []string `xml:"KeyNameConstraint>MatchAnySuffix>member"`
+			Substrings           []string `xml:"KeyNameConstraint>MatchAnySubstring>member"`
+			SizeGreaterThan      *int64   `xml:"ObjectSizeGreaterThanBytes"`
+			SizeLessThan         *int64   `xml:"ObjectSizeLessThanBytes"`
+			MatchAnyStorageClass []string `xml:"MatchAnyStorageClass>member"`
+		} `xml:"Filter"`
+	} `xml:"ManifestGenerator>S3JobManifestGenerator"`
 	Operation struct {
 		Copy *struct {
 			TargetResource    string `xml:"TargetResource"`
@@ -252,19 +335,26 @@ type createJobRequest struct {
 			} `xml:"NewObjectMetadata"`
 		} `xml:"S3PutObjectCopy"`
 	} `xml:"Operation"`
+	Tags []struct {
+		Key   string `xml:"Key"`
+		Value string `xml:"Value"`
+	} `xml:"Tags>member"`
 	Report struct {
-		Enabled     bool   `xml:"Enabled"`
-		Bucket      string `xml:"Bucket"`
-		Format      string `xml:"Format"`
-		Prefix      string `xml:"Prefix"`
-		ReportScope string `xml:"ReportScope"`
+		ExpectedBucketOwner string `xml:"ExpectedBucketOwner"`
+		Enabled             bool   `xml:"Enabled"`
+		Bucket              string `xml:"Bucket"`
+		Format              string `xml:"Format"`
+		Prefix              string `xml:"Prefix"`
+		ReportScope         string `xml:"ReportScope"`
 	} `xml:"Report"`
 
-	// The same three elements, verbatim, for DescribeJob.
-	rawManifest, rawOperation, rawReport string
+	// The same elements, verbatim, for DescribeJob.
+	rawManifest, rawOperation, rawReport, rawGenerator string
+	hasDescription                                     bool
 }
 
 type rawParts struct {
+	Generator raw `xml:"ManifestGenerator"`
 	Manifest  raw `xml:"Manifest"`
 	Operation raw `xml:"Operation"`
 	Report    raw `xml:"Report"`
@@ -290,9 +380,20 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "MalformedXML", err.Error())
 		return
 	}
-	req.rawManifest, req.rawOperation, req.rawReport = rp.Manifest.Inner, rp.Operation.Inner, rp.Report.Inner
-	if msg := validate(&req); msg != "" {
+	req.rawManifest, req.rawOperation, req.rawReport, req.rawGenerator = rp.Manifest.Inner, rp.Operation.Inner, rp.Report.Inner, rp.Generator.Inner
+	req.hasDescription = bytes.Contains(body, []byte("<Description>")) || bytes.Contains(body, []byte("<Description/>"))
+	if msg := s.validate(&req); msg != "" {
 		writeError(w, http.StatusBadRequest, "BadRequestException", msg)
+		return
+	}
+	// "You must create your Batch Operations Copy jobs in the destination
+	// Region" (user guide, Copy objects).
+	dst := s.unARN(req.Operation.Copy.TargetResource)
+	if region, err := s.bucketRegion(r.Context(), dst); err != nil {
+		writeError(w, http.StatusBadRequest, "BadRequestException", fmt.Sprintf("cannot find the destination bucket %s: %v", dst, err))
+		return
+	} else if region != s.opts.Region {
+		writeError(w, http.StatusBadRequest, "BadRequestException", fmt.Sprintf("the destination bucket %s is in %s: a copy job must be created in the destination's region, not %s", dst, region, s.opts.Region))
 		return
 	}
 
@@ -317,6 +418,8 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 		created:        time.Now().UTC(),
 		req:            req,
 		readyRequested: make(chan struct{}),
+		resume:         make(chan struct{}, 1),
+		priority:       *req.Priority,
 		done:           make(chan struct{}),
 	}
 	s.jobs[j.id] = j
@@ -337,9 +440,22 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request) {
 	}{NS: ns, JobID: j.id})
 }
 
+// Limits from the S3 Control API model (botocore
+// s3control/2018-08-20/service-2.json): IAMRoleArn, S3KeyArnString,
+// S3RegionalOrS3ExpressBucketArnString, S3BucketArnString patterns;
+// S3StorageClass's enum.
+var (
+	roleArnRe   = regexp.MustCompile(`^arn:[^:]+:iam::\d{12}:role/.*$`)
+	tagRe       = regexp.MustCompile(`^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`)
+	accountRe   = regexp.MustCompile(`^\d{12}$`)
+	storageEnum = []string{"STANDARD", "STANDARD_IA", "ONEZONE_IA", "GLACIER", "INTELLIGENT_TIERING", "DEEP_ARCHIVE", "GLACIER_IR"}
+)
+
 // validate checks what AWS would reject at CreateJob, and what the fake
 // does not implement.
-func validate(req *createJobRequest) string {
+func (s *Server) validate(req *createJobRequest) string {
+	arn := "arn:" + partition(s.opts.Region) + ":s3:::"
+	desc := utf8.RuneCountInString(req.Description)
 	switch {
 	case req.ClientRequestToken == "":
 		return "ClientRequestToken is required"
@@ -347,28 +463,220 @@ func validate(req *createJobRequest) string {
 		return "ClientRequestToken is longer than 64 characters"
 	case req.Priority == nil:
 		return "Priority is required"
-	case !strings.HasPrefix(req.RoleArn, "arn:aws:iam::"):
+	case *req.Priority < 0:
+		return fmt.Sprintf("Priority %d is below the minimum of 0", *req.Priority)
+	case req.hasDescription && desc == 0:
+		return "Description is empty; its minimum length is 1"
+	case desc > 256:
+		return fmt.Sprintf("Description has %d characters; its maximum length is 256", desc)
+	case len(req.RoleArn) > 2048 || !roleArnRe.MatchString(req.RoleArn):
 		return "RoleArn is not an IAM role ARN: " + req.RoleArn
+	case req.Generator != nil && req.rawManifest != "":
+		return "specify either Manifest or ManifestGenerator, not both"
+	case req.Generator != nil:
+		return s.validateGenerator(req, arn)
 	case req.Manifest.Spec.Format != "S3BatchOperations_CSV_20180820":
 		return "the fake reads only S3BatchOperations_CSV_20180820 manifests, not " + req.Manifest.Spec.Format
 	case !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key"}):
 		return fmt.Sprintf("the fake reads only Bucket,Key manifests, not %v", req.Manifest.Spec.Fields)
-	case !strings.HasPrefix(req.Manifest.Location.ObjectArn, "arn:aws:s3:::"):
-		return "manifest ObjectArn is not an S3 object ARN"
+	case !strings.HasPrefix(req.Manifest.Location.ObjectArn, arn):
+		return "manifest ObjectArn is not an S3 object ARN of partition " + partition(s.opts.Region) + ": " + req.Manifest.Location.ObjectArn
 	case req.Manifest.Location.ETag == "":
 		return "manifest ETag is required"
 	case req.Operation.Copy == nil:
 		return "the fake runs only S3PutObjectCopy"
-	case !strings.HasPrefix(req.Operation.Copy.TargetResource, "arn:aws:s3:::"):
-		return "TargetResource is not a bucket ARN"
-	case req.Report.Enabled && !strings.HasPrefix(req.Report.Bucket, "arn:aws:s3:::"):
-		return "report Bucket is not a bucket ARN"
+	case !strings.HasPrefix(req.Operation.Copy.TargetResource, arn):
+		return "TargetResource is not a bucket ARN of partition " + partition(s.opts.Region) + ": " + req.Operation.Copy.TargetResource
+	case utf8.RuneCountInString(req.Operation.Copy.TargetKeyPrefix) > 1024:
+		return "TargetKeyPrefix is longer than 1024 characters"
+	case req.Operation.Copy.StorageClass != "" && !slices.Contains(storageEnum, req.Operation.Copy.StorageClass):
+		return fmt.Sprintf("StorageClass %q is not one of %v", req.Operation.Copy.StorageClass, storageEnum)
+	case req.Report.Enabled && !strings.HasPrefix(req.Report.Bucket, arn):
+		return "report Bucket is not a bucket ARN of partition " + partition(s.opts.Region)
 	case req.Report.Enabled && req.Report.Format != "Report_CSV_20180820":
 		return "report Format must be Report_CSV_20180820"
 	case req.Report.Enabled && req.Report.ReportScope != "AllTasks" && req.Report.ReportScope != "FailedTasksOnly":
 		return "report ReportScope must be AllTasks or FailedTasksOnly"
+	case len(req.Report.Prefix) > 512:
+		return "report Prefix is longer than 512 characters"
+	case req.Report.ExpectedBucketOwner != "" && !accountRe.MatchString(req.Report.ExpectedBucketOwner):
+		return "report ExpectedBucketOwner is not a 12-digit account id"
+	}
+	for _, t := range req.Tags {
+		if n := utf8.RuneCountInString(t.Key); n < 1 || n > 128 || !tagRe.MatchString(t.Key) {
+			return fmt.Sprintf("tag key %q does not match TagKeyString", t.Key)
+		}
+		if utf8.RuneCountInString(t.Value) > 256 || !tagRe.MatchString(t.Value) {
+			return fmt.Sprintf("tag value %q does not match TagValueString", t.Value)
+		}
 	}
 	return ""
+}
+
+// unARN strips an S3 ARN of the fake's partition down to bucket[/key].
+func (s *Server) unARN(arn string) string {
+	return strings.TrimPrefix(arn, "arn:"+partition(s.opts.Region)+":s3:::")
+}
+
+// validateGenerator checks an S3JobManifestGenerator, then the rest of
+// the job as validate does.
+func (s *Server) validateGenerator(req *createJobRequest, arn string) string {
+	g := req.Generator
+	switch {
+	case !strings.HasPrefix(g.SourceBucket, arn):
+		return "ManifestGenerator SourceBucket is not a bucket ARN of partition " + partition(s.opts.Region)
+	case g.EnableManifestOutput:
+		return "the fake does not write generated manifests (EnableManifestOutput)"
+	}
+	if f := g.Filter; f != nil {
+		for _, t := range []string{f.CreatedAfter, f.CreatedBefore} {
+			if _, err := time.Parse(time.RFC3339Nano, t); t != "" && err != nil {
+				return "ManifestGenerator Filter: bad timestamp " + t
+			}
+		}
+		for _, c := range f.MatchAnyStorageClass {
+			if !slices.Contains(storageEnum, c) {
+				return fmt.Sprintf("MatchAnyStorageClass %q is not one of %v", c, storageEnum)
+			}
+		}
+	}
+	// The rest of the job is checked as for a manifest.
+	saved := req.Generator
+	req.Generator = nil
+	req.Manifest.Spec.Format, req.Manifest.Spec.Fields = "S3BatchOperations_CSV_20180820", []string{"Bucket", "Key"}
+	req.Manifest.Location.ObjectArn, req.Manifest.Location.ETag = arn+"generated/manifest.csv", "generated"
+	msg := s.validate(req)
+	req.Generator = saved
+	return msg
+}
+
+// generated lists what a manifest generator would put in its manifest, in
+// key order, as Bucket and encoded key.
+func (s *Server) generated(ctx context.Context, req *createJobRequest, fn func(task int, bucket, encKey string) (bool, error)) error {
+	g := req.Generator
+	bucket := s.unARN(g.SourceBucket)
+	if o := g.ExpectedBucketOwner; o != "" && o != s.opts.AccountID {
+		return fmt.Errorf("AccessDenied: the source bucket is owned by %s, not the expected %s", s.opts.AccountID, o)
+	}
+	var after, before time.Time
+	var less, greater *int64
+	var prefixes, suffixes, substrings, classes []string
+	if f := g.Filter; f != nil {
+		after, _ = time.Parse(time.RFC3339Nano, f.CreatedAfter)
+		before, _ = time.Parse(time.RFC3339Nano, f.CreatedBefore)
+		less, greater = f.SizeLessThan, f.SizeGreaterThan
+		prefixes, suffixes, substrings, classes = f.Prefixes, f.Suffixes, f.Substrings, f.MatchAnyStorageClass
+	}
+	anyOf := func(list []string, match func(string) bool) bool {
+		if len(list) == 0 {
+			return true
+		}
+		return slices.ContainsFunc(list, match)
+	}
+	p := s3.NewListObjectsV2Paginator(s.s3, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	task := 0
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		for _, o := range page.Contents {
+			key, size, mod := aws.ToString(o.Key), aws.ToInt64(o.Size), aws.ToTime(o.LastModified)
+			switch {
+			case !anyOf(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }),
+				!anyOf(suffixes, func(x string) bool { return strings.HasSuffix(key, x) }),
+				!anyOf(substrings, func(x string) bool { return strings.Contains(key, x) }),
+				!anyOf(classes, func(c string) bool { return c == string(o.StorageClass) }),
+				less != nil && size >= *less,
+				greater != nil && size <= *greater,
+				!after.IsZero() && !mod.After(after),
+				!before.IsZero() && !mod.Before(before):
+				continue
+			}
+			goOn, err := fn(task, bucket, url.QueryEscape(key))
+			if err != nil || !goOn {
+				return err
+			}
+			task++
+		}
+	}
+	return nil
+}
+
+// bucketRegion is the region of bucket, by Options.BucketRegion or the S3
+// server's HeadBucket.
+func (s *Server) bucketRegion(ctx context.Context, bucket string) (string, error) {
+	if s.opts.BucketRegion != nil {
+		return s.opts.BucketRegion(bucket), nil
+	}
+	out, err := s.s3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		return "", err
+	}
+	return aws.ToString(out.BucketRegion), nil
+}
+
+// Pause makes job id go through Pausing to Paused before its next task,
+// as AWS does on its own when a job of higher priority needs the capacity
+// (S3 Control offers no way to ask for it: RequestedJobStatus is Cancelled
+// or Ready). Resume sets it Active again.
+func (s *Server) Pause(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok || j.status != "Active" {
+		return fmt.Errorf("fake control: cannot pause job %s", id)
+	}
+	j.pauseRequested = true
+	s.setStatus(j, "Pausing")
+	return nil
+}
+
+// Resume lets a job paused by Pause go on.
+func (s *Server) Resume(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok || !j.pauseRequested {
+		return fmt.Errorf("fake control: job %s is not paused", id)
+	}
+	j.pauseRequested = false
+	wake(j)
+	return nil
+}
+
+func wake(j *job) {
+	select {
+	case j.resume <- struct{}{}:
+	default:
+	}
+}
+
+// pausePoint parks the job between two tasks while a pause is asked for.
+func (s *Server) pausePoint(ctx context.Context, j *job) {
+	s.mu.Lock()
+	if !j.pauseRequested || j.cancelRequested {
+		s.mu.Unlock()
+		return
+	}
+	s.setStatus(j, "Paused")
+	s.mu.Unlock()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-j.resume:
+		}
+		s.mu.Lock()
+		if j.cancelRequested || !j.pauseRequested {
+			if !j.cancelRequested {
+				s.setStatus(j, "Active")
+			}
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+	}
 }
 
 // setStatus records a status change; s.mu must be held.
@@ -409,8 +717,24 @@ func (s *Server) run(j *job) {
 		s.finishCancelled(ctx, j, nil)
 		return
 	}
-	mBucket, mKey, _ := strings.Cut(strings.TrimPrefix(j.req.Manifest.Location.ObjectArn, "arn:aws:s3:::"), "/")
-	total, fcode, freason := s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag)
+	mBucket, mKey, _ := strings.Cut(s.unARN(j.req.Manifest.Location.ObjectArn), "/")
+	tasks := func(fn func(task int, bucket, encKey string) (bool, error)) error {
+		return s.eachLine(ctx, mBucket, mKey, fn)
+	}
+	var total int64
+	var fcode, freason string
+	if j.req.Generator != nil {
+		tasks = func(fn func(task int, bucket, encKey string) (bool, error)) error {
+			return s.generated(ctx, &j.req, fn)
+		}
+		if err := tasks(func(int, string, string) (bool, error) { total++; return true, nil }); err != nil {
+			fcode, freason = "ManifestGenerationFailed", err.Error()
+		} else if total == 0 {
+			fcode, freason = "ManifestEmpty", "the generated manifest lists no objects"
+		}
+	} else {
+		total, fcode, freason = s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag)
+	}
 	if fcode != "" {
 		s.mu.Lock()
 		j.failures = append(j.failures, failure{fcode, freason})
@@ -439,10 +763,11 @@ func (s *Server) run(j *job) {
 	}
 
 	var results []result
-	err := s.eachLine(ctx, mBucket, mKey, func(task int, bucket, encKey string) (bool, error) {
+	err := tasks(func(task int, bucket, encKey string) (bool, error) {
 		if s.opts.BeforeTask != nil {
 			s.opts.BeforeTask(j.id, task)
 		}
+		s.pausePoint(ctx, j)
 		s.mu.Lock()
 		stop := j.cancelRequested
 		s.mu.Unlock()
@@ -570,11 +895,25 @@ func (s *Server) copyOne(ctx context.Context, j *job, bucket, encKey string) res
 		res.status, res.httpStatus, res.errorCode, res.message = "failed", 400, "InvalidManifestKey", err.Error()
 		return res
 	}
+	if s.opts.SSEC != nil && s.opts.SSEC(bucket, key) {
+		res.status, res.httpStatus, res.errorCode = "failed", 400, "InvalidRequest"
+		res.message = "The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object."
+		return res
+	}
+	head, err := s.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err == nil && aws.ToInt64(head.ContentLength) > s.opts.MaxCopySize {
+		res.status, res.httpStatus, res.errorCode = "failed", 400, "InvalidRequest"
+		res.message = fmt.Sprintf("The specified copy source is larger than the maximum allowable size for a copy source: %d", s.opts.MaxCopySize)
+		return res
+	}
 	op := j.req.Operation.Copy
+	// The copy source is encoded as s3bulk's own copies encode it:
+	// url.QueryEscape's '+' for a space reads as a '+' on servers that
+	// decode it as a path (SeaweedFS).
 	in := &s3.CopyObjectInput{
-		Bucket:     aws.String(strings.TrimPrefix(op.TargetResource, "arn:aws:s3:::")),
+		Bucket:     aws.String(s.unARN(op.TargetResource)),
 		Key:        aws.String(op.TargetKeyPrefix + key),
-		CopySource: aws.String(bucket + "/" + url.QueryEscape(key)),
+		CopySource: aws.String(s3store.CopySource(bucket, key)),
 	}
 	if op.StorageClass != "" {
 		in.StorageClass = s3types.StorageClass(op.StorageClass)
@@ -622,7 +961,11 @@ func opt(s string) *string {
 // manifest.json that lists them, under <prefix>/job-<id>/.
 func (s *Server) writeReport(ctx context.Context, j *job, results []result) error {
 	rep := j.req.Report
-	bucket := strings.TrimPrefix(rep.Bucket, "arn:aws:s3:::")
+	if o := rep.ExpectedBucketOwner; o != "" && o != s.opts.AccountID {
+		// The fake's account owns every bucket of the server.
+		return fmt.Errorf("AccessDenied: the report bucket is owned by %s, not the expected %s", s.opts.AccountID, o)
+	}
+	bucket := s.unARN(rep.Bucket)
 	dir := "job-" + j.id
 	if p := strings.TrimSuffix(rep.Prefix, "/"); p != "" {
 		dir = p + "/" + dir
@@ -711,7 +1054,8 @@ type jobDescriptorXML struct {
 	Description          string       `xml:"Description,omitempty"`
 	JobArn               string       `xml:"JobArn"`
 	Status               string       `xml:"Status"`
-	Manifest             raw          `xml:"Manifest"`
+	Manifest             *raw         `xml:"Manifest"`
+	Generator            *raw         `xml:"ManifestGenerator"`
 	Operation            raw          `xml:"Operation"`
 	Priority             int32        `xml:"Priority"`
 	ProgressSummary      progressXML  `xml:"ProgressSummary"`
@@ -734,6 +1078,13 @@ func (s *Server) progress(j *job) progressXML {
 	return p
 }
 
+func optRaw(inner string) *raw {
+	if inner == "" {
+		return nil
+	}
+	return &raw{inner}
+}
+
 func timestamp(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -743,7 +1094,16 @@ func timestamp(t time.Time) string {
 
 func (s *Server) describeJob(w http.ResponseWriter, id string) {
 	s.mu.Lock()
+	s.describes++
+	if s.describes <= s.opts.FailDescribes {
+		s.mu.Unlock()
+		writeError(w, http.StatusInternalServerError, "InternalServiceException", "the fake was told to fail this DescribeJob")
+		return
+	}
 	j, ok := s.jobs[id]
+	if ok && time.Since(j.created) < s.opts.InvisibleFor {
+		ok = false
+	}
 	if !ok {
 		s.mu.Unlock()
 		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
@@ -753,11 +1113,12 @@ func (s *Server) describeJob(w http.ResponseWriter, id string) {
 		JobID:                j.id,
 		ConfirmationRequired: j.req.ConfirmationRequired,
 		Description:          j.req.Description,
-		JobArn:               fmt.Sprintf("arn:aws:s3:%s:%s:job/%s", s.opts.Region, s.opts.AccountID, j.id),
+		JobArn:               fmt.Sprintf("arn:%s:s3:%s:%s:job/%s", partition(s.opts.Region), s.opts.Region, s.opts.AccountID, j.id),
 		Status:               j.status,
-		Manifest:             raw{j.req.rawManifest},
+		Manifest:             optRaw(j.req.rawManifest),
+		Generator:            optRaw(j.req.rawGenerator),
 		Operation:            raw{j.req.rawOperation},
-		Priority:             *j.req.Priority,
+		Priority:             j.priority,
 		ProgressSummary:      s.progress(j),
 		StatusUpdateReason:   j.reason,
 		Report:               raw{j.req.rawReport},
@@ -798,6 +1159,10 @@ func (s *Server) updateJobStatus(w http.ResponseWriter, r *http.Request, id stri
 		if j.status == "Suspended" {
 			close(j.readyRequested)
 		}
+		if j.status == "Paused" || j.status == "Pausing" {
+			s.setStatus(j, "Cancelling")
+			wake(j)
+		}
 	case want == "Ready" && j.status == "Suspended":
 		j.reason = q.Get("statusUpdateReason")
 		close(j.readyRequested)
@@ -816,6 +1181,30 @@ func (s *Server) updateJobStatus(w http.ResponseWriter, r *http.Request, id stri
 	}{NS: ns, JobID: j.id, Status: j.status, StatusUpdateReason: j.reason}
 	s.mu.Unlock()
 	writeXML(w, out)
+}
+
+// updateJobPriority is UpdateJobPriority: POST .../jobs/ID/priority?priority=N.
+func (s *Server) updateJobPriority(w http.ResponseWriter, r *http.Request, id string) {
+	n, err := strconv.ParseInt(r.URL.Query().Get("priority"), 10, 32)
+	if err != nil || n < 0 {
+		writeError(w, http.StatusBadRequest, "BadRequestException", "priority "+r.URL.Query().Get("priority")+" is not an integer of 0 or more")
+		return
+	}
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
+		return
+	}
+	j.priority = int32(n)
+	s.mu.Unlock()
+	writeXML(w, struct {
+		XMLName  xml.Name `xml:"UpdateJobPriorityResult"`
+		NS       string   `xml:"xmlns,attr"`
+		JobID    string   `xml:"JobId"`
+		Priority int32    `xml:"Priority"`
+	}{NS: ns, JobID: id, Priority: int32(n)})
 }
 
 type jobListDescriptorXML struct {
@@ -862,7 +1251,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		}
 		all = append(all, jobListDescriptorXML{
 			JobID: j.id, Description: j.req.Description, Operation: "S3PutObjectCopy",
-			Priority: *j.req.Priority, Status: j.status,
+			Priority: j.priority, Status: j.status,
 			CreationTime: timestamp(j.created), TerminationDate: timestamp(j.terminated),
 			ProgressSummary: s.progress(j),
 		})

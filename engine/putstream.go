@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/internal/limiter"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// DefaultStreamPartSize is the first part size of an upload of unknown
+// length (PutStream): S3's minimum would cap the object at 50 GB, so parts
+// grow instead (see streamPartSize).
+const DefaultStreamPartSize = 8 << 20
+
+// streamPartsPerSize is how many parts of one size an upload of unknown
+// length sends before the size doubles. Parts need not be equal: every
+// part but the last is at least 5 MiB, at most 5 GiB, and 10,000 parts
+// then hold far more than S3's largest object.
+const streamPartsPerSize = 1000
+
+// PutStream uploads r, a stream of unknown length such as standard input,
+// to key of dst. A stream that ends within the first part is one PutObject;
+// a longer one is a multipart upload whose parts are read one after
+// another and sent in parallel, each held in memory until it is sent:
+// never more than opts.MaxBufferBytes of them (one part at least), so
+// memory stays bounded whatever the stream's length. The parts carry
+// CRC32C checksums, and the completed object a full-object CRC32C, that
+// the server verifies. On any failure, interruption included, the upload
+// is aborted: nothing is left at the destination.
+//
+// opts.PartSize sets the first part size (default DefaultStreamPartSize);
+// opts.Metadata the object's metadata; opts.Concurrency, Limiter and
+// Streams the run's budgets, as for Run. The result's Task names src,
+// which is only used in messages, as its source.
+func PutStream(ctx context.Context, r io.Reader, src string, dst Endpoint, key string, opts Options) (Result, error) {
+	e := newExecutor(Job{Dst: dst}, opts)
+	start := time.Now()
+	res := Result{Task: Task{Op: OpUpload, Src: src, Dst: dst.Store.URL(key), DstKey: key}}
+	n, count, err := e.putStream(ctx, r, key)
+	res.Task.Size, res.Parts, res.Duration = n, count, time.Since(start)
+	if err != nil {
+		res.Status = StatusFailed
+		res.Err = &TaskError{Op: string(OpUpload), Src: src, Dst: res.Task.Dst, Err: err}
+		return res, res.Err
+	}
+	res.Status = StatusDone
+	return res, nil
+}
+
+// streamPartSize is the size of part number (1-based) of an upload of
+// unknown length whose first part has first bytes.
+func streamPartSize(first int64, number int32) int64 {
+	ps := first
+	for n := int32(streamPartsPerSize); n < number && ps < parts.MaxPartSize; n += streamPartsPerSize {
+		ps *= 2
+	}
+	return min(ps, parts.MaxPartSize)
+}
+
+// partBuffers hands out part buffers under the run's byte budget and
+// reuses them: what is held in memory is what the budget says, not that
+// plus garbage waiting for the collector (which, at s3bulk's GC percent,
+// can be several times more). Buffers are reused by exact size, as parts
+// of one object all have one size; the idle ones count against the budget
+// too, and are dropped to make room for a buffer of another size.
+type partBuffers struct {
+	budget *limiter.ByteBudget
+	mu     sync.Mutex
+	free   [][]byte
+	idle   int64 // bytes in free
+}
+
+func (b *partBuffers) get(ctx context.Context, size int64) ([]byte, error) {
+	if err := b.budget.Acquire(ctx, size); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, buf := range b.free {
+		if int64(cap(buf)) == size {
+			b.free = append(b.free[:i], b.free[i+1:]...)
+			b.idle -= size
+			return buf[:size], nil
+		}
+	}
+	for len(b.free) > 0 && b.budget.Total() > 0 && b.budget.InUse()+b.idle > b.budget.Total() {
+		b.idle -= int64(cap(b.free[0]))
+		b.free = b.free[1:]
+	}
+	return make([]byte, size), nil
+}
+
+// put returns a buffer from get, whatever its length now: its capacity is
+// what get acquired.
+func (b *partBuffers) put(buf []byte) {
+	b.mu.Lock()
+	b.free = append(b.free, buf[:0])
+	b.idle += int64(cap(buf))
+	b.mu.Unlock()
+	b.budget.Release(int64(cap(buf)))
+}
+
+// putStream is PutStream's work: it returns the bytes uploaded and the
+// number of parts (0 for one PutObject).
+func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size int64, count int, err error) {
+	dst := e.job.Dst.Store
+	first := e.opts.PartSize
+	if first == 0 {
+		first = DefaultStreamPartSize
+	}
+	meta := e.withMetadata(store.Metadata{}, key)
+	bufs := e.partBuffers
+	read := func(ctx context.Context, number int32) ([]byte, bool, error) {
+		buf, err := bufs.get(ctx, streamPartSize(first, number))
+		if err != nil {
+			return nil, false, err
+		}
+		n, err := io.ReadFull(r, buf)
+		switch {
+		case err == nil:
+			return buf[:n], false, nil
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return buf[:n], true, nil
+		}
+		bufs.put(buf)
+		return nil, false, fmt.Errorf("read %d bytes into part %d: %w", n, number, err)
+	}
+
+	buf, eof, err := read(ctx, 1)
+	if err != nil {
+		return 0, 0, err
+	}
+	mp, ok := dst.(store.Multipart)
+	if eof || !ok {
+		if !eof {
+			return 0, 0, fmt.Errorf("the destination cannot take a stream longer than %d bytes", len(buf))
+		}
+		defer bufs.put(buf)
+		err := e.do(ctx, func(ctx context.Context) error {
+			return dst.Put(ctx, key, bytes.NewReader(buf), int64(len(buf)), meta)
+		})
+		return int64(len(buf)), 0, err
+	}
+
+	create := mp.CreateMultipart
+	if c, ok := mp.(store.ChecksumMultipart); ok {
+		create = c.CreateMultipartChecksum
+	}
+	var uploadID string
+	err = e.do(ctx, func(ctx context.Context) error {
+		var err error
+		uploadID, err = create(ctx, key, meta)
+		return err
+	})
+	if err != nil {
+		bufs.put(buf)
+		return 0, 0, err
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+		defer cancel()
+		if aerr := mp.AbortMultipart(actx, key, uploadID); aerr != nil {
+			err = fmt.Errorf("%w (and abort upload %s: %v)", err, uploadID, aerr)
+		}
+	}()
+
+	var mu sync.Mutex
+	var done []store.Part
+	g, gctx := errgroup.WithContext(ctx)
+	// send uploads a part under a slot of e.streams, which the reader took
+	// before reading it: the stream is read no faster than parts go out.
+	send := func(number int32, buf []byte) {
+		g.Go(func() error {
+			defer bufs.put(buf)
+			var part store.Part
+			err := e.do(gctx, func(ctx context.Context) error {
+				var err error
+				part, err = mp.UploadPart(ctx, key, uploadID, number, bytes.NewReader(buf), int64(len(buf)))
+				return err
+			})
+			moved := int64(len(buf))
+			if err != nil {
+				moved = 0
+			}
+			e.streams.Release(moved)
+			if err != nil {
+				return fmt.Errorf("part %d: %w", number, err)
+			}
+			part.Number, part.Size = number, int64(len(buf))
+			mu.Lock()
+			done = append(done, part)
+			mu.Unlock()
+			return nil
+		})
+	}
+	number := int32(1)
+	if err = e.streams.Acquire(ctx); err != nil {
+		bufs.put(buf)
+		return 0, 0, err
+	}
+	for {
+		size += int64(len(buf))
+		send(number, buf)
+		if eof {
+			break
+		}
+		if number == parts.MaxParts {
+			err = fmt.Errorf("the stream is longer than %d parts (%d bytes so far): give a larger --part-size", parts.MaxParts, size)
+			break
+		}
+		number++
+		if err = e.streams.Acquire(gctx); err != nil {
+			if ctx.Err() == nil {
+				err = nil // a part failed: its error is g.Wait's
+			}
+			number--
+			break
+		}
+		// Reading stops as soon as a part failed. A stream that ended on
+		// a part boundary leaves an empty last read, which is not sent.
+		if buf, eof, err = read(gctx, number); err != nil || (eof && len(buf) == 0) {
+			e.streams.Release(0)
+			if buf != nil {
+				bufs.put(buf)
+			}
+			if gctx.Err() != nil && ctx.Err() == nil {
+				err = nil // the failed part's error is g.Wait's
+			}
+			number--
+			break
+		}
+	}
+	if werr := g.Wait(); err == nil {
+		err = werr
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return size, int(number), err
+	}
+	slices.SortFunc(done, func(a, b store.Part) int { return cmp.Compare(a.Number, b.Number) })
+	err = e.do(ctx, func(ctx context.Context) error {
+		return mp.CompleteMultipart(ctx, key, uploadID, done)
+	})
+	return size, int(number), err
+}

@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/bits"
+	"sync"
+
+	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// stream copies one object from a store to another through this process:
+// the path of every copy that cannot be server-side (two endpoints, two
+// accounts), and the fallback of one the server cannot do (a server
+// without UploadPartCopy). It works on any task whose source can be read
+// and whose destination can be written, whatever its Op, and chooses by
+// size:
+//
+//   - up to the multipart threshold, one GetObject into memory (under the
+//     run's byte budget, --max-buffer) and one PutObject from it, which
+//     can be retried;
+//   - above it, ranged GETs feeding UploadPart in parallel, in parts sized
+//     for uploads (parts.Auto(size, parts.Upload)) unless --part-size
+//     fixes them; each part is held in memory under the same budget.
+//
+// Integrity: the bytes read are checked against the source's full-object
+// checksum (or, for one read, its MD5 ETag) where it has one, and the
+// destination gets a checksum of the bytes sent that its server verifies
+// (PutObject's CRC32, a multipart upload's FULL_OBJECT CRC32C). A mismatch
+// fails the object before anything is visible at the destination; a
+// multipart upload is aborted.
+func (e *executor) stream(ctx context.Context, t Task) (int, error) {
+	t.Op = OpStream
+	if !parts.Split(parts.Upload, t.Size, e.opts.MultipartThreshold) {
+		return 0, e.streamOne(ctx, t)
+	}
+	ps := e.opts.PartSize
+	if ps == 0 {
+		ps = parts.Auto(t.Size, parts.Upload)
+	}
+	layout, err := parts.NewLayout(t.Size, ps)
+	if err != nil {
+		return 0, err
+	}
+	mp, ok := e.job.Dst.Store.(store.Multipart)
+	if !ok {
+		return 0, e.streamOne(ctx, t)
+	}
+	t.PartSize = layout.PartSize
+	return int(layout.Count), e.multipartUpload(ctx, t, layout, mp)
+}
+
+// streamOne copies a whole object with one read and one write. The body is
+// read whole before the write starts: a read that fails (a checksum
+// mismatch, a source that changed) writes nothing, and the write can be
+// retried from memory.
+func (e *executor) streamOne(ctx context.Context, t Task) error {
+	src, dst := e.job.Src.Store, e.job.Dst.Store
+	if err := e.buffers.Acquire(ctx, t.Size); err != nil {
+		return err
+	}
+	defer e.buffers.Release(t.Size)
+	bp := getObjectBuffer(t.Size)
+	defer putObjectBuffer(bp)
+	buf := *bp
+	var meta store.Metadata
+	err := e.do(ctx, func(ctx context.Context) error {
+		var body io.ReadCloser
+		var err error
+		if mr, ok := src.(store.MetadataReader); ok {
+			body, meta, err = mr.GetWithMetadata(ctx, t.SrcKey, t.ETag)
+		} else {
+			body, err = src.Get(ctx, t.SrcKey, 0, -1, t.ETag)
+		}
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		defer body.Close()
+		return readExactly(body, buf)
+	})
+	if err != nil {
+		return err
+	}
+	if _, ok := src.(store.MetadataReader); !ok {
+		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
+			return err
+		}
+	}
+	meta = e.withMetadata(meta, t.DstKey)
+	return e.do(ctx, func(ctx context.Context) error {
+		return dst.Put(ctx, t.DstKey, bytes.NewReader(buf), t.Size, meta)
+	})
+}
+
+// readExactly fills buf from r and checks that r ends there. The read that
+// reaches the end is where a store reports a checksum mismatch.
+func readExactly(r io.Reader, buf []byte) error {
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return fmt.Errorf("read: the object is shorter than %d bytes (it changed?)", len(buf))
+		}
+		return fmt.Errorf("read: %w", err)
+	}
+	var probe [1]byte
+	switch n, err := r.Read(probe[:]); {
+	case n > 0:
+		return fmt.Errorf("read: the object is longer than %d bytes (it changed?)", len(buf))
+	case err != nil && err != io.EOF:
+		return fmt.Errorf("read: %w", err)
+	}
+	return nil
+}
+
+// Buffers of whole small objects are reused, by power-of-two size class
+// from 4 KiB to 1 MiB: a copy of many small objects through the client
+// would otherwise spend a good part of its CPU clearing and collecting
+// them. Bigger objects get a buffer of their own.
+const (
+	minBufferClass = 12 // 4 KiB
+	maxBufferClass = 20 // 1 MiB
+)
+
+var objectBuffers [maxBufferClass + 1]sync.Pool
+
+// bufferClass is the smallest class whose buffers hold n bytes, or -1.
+func bufferClass(n int64) int {
+	c := max(minBufferClass, bits.Len64(uint64(max(n-1, 0))))
+	if c > maxBufferClass {
+		return -1
+	}
+	return c
+}
+
+// getObjectBuffer returns a buffer of exactly n bytes.
+func getObjectBuffer(n int64) *[]byte {
+	c := bufferClass(n)
+	if c < 0 {
+		b := make([]byte, n)
+		return &b
+	}
+	if bp, ok := objectBuffers[c].Get().(*[]byte); ok {
+		*bp = (*bp)[:n]
+		return bp
+	}
+	b := make([]byte, n, 1<<c)
+	return &b
+}
+
+func putObjectBuffer(bp *[]byte) {
+	if c := bufferClass(int64(cap(*bp))); c >= 0 && cap(*bp) == 1<<c {
+		objectBuffers[c].Put(bp)
+	}
+}

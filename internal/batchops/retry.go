@@ -1,0 +1,77 @@
+package batchops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// ErrNothingToRetry reports a job whose completion report lists no failed
+// task.
+var ErrNothingToRetry = errors.New("no failed tasks to retry")
+
+// RetrySpec turns the failed tasks of job j into the manifest and spec of
+// a new job that copies them again, to the same place, with the same role,
+// storage class, report location and priority. The manifest goes to key of
+// dst (a store of bucket), streamed from the report as PutManifest streams
+// a listing; the report is read twice, once to find the source bucket and
+// count the failures, once to write the manifest.
+func RetrySpec(ctx context.Context, open Opener, j Job, dst store.Store, bucket, key string) (CopySpec, error) {
+	if !j.Done() {
+		return CopySpec{}, fmt.Errorf("retry job %s: the job is %s; retry it when it has ended", j.ID, j.Status)
+	}
+	if j.Copy == nil {
+		return CopySpec{}, fmt.Errorf("retry job %s: not a copy job", j.ID)
+	}
+	if !j.Report.Enabled {
+		return CopySpec{}, fmt.Errorf("retry job %s: the job has no completion report to take the failed keys from", j.ID)
+	}
+	var src string
+	var failed int64
+	_, err := ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r TaskResult) error {
+		if r.Status != TaskFailed {
+			return nil
+		}
+		if src != "" && r.Bucket != src {
+			return fmt.Errorf("retry job %s: its report names two source buckets, %s and %s", j.ID, src, r.Bucket)
+		}
+		src = r.Bucket
+		failed++
+		return nil
+	})
+	if err != nil {
+		return CopySpec{}, err
+	}
+	if failed == 0 {
+		return CopySpec{}, fmt.Errorf("retry job %s: %w", j.ID, ErrNothingToRetry)
+	}
+	rows := listerFunc(func(ctx context.Context, _, _ string, fn func(store.Object) error) error {
+		_, err := ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r TaskResult) error {
+			if r.Status != TaskFailed {
+				return nil
+			}
+			return fn(store.Object{Key: r.Key})
+		})
+		return err
+	})
+	// MaxSize: a failed task's object was under the limit when it was
+	// listed; if it grew since, the new job fails it again and says why.
+	m, err := PutManifest(ctx, rows, ManifestOptions{Bucket: src, MaxSize: 1 << 62}, dst, bucket, key, 0)
+	if err != nil {
+		return CopySpec{}, err
+	}
+	return CopySpec{
+		Manifest: m, RoleArn: j.RoleArn,
+		DestBucket: j.Copy.DestBucket, DestPrefix: j.Copy.DestPrefix, StorageClass: j.Copy.StorageClass,
+		Report: j.Report, Priority: j.Priority,
+		Description: TruncateDescription("s3bulk retry of job " + j.ID + ": " + j.Description),
+	}, nil
+}
+
+type listerFunc func(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error
+
+func (f listerFunc) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
+	return f(ctx, prefix, delimiter, fn)
+}

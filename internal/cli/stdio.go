@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// stdioArg is the argument that names standard input (as a source) or
+// standard output (as a destination), as in the AWS CLI.
+const stdioArg = "-"
+
+// runStdio is cp with "-" for a side: an upload of standard input of
+// unknown length, or an object written to standard output.
+func (a *app) runStdio(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
+	switch {
+	case srcArg == stdioArg && dstArg == stdioArg:
+		return usagef("cp - -: one side must be an s3:// URL")
+	case move:
+		return usagef("mv: standard input and output cannot be moved: use cp")
+	case f.recursive:
+		return usagef("--recursive: a stream ('-') is one object")
+	case f.journal != "":
+		return usagef("--journal: a stream ('-') cannot be resumed")
+	}
+	if srcArg == stdioArg {
+		return a.uploadStdin(ctx, dstArg, f)
+	}
+	return a.writeStdout(ctx, srcArg, f)
+}
+
+// objectArg parses the S3 side of a stream: one object.
+func objectArg(arg string, raw bool, what string) (s3url.Location, error) {
+	loc, err := parseLocation(arg, raw)
+	if err != nil {
+		return loc, err
+	}
+	switch {
+	case !loc.IsS3():
+		return loc, usagef("cp: %s %s: want an s3:// URL with '-' on the other side", what, loc)
+	case loc.HasWildcard():
+		return loc, usagef("cp: %s %s: one object, not a wildcard, with '-' on the other side", what, loc)
+	case loc.IsDirLike():
+		return loc, usagef("cp: %s %s: name the object's key, not a bucket or prefix", what, loc)
+	}
+	return loc, nil
+}
+
+// uploadStdin uploads standard input to one object.
+func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) error {
+	dst, err := objectArg(dstArg, f.raw, "destination")
+	if err != nil {
+		return err
+	}
+	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
+		return err
+	}
+	if f.sel.active() {
+		return usagef("cp - %s: filters select among listed objects; standard input is one", dst)
+	}
+	meta, err := f.meta.options()
+	if err != nil {
+		return err
+	}
+	stdin, _ := parseLocation(stdioArg, true)
+	_, dstOpts, err := f.obj.options(stdin, dst)
+	if err != nil {
+		return err
+	}
+	if f.obj.sourceEndpointURL != "" || f.obj.sourceProfile != "" || f.obj.sourceRegion != "" {
+		return usagef("cp - %s: standard input has no source endpoint, profile or region", dst)
+	}
+	render := a.renderer()
+	if a.g.dryRun {
+		render(engine.Result{Task: engine.Task{Op: engine.OpUpload, Src: stdioArg, Dst: dst.String(), DstKey: dst.Key}, Status: engine.StatusDryRun})
+		return nil
+	}
+	s := a.newSession()
+	ep, err := s.destEndpoint(ctx, dst, false)
+	if err != nil {
+		return err
+	}
+	if ep, err = withStoreOptions(ep, dstOpts); err != nil {
+		return err
+	}
+	opts := engine.Options{
+		Concurrency:    a.g.concurrency,
+		Limiter:        s.lim,
+		PartSize:       int64(f.partSize),
+		PartStreams:    f.partConcurrency,
+		MaxBufferBytes: int64(f.maxBuffer),
+		Metadata:       meta,
+	}
+	if opts.PartStreams == 0 {
+		opts.Streams = s.streams
+	}
+	res, err := engine.PutStream(ctx, a.stdio.In, stdioArg, ep, ep.Loc.Key, opts)
+	if err != nil && !wholeRunError(ctx, err) {
+		render(res)
+		return partialError{failed: 1}
+	}
+	if err != nil {
+		return err
+	}
+	render(res)
+	return nil
+}
+
+// wholeRunError reports whether err is one that every object would share
+// (credentials, bucket, endpoint, an interruption): the command's error,
+// not one object's.
+func wholeRunError(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound) ||
+		errors.Is(err, store.ErrAccessDenied) || errors.Is(err, store.ErrUnreachable)
+}
+
+// renderer returns the function that prints one result on stdout, as
+// text or JSON.
+func (a *app) renderer() func(engine.Result) {
+	if a.g.json {
+		j := &progress.JSONLines{Out: a.stdio.Out}
+		return j.Result
+	}
+	l := &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}
+	return l.Result
+}
+
+// writeStdout writes one object to standard output, as cat does.
+func (a *app) writeStdout(ctx context.Context, srcArg string, f transferFlags) error {
+	src, err := objectArg(srcArg, f.raw, "source")
+	if err != nil {
+		return err
+	}
+	if f.sel.active() {
+		return usagef("cp %s -: filters select among listed objects; this is one", src)
+	}
+	stdout, _ := parseLocation(stdioArg, true)
+	srcOpts, _, err := f.obj.options(src, stdout)
+	if err != nil {
+		return err
+	}
+	side, err := f.obj.side(src)
+	if err != nil {
+		return err
+	}
+	if a.g.dryRun {
+		return nil // stdout is the object's: a plan has nowhere to go
+	}
+	s := a.newSession()
+	ep, err := s.sourceEndpointOn(ctx, src, false, side)
+	if err != nil {
+		return err
+	}
+	if ep, err = withStoreOptions(ep, srcOpts); err != nil {
+		return err
+	}
+	return a.catObject(ctx, ep.Store, src, a.stdio.Out)
+}
+
+// catObject writes the object at loc, read from st, to w as it arrives.
+// The read is checked against the object's stored checksum or MD5 ETag: a
+// difference fails the command, though the bytes before it are written.
+func (a *app) catObject(ctx context.Context, st store.Store, loc s3url.Location, w io.Writer) error {
+	body, err := st.Get(ctx, loc.Key, 0, -1, "")
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("cat %s: no such object", loc)
+		}
+		return fmt.Errorf("cat %s: %w", loc, err)
+	}
+	defer body.Close()
+	if _, err := io.Copy(w, body); err != nil {
+		return fmt.Errorf("cat %s: %w", loc, err)
+	}
+	return nil
+}

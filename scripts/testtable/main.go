@@ -1,0 +1,144 @@
+// Command testtable folds the output of `go test -json` into one row of the
+// table scripts/test-servers.sh prints: passed, skipped (with the reasons)
+// and failed, counting leaf tests (a test with subtests counts as its
+// subtests). With -details it also lists every failed test.
+//
+//	go test -json ./... | go run ./scripts/testtable -server gofakes3 -version v1.2.0
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Output  string
+}
+
+type result struct {
+	action string
+	last   string // the last line the test printed, for a skip's reason
+}
+
+func main() {
+	server := flag.String("server", "", "server name for the row")
+	version := flag.String("version", "", "server version for the row")
+	details := flag.Bool("details", false, "also list the failed tests and every skip reason")
+	header := flag.Bool("header", false, "print the table's header and exit")
+	flag.Parse()
+	if *header {
+		fmt.Println("| server | version | passed | skipped | failed |")
+		fmt.Println("|---|---|---|---|---|")
+		return
+	}
+	row, more, err := fold(os.Stdin, *server, *version)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testtable:", err)
+		os.Exit(1)
+	}
+	fmt.Println(row)
+	if *details {
+		for _, l := range more {
+			fmt.Println(l)
+		}
+	}
+}
+
+// fileLine is the "file_test.go:123: " prefix of a test's log line.
+var fileLine = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: `)
+
+func fold(r io.Reader, server, version string) (string, []string, error) {
+	results := map[string]*result{} // by package + " " + test
+	var failedPkgs []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			continue // a build error's plain text
+		}
+		if e.Test == "" {
+			if e.Action == "fail" {
+				failedPkgs = append(failedPkgs, e.Package)
+			}
+			continue
+		}
+		id := e.Package + " " + e.Test
+		res := results[id]
+		if res == nil {
+			res = &result{}
+			results[id] = res
+		}
+		switch e.Action {
+		case "pass", "fail", "skip":
+			res.action = e.Action
+		case "output":
+			line := strings.TrimRight(e.Output, "\n")
+			t := strings.TrimSpace(line)
+			if t != "" && !strings.HasPrefix(t, "=== ") && !strings.HasPrefix(t, "--- ") {
+				res.last = fileLine.ReplaceAllString(line, "")
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", nil, err
+	}
+	ids := make([]string, 0, len(results))
+	for id := range results {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var passed, skipped int
+	var failed []string
+	reasons := map[string]int{}
+	for i, id := range ids {
+		if i+1 < len(ids) && strings.HasPrefix(ids[i+1], id+"/") {
+			continue // a parent: its subtests count
+		}
+		switch res := results[id]; res.action {
+		case "pass":
+			passed++
+		case "skip":
+			skipped++
+			reasons[strings.TrimSpace(res.last)]++
+		case "fail":
+			failed = append(failed, id)
+		}
+	}
+	// A package that failed without a failed test (it did not build, or
+	// its TestMain failed) counts as one failure.
+	for _, p := range failedPkgs {
+		if !slices.ContainsFunc(failed, func(id string) bool { return strings.HasPrefix(id, p+" ") }) {
+			failed = append(failed, p+" (package)")
+		}
+	}
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return reasons[b] - reasons[a] })
+	var rs []string
+	for _, k := range keys {
+		rs = append(rs, fmt.Sprintf("%d: %s", reasons[k], k))
+	}
+	skipCell := fmt.Sprint(skipped)
+	if len(rs) > 0 {
+		skipCell += " (" + strings.Join(rs, "; ") + ")"
+	}
+	row := fmt.Sprintf("| %s | %s | %d | %s | %d |", server, version, passed, strings.ReplaceAll(skipCell, "|", `\|`), len(failed))
+	var more []string
+	for _, f := range failed {
+		more = append(more, "FAIL "+f)
+	}
+	return row, more, nil
+}

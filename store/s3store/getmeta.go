@@ -1,0 +1,39 @@
+package s3store
+
+import (
+	"context"
+	"io"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// GetWithMetadata opens the whole object, as Get does (resumed when the
+// connection breaks, checked against its stored checksum or MD5 ETag), and
+// returns the metadata of the GetObject response: a copy to another
+// endpoint needs no HeadObject. With Config.ChecksumWhenRequired the bytes
+// are not checked.
+func (s *Store) GetWithMetadata(ctx context.Context, key, ifMatch string) (io.ReadCloser, store.Metadata, error) {
+	r := &resumingReader{ctx: ctx, s: s, key: key, end: -1, etag: quoteETag(ifMatch),
+		verify: !s.c.checksumWhenRequired}
+	if err := r.open(); err != nil {
+		return nil, store.Metadata{}, err
+	}
+	return r, r.meta, nil
+}
+
+// getMetadata is the metadata a GetObject response carries, as Head
+// reports it.
+func getMetadata(out *s3.GetObjectOutput) store.Metadata {
+	return store.Metadata{
+		ContentType:        aws.ToString(out.ContentType),
+		ContentEncoding:    aws.ToString(out.ContentEncoding),
+		ContentLanguage:    aws.ToString(out.ContentLanguage),
+		CacheControl:       aws.ToString(out.CacheControl),
+		ContentDisposition: aws.ToString(out.ContentDisposition),
+		StorageClass:       metadataClass(out.StorageClass),
+		User:               out.Metadata,
+	}
+}
