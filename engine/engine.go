@@ -38,7 +38,7 @@ func NewPartStreams(fixed, concurrency int) *limiter.Streams {
 }
 
 // DefaultConcurrency is where the search for the number of requests in
-// flight starts (docs/design/0003-requests-in-flight.md), and the ceiling
+// flight starts (docs/design/0004-requests-in-flight.md), and the ceiling
 // that docs/design/0001-concurrency.md measured before there was a search.
 const DefaultConcurrency = 256
 

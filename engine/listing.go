@@ -11,7 +11,7 @@ import (
 	"github.com/s3bulk/s3bulk/store"
 )
 
-// Listings in parallel (docs/design/0003-requests-in-flight.md).
+// Listings in parallel (docs/design/0004-requests-in-flight.md).
 //
 // One ListObjectsV2 chain gives at most 1,000 keys a round trip: 7,700
 // keys/s at 130 ms, so a million keys take two minutes to list whatever the

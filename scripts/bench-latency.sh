@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark: the latency regime (docs/design/0003-requests-in-flight.md).
+# Benchmark: the latency regime (docs/design/0004-requests-in-flight.md).
 # Every figure in one run, side by side: this tree's s3bulk ("new") against
 # a baseline build of BASE ("base", a git revision, built from this
 # repository), and s5cmd where it applies.

@@ -19,6 +19,6 @@
 // completed requests per second and their latency in windows of about one
 // round trip, doubles while the rate rises, settles and probes, and after a
 // throttled window keeps the share of requests the server accepted (see
-// search.go and docs/design/0003-requests-in-flight.md). [Streams] finds the
+// search.go and docs/design/0004-requests-in-flight.md). [Streams] finds the
 // number of part uploads in flight the same way.
 package limiter
