@@ -2,6 +2,8 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/s3bulk/s3bulk/s3url"
 )
 
 func (a *app) catCmd() *cobra.Command {
@@ -16,17 +18,9 @@ whatever its size.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			loc, err := parseLocation(args[0], raw)
+			loc, err := parseObject("cat", args[0], raw)
 			if err != nil {
 				return err
-			}
-			switch {
-			case !loc.IsS3():
-				return usagef("cat %s: want an s3:// URL", loc)
-			case loc.HasWildcard():
-				return usagef("cat %s: one object, not a wildcard", loc)
-			case loc.IsDirLike():
-				return usagef("cat %s: is a bucket or prefix, not an object", loc)
 			}
 			c, err := a.newSession().s3(ctx)
 			if err != nil {
@@ -37,4 +31,22 @@ whatever its size.`,
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")
 	return cmd
+}
+
+// parseObject reads the argument of a verb that takes exactly one S3
+// object (cat, presign): not a local path, a wildcard, a bucket or a prefix.
+func parseObject(verb, arg string, raw bool) (s3url.Location, error) {
+	loc, err := parseLocation(arg, raw)
+	if err != nil {
+		return loc, err
+	}
+	switch {
+	case !loc.IsS3():
+		return loc, usagef("%s %s: want an s3:// URL", verb, loc)
+	case loc.HasWildcard():
+		return loc, usagef("%s %s: one object, not a wildcard", verb, loc)
+	case loc.IsDirLike():
+		return loc, usagef("%s %s: is a bucket or prefix, not an object", verb, loc)
+	}
+	return loc, nil
 }

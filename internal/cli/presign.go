@@ -34,17 +34,9 @@ carries their session token, as the AWS CLI's URLs do.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			loc, err := parseLocation(args[0], raw)
+			loc, err := parseObject("presign", args[0], raw)
 			if err != nil {
 				return err
-			}
-			switch {
-			case !loc.IsS3():
-				return usagef("presign %s: want an s3:// URL", loc)
-			case loc.HasWildcard():
-				return usagef("presign %s: one object, not a wildcard", loc)
-			case loc.IsDirLike():
-				return usagef("presign %s: name the object's key, not a bucket or prefix", loc)
 			}
 			d, err := parseExpiry(expires)
 			if err != nil {
