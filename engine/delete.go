@@ -57,8 +57,8 @@ func (e *executor) planRemove(ctx context.Context, out chan<- Task) error {
 // single key is looked up (a missing one yields nothing), and
 // opts.Filter and opts.Shard apply. It touches nothing; only the source is
 // used. An error from fn stops it and is returned.
-func Walk(ctx context.Context, job Job, opts Options, fn func(store.Object) error) error {
-	return newExecutor(job, opts).walk(ctx, true, fn)
+func (e *Engine) Walk(ctx context.Context, job Job, opts Options, fn func(store.Object) error) error {
+	return e.newExecutor(job, opts).walk(ctx, true, fn)
 }
 
 // walk is Walk; head says whether a single key is looked up (otherwise it
@@ -67,7 +67,7 @@ func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) er
 	src := e.job.Src
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
-			return &FatalError{Op: "list", URL: src.Loc.String(), Err: errors.New("is a prefix or directory: use --recursive or a wildcard")}
+			return &FatalError{Op: "list", URL: src.Loc.String(), Err: ErrPrefix}
 		}
 		o := store.Object{Key: src.Loc.Key}
 		if head {
@@ -145,7 +145,7 @@ func (e *executor) deleteAll(ctx context.Context, cancel context.CancelCauseFunc
 	if batched {
 		g.SetLimit(deleteBatchesInFlight)
 	} else {
-		g.SetLimit(e.opts.Concurrency)
+		g.SetLimit(e.concurrency)
 	}
 	fail := func(err error) {
 		if isFatal(err) {

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +58,7 @@ func TestSpoolGivesBackWhatWasAdded(t *testing.T) {
 }
 
 func TestProtectionCoversSkippedNamesAndWhatIsBelow(t *testing.T) {
-	p := newProtection(func() []string { return []string{"base/dir", "base/f.txt", "elsewhere/x"} }, "base/")
+	p := newProtection(skipper{"base/dir", "base/f.txt", "elsewhere/x"}, "base/")
 	for rel, want := range map[string]bool{
 		"dir": true, "dir/a": true, "dir/a/b": true, "f.txt": true,
 		"dir2": false, "dirx/a": false, "f.txt.bak": false, "x": false, "other/dir": false,
@@ -65,10 +67,37 @@ func TestProtectionCoversSkippedNamesAndWhatIsBelow(t *testing.T) {
 			t.Errorf("covers(%q) = %v, want %v", rel, got, want)
 		}
 	}
-	if !newProtection(func() []string { return []string{"a"} }, "a/b/").covers("anything") {
+	if !newProtection(skipper{"a"}, "a/b/").covers("anything") {
 		t.Error("a skipped directory above the base does not protect everything")
 	}
+	if newProtection(noSkips{}, "").covers("anything") {
+		t.Error("a store that skips nothing protects a name")
+	}
 }
+
+// skipper is a store whose listings left out its names (only Skipped is
+// used).
+type skipper []string
+
+func (s skipper) Skipped() []string { return s }
+
+func (skipper) Head(context.Context, string) (store.Object, store.Metadata, error) {
+	panic("not used")
+}
+func (skipper) Get(context.Context, string, int64, int64, string) (io.ReadCloser, error) {
+	panic("not used")
+}
+func (skipper) Put(context.Context, string, io.Reader, int64, store.Metadata) error {
+	panic("not used")
+}
+func (skipper) List(context.Context, string, string, func(store.Object) error) error {
+	panic("not used")
+}
+func (skipper) Delete(context.Context, string) error { panic("not used") }
+func (skipper) URL(k string) string                  { return k }
+
+// noSkips is a store without store.Skipper.
+type noSkips struct{ store.Store }
 
 func TestFileETagMatchesWhatS3WouldCompute(t *testing.T) {
 	dir := t.TempDir()
@@ -81,7 +110,7 @@ func TestFileETagMatchesWhatS3WouldCompute(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := Endpoint{Store: st, Loc: s3url.Location{Local: true}}
-	e := newExecutor(Job{Src: ep, Dst: ep}, Options{PartSize: 5 << 20})
+	e := New(Config{}).newExecutor(Job{Src: ep, Dst: ep}, Options{PartSize: 5 << 20})
 
 	sum := md5.Sum(body)
 	whole := hex.EncodeToString(sum[:])

@@ -85,7 +85,7 @@ func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {
 			src, _ := s3url.Parse("s3://" + bucket + "/src/")
 			dst, _ := s3url.Parse("s3://" + bucket + "/dst/")
 			job := Job{Src: Endpoint{Store: c.Bucket(bucket), Loc: src}, Dst: Endpoint{Store: c.Bucket(bucket), Loc: dst}, Recursive: true}
-			ex := newExecutor(job, Options{Concurrency: 8, Workers: 1, PartSize: 5 << 20, MultipartThreshold: 5 << 20, Logger: logger})
+			ex := New(Config{Concurrency: 8, Logger: logger}).newExecutor(job, Options{Workers: 1, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
 			ex.copyObjectMax = 16 << 20
 			sum, err := ex.run(t.Context())
 			if err != nil || sum.Objects != 2 || sum.Failed != 0 {

@@ -16,9 +16,9 @@ import (
 var errStop = errors.New("stop listing")
 
 // Plan streams the tasks of job into fn without executing anything. It is
-// what --dry-run and `plan` print, and what Run executes.
-func Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error {
-	e := newExecutor(job, opts)
+// what a dry run reports, and what Run executes.
+func (en *Engine) Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error {
+	e := en.newExecutor(job, opts)
 	if job.Sync != nil {
 		return e.planSyncTo(ctx, fn)
 	}
@@ -72,7 +72,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
-			return fmt.Errorf("copy %s: is a prefix or directory: use --recursive or a wildcard", src.Loc)
+			return fmt.Errorf("copy %s: %w", src.Loc, ErrPrefix)
 		}
 		var obj store.Object
 		err := e.do(ctx, func(ctx context.Context) error {
@@ -82,7 +82,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		})
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return &NoMatchError{URL: src.Loc.String(), Hint: "for a prefix use --recursive"}
+				return &NoMatchError{URL: src.Loc.String(), Exact: true}
 			}
 			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
 		}
@@ -236,7 +236,7 @@ func (e *executor) task(o store.Object, dstKey string) Task {
 // journaled turns a task the journal records as done (same source size and
 // ETag or mtime) into a skip.
 func (e *executor) journaled(t Task) Task {
-	if j := e.opts.Journal; j != nil && t.Op != OpSkip && j.State().Done(t.object(), t.DstKey) {
+	if j := e.opts.Journal; j != nil && t.Op != OpSkip && j.IsDone(t.object(), t.DstKey) {
 		t.Op, t.Reason = OpSkip, "done in journal"
 	}
 	return t

@@ -33,6 +33,10 @@ import (
 //
 // Objects a filter leaves out are neither copied nor deleted, on either
 // side; with a shard, each run copies and deletes the names of its shard.
+// A name the source's listing left out (a store.Skipper's Skipped: a local
+// directory's unreadable entries, symlinks not followed, special files) is
+// never deleted at the destination, nor anything below it: its source may
+// well exist. A skipped root protects every name.
 type SyncOptions struct {
 	// Mode is how a pair is compared: diff.SizeAndTime (the default),
 	// diff.SizeOnly or diff.Checksum. With Checksum, a local file of the
@@ -46,13 +50,6 @@ type SyncOptions struct {
 	// MaxDelete, when positive, is the most objects a sync may delete: with
 	// more to delete, it deletes none and fails with a *DeleteLimitError.
 	MaxDelete int64
-	// SourceSkipped, when set, returns the entries the source's listing left
-	// out (a local directory's unreadable entries, symlinks not followed,
-	// special files), as keys relative to the source store's root. It is
-	// called once, after the listings ended. A destination object with such
-	// a name, or below such a directory, is never deleted: its source may
-	// well exist. A skipped root protects every name.
-	SourceSkipped func() []string
 	// AllowEmptySource lets a sync with Delete go on when the source lists
 	// no object at all while the destination has some to delete; without
 	// it such a sync deletes nothing and fails with an *EmptySourceError,
@@ -258,7 +255,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 			}
 			if prot == nil {
 				// The listings have ended: what the source skipped is known.
-				prot = newProtection(so.SourceSkipped, srcBase)
+				prot = newProtection(src.Store, srcBase)
 			}
 			if prot.covers(d.Key) {
 				t := e.syncDelete(d)
@@ -304,12 +301,13 @@ type protection struct {
 	names map[string]bool // relative to the source's base
 }
 
-func newProtection(skipped func() []string, base string) *protection {
+func newProtection(src store.Store, base string) *protection {
 	p := &protection{}
-	if skipped == nil {
+	sk, ok := src.(store.Skipper)
+	if !ok {
 		return p
 	}
-	for _, k := range skipped() {
+	for _, k := range sk.Skipped() {
 		k = strings.TrimSuffix(filepath.ToSlash(k), "/")
 		switch {
 		case k == "" || k == "." || strings.HasPrefix(base, k+"/"):

@@ -160,6 +160,17 @@ type RandomWriter interface {
 // limit for DeleteObjects.
 const MaxBatchDelete = 1000
 
+// Skipper is implemented by stores whose listings may leave entries out:
+// a local directory's unreadable entries, symlinks not followed, special
+// files. A listing that skipped something is incomplete, so a sync must
+// not delete destination objects of those names (the engine does not).
+type Skipper interface {
+	// Skipped returns the entries the store's listings have left out so
+	// far, as keys ('/'-separated, relative to the store's root; "." is
+	// the root itself). Directories are named without a trailing '/'.
+	Skipped() []string
+}
+
 // DeleteError is one key a batch delete could not delete.
 type DeleteError struct {
 	Key string

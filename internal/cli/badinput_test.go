@@ -347,7 +347,7 @@ func collect(t *testing.T, job engine.Job, opts engine.Options) (engine.Summary,
 			mu.Unlock()
 		}
 	}
-	sum, err := engine.Run(t.Context(), job, opts)
+	sum, err := engine.New(engine.Config{Concurrency: 4}).Run(t.Context(), job, opts)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -368,7 +368,7 @@ func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
 		Src:       engine.Endpoint{Store: vanishingStore{Store: st, vanish: "gone.txt", grow: "grown.txt"}, Loc: s3url.Location{Local: true}},
 		Dst:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
 		Recursive: true,
-	}, engine.Options{Concurrency: 4})
+	}, engine.Options{})
 	if sum.Objects != 2 || sum.Failed != 2 {
 		t.Errorf("%d done, %d failed; want 2, 2", sum.Objects, sum.Failed)
 	}
@@ -455,7 +455,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 		Src:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
 		Dst:       engine.Endpoint{Store: fullDisk{Store: st, room: 32 << 10}, Loc: s3url.Location{Local: true}},
 		Recursive: true,
-	}, engine.Options{Concurrency: 4, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
+	}, engine.Options{PartSize: 5 << 20, MultipartThreshold: 5 << 20})
 	if sum.Failed != 2 {
 		t.Errorf("%d failed, want both", sum.Failed)
 	}
@@ -560,7 +560,7 @@ func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
 		c := directClient(t, srv)
 		sum, failed := collect(t, engine.Job{
 			Src: engine.Endpoint{Store: st, Loc: s3url.Location{Local: true}}, Dst: bucketEndpoint(t, c, "s3://"+bucket+"/"), Recursive: true,
-		}, engine.Options{Concurrency: 4})
+		}, engine.Options{})
 		if sum.Objects != 2 || len(failed) != 0 {
 			t.Errorf("%d done, failed %v; want 2 done", sum.Objects, failed)
 		}
@@ -658,7 +658,7 @@ func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
 			Src:       engine.Endpoint{Store: src, Loc: s3url.Location{Bucket: "hostile", Key: ""}},
 			Dst:       engine.Endpoint{Store: st, Loc: s3url.Location{Local: true}},
 			Recursive: true,
-		}, engine.Options{Concurrency: 4, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
+		}, engine.Options{PartSize: 5 << 20, MultipartThreshold: 5 << 20})
 		if sum.Objects != 1 {
 			t.Errorf("%d downloaded, want only ok.txt", sum.Objects)
 		}

@@ -53,7 +53,7 @@ func TestTheBarCountsTheBytesOfFinishedParts(t *testing.T) {
 			bar := progress.StartBar(&out, p)
 			done := make(chan error, 1)
 			go func() {
-				sum, err := engine.Run(t.Context(), tt.job, engine.Options{Concurrency: 8, PartSize: 5 * mib, MultipartThreshold: 5 * mib, Progress: p})
+				sum, err := engine.New(engine.Config{Concurrency: 8}).Run(t.Context(), tt.job, engine.Options{PartSize: 5 * mib, MultipartThreshold: 5 * mib, Progress: p})
 				if err == nil && sum.Objects != 1 {
 					t.Errorf("summary %+v, want one object done", sum)
 				}

@@ -632,7 +632,7 @@ func (a *app) copyOversize(ctx context.Context, s *session, p batchPlan, objs []
 			Src: engine.Endpoint{Store: c.Bucket(p.src.Bucket), Loc: s3url.Location{Bucket: p.src.Bucket, Key: o.Key, Literal: true}},
 			Dst: engine.Endpoint{Store: c.Bucket(p.dst.Bucket), Loc: s3url.Location{Bucket: p.dst.Bucket, Key: batchops.DestKey(p.dstPrefix, o.Key), Literal: true}},
 		}
-		sum, err := engine.Run(ctx, job, engine.Options{Concurrency: a.g.concurrency, Limiter: s.lim, Observer: observe})
+		sum, err := s.eng.Run(ctx, job, engine.Options{Observer: observe})
 		if err != nil && ctx.Err() == nil {
 			fmt.Fprintf(a.stdio.Err, "ERROR %v\n", err)
 		}

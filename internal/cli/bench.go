@@ -279,7 +279,7 @@ func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
 		s := a.newSession()
 		cfg := storeCfg
 		cfg.Concurrency = a.ceiling()
-		cfg.OnThrottle = s.lim.Throttled
+		cfg.OnThrottle = s.eng.Throttled
 		cfg.OnRequest = s.requests.add
 		cfg.Logger = a.logger
 		client, err := s3store.NewClient(ctx, cfg)
@@ -303,8 +303,7 @@ func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		sum, err := engine.Run(ctx, engine.Job{Src: srcEP, Dst: dstEP, Recursive: true},
-			engine.Options{Concurrency: a.g.concurrency, Limiter: s.lim})
+		sum, err := s.eng.Run(ctx, engine.Job{Src: srcEP, Dst: dstEP, Recursive: true}, engine.Options{})
 		if err == nil && sum.Failed > 0 {
 			err = fmt.Errorf("copy %s to %s: %d object(s) failed", srcURL, dstURL, sum.Failed)
 		}

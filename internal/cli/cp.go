@@ -15,7 +15,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // transferFlags are shared by cp and mv.
@@ -221,7 +220,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	opts.Journal = j
+	if j != nil {
+		opts.Journal = j // a nil *journal.Writer is not a nil Journal
+	}
 	if mode == engineAuto {
 		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, src, srcArg, dstArg, f.raw)
 	} else {
@@ -297,17 +298,12 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 // executeSum is execute that also returns the run's summary (the zero
 // Summary for a plan that was only printed).
 func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
-	opts.Concurrency = a.g.concurrency
-	opts.Limiter = s.lim
-	opts.Logger = a.logger
-	if opts.PartStreams == 0 {
-		// What one command learnt about part uploads serves the other
-		// lines of a run file too.
-		opts.Streams = s.streams
-	}
+	// The session's engine holds the budgets: what one command learnt
+	// about requests and part uploads serves the other lines of a run file
+	// too.
 	opts.DryRun = a.g.dryRun
 	if a.planOnly {
-		return engine.Summary{}, a.writePlan(ctx, job, opts)
+		return engine.Summary{}, a.writePlan(ctx, s, job, opts)
 	}
 	if opts.Progress == nil {
 		opts.Progress = &engine.Progress{}
@@ -331,8 +327,9 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 		lines = &progress.Lines{Out: out, ErrOut: errOut, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
 		observe = lines.Result
 	}
-	opts.Observer = observe
-	sum, err := engine.Run(ctx, job, opts)
+	opts.Observer = func(r engine.Result) { observe(withFlagHints(r)) }
+	sum, err := s.eng.Run(ctx, job, opts)
+	err = flagHints(err)
 	if lines != nil {
 		lines.Skips()
 	}
@@ -343,7 +340,7 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 	if a.collect != nil {
 		a.collect(sum)
 	} else if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit(), summaryVerb(job))
+		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.eng.Concurrency(), summaryVerb(job))
 	}
 	if err != nil {
 		return sum, err
@@ -418,4 +415,38 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-var _ = store.ErrNotFound
+// flagHints tells how to fix what the engine reports in the flags' words:
+// the engine names no flags.
+func flagHints(err error) error {
+	var ne *engine.NoMatchError
+	var pe *engine.PartsLimitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ne) && ne.Exact && ne.Hint == "":
+		ne.Hint = "for a prefix use --recursive"
+	case errors.Is(err, engine.ErrPrefix):
+		return hinted{err, "use --recursive or a wildcard"}
+	case errors.As(err, &pe):
+		return hinted{err, "give a larger --part-size"}
+	}
+	return err
+}
+
+// withFlagHints is flagHints for one result.
+func withFlagHints(r engine.Result) engine.Result {
+	r.Err = flagHints(r.Err)
+	if r.Task.Reason == engine.ReasonExists {
+		r.Task.Reason += " (--no-clobber)"
+	}
+	return r
+}
+
+// hinted is an error followed by how to fix it.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h hinted) Error() string { return h.err.Error() + ": " + h.hint }
+func (h hinted) Unwrap() error { return h.err }

@@ -55,7 +55,7 @@ flat whatever the number of keys.`,
 				recursive := !(loc.Local && !ep.Loc.HasWildcard() && ep.Loc.Key != "")
 				classes := map[string]*duRecord{}
 				total := &duRecord{URL: loc.String()}
-				err = engine.Walk(ctx, engine.Job{Src: ep, Recursive: recursive}, opts, func(o store.Object) error {
+				err = s.eng.Walk(ctx, engine.Job{Src: ep, Recursive: recursive}, opts, func(o store.Object) error {
 					total.Objects++
 					total.Bytes += o.Size
 					if group {

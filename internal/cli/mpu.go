@@ -131,11 +131,7 @@ func (a *app) abortUploads(ctx context.Context, s *session, mp store.Multipart, 
 			return out.print(rec)
 		}
 		g.Go(func() error {
-			if err := s.lim.Acquire(gctx); err != nil {
-				return err
-			}
-			err := mp.AbortMultipart(gctx, u.Key, u.UploadID)
-			s.lim.Release()
+			err := s.eng.Do(gctx, func(ctx context.Context) error { return mp.AbortMultipart(ctx, u.Key, u.UploadID) })
 			rec.Status = "done"
 			if err != nil {
 				if gctx.Err() != nil {
@@ -143,8 +139,6 @@ func (a *app) abortUploads(ctx context.Context, s *session, mp store.Multipart, 
 				}
 				failed.Add(1)
 				rec.Status, rec.Error = "failed", err.Error()
-			} else {
-				s.lim.Succeeded()
 			}
 			return out.print(rec)
 		})

@@ -36,8 +36,8 @@ results instead.`,
 }
 
 // writePlan prints job's plan as JSON lines on stdout.
-func (a *app) writePlan(ctx context.Context, job engine.Job, opts engine.Options) error {
+func (a *app) writePlan(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
 	enc := json.NewEncoder(a.stdio.Out)
 	enc.SetEscapeHTML(false)
-	return engine.Plan(ctx, job, opts, func(t engine.Task) error { return enc.Encode(t) })
+	return flagHints(s.eng.Plan(ctx, job, opts, func(t engine.Task) error { return enc.Encode(t) }))
 }

@@ -22,7 +22,6 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
-	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
@@ -341,9 +340,10 @@ func TestThrottlingShrinksTheInFlightLimitAndSuccessGrowsItBack(t *testing.T) {
 	// The window (how long after a decrease further throttles are taken as
 	// echoes) is shorter than the default second so that the limit falls
 	// within the first objects whatever the machine's speed.
-	lim := limiter.New(ceiling, floor, limiter.WithWindow(50*time.Millisecond))
+	// The floor is a sixteenth of the ceiling.
+	eng := engine.New(engine.Config{Concurrency: ceiling, ThrottleWindow: 50 * time.Millisecond})
 	// 0.6^30: no object runs out of attempts while throttled.
-	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: ceiling, OnThrottle: lim.Throttled, MaxAttempts: 30})
+	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: ceiling, OnThrottle: eng.Throttled, MaxAttempts: 30})
 
 	progress := &engine.Progress{}
 	tr := &limitTrace{lowest: ceiling}
@@ -368,9 +368,9 @@ func TestThrottlingShrinksTheInFlightLimitAndSuccessGrowsItBack(t *testing.T) {
 			tr.samples = append(tr.samples, fmt.Sprintf("%d:%d/%d", s.Done, s.InFlight, s.Limit))
 		}
 	}
-	sum, err := engine.Run(t.Context(), engine.Job{
+	sum, err := eng.Run(t.Context(), engine.Job{
 		Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: bucketEndpoint(t, c, "s3://"+dst+"/"), Recursive: true,
-	}, engine.Options{Concurrency: ceiling, Limiter: lim, Progress: progress, Observer: observe})
+	}, engine.Options{Progress: progress, Observer: observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,9 +404,9 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 
 	t.Run("a server-side copy", func(t *testing.T) {
 		before := proxy.Stats()
-		sum, err := engine.Run(t.Context(), engine.Job{
+		sum, err := engine.New(engine.Config{Concurrency: 32}).Run(t.Context(), engine.Job{
 			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: bucketEndpoint(t, c, "s3://"+dst+"/"), Recursive: true,
-		}, engine.Options{Concurrency: 32})
+		}, engine.Options{})
 		after := proxy.Stats()
 		if err != nil {
 			t.Fatal(err)
@@ -423,9 +423,9 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 	t.Run("a download", func(t *testing.T) {
 		dir := t.TempDir()
 		before := proxy.Stats()
-		sum, err := engine.Run(t.Context(), engine.Job{
+		sum, err := engine.New(engine.Config{Concurrency: 32}).Run(t.Context(), engine.Job{
 			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: localEndpoint(t, dir), Recursive: true,
-		}, engine.Options{Concurrency: 32})
+		}, engine.Options{})
 		after := proxy.Stats()
 		if err != nil {
 			t.Fatal(err)

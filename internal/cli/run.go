@@ -176,7 +176,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	total.Seconds = total.Elapsed.Seconds()
 	total.Requests = s.requests.snapshot()
 	if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.lim.Limit(), "")
+		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.eng.Concurrency(), "")
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -90,17 +90,13 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 		return err
 	}
 	opts := engine.Options{
-		Concurrency:    a.g.concurrency,
-		Limiter:        s.lim,
 		PartSize:       int64(f.partSize),
 		PartStreams:    f.partConcurrency,
 		MaxBufferBytes: int64(f.maxBuffer),
 		Metadata:       meta,
 	}
-	if opts.PartStreams == 0 {
-		opts.Streams = s.streams
-	}
-	res, err := engine.PutStream(ctx, a.stdio.In, stdioArg, ep, ep.Loc.Key, opts)
+	res, err := s.eng.PutStream(ctx, a.stdio.In, stdioArg, ep, ep.Loc.Key, opts)
+	res, err = withFlagHints(res), flagHints(err)
 	if err != nil && !wholeRunError(ctx, err) {
 		render(res)
 		return partialError{failed: 1}

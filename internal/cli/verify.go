@@ -208,11 +208,11 @@ func (a *app) verifySide(ctx context.Context, s *session, loc s3url.Location) (v
 		}
 		return verifySide{st: c.Bucket(loc.Bucket), base: loc.AsDir().Key}, nil
 	}
-	ep, err := s.local(loc.Key, s3url.Location{Local: true})
+	st, err := s.localDir(loc.Key)
 	if err != nil {
 		return verifySide{}, err
 	}
-	return verifySide{st: ep.Store}, nil
+	return verifySide{st: st}, nil
 }
 
 type verdict int
