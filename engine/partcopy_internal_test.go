@@ -19,8 +19,6 @@ import (
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
-func TestMain(m *testing.M) { s3test.Main(m) }
-
 // TestACopyWithoutUploadPartCopyFallsBack runs against the real server,
 // behind a proxy that answers UploadPartCopy as servers without it do.
 func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {

@@ -62,8 +62,10 @@ var shared struct {
 }
 
 // Main runs the tests of a package, or, in a re-executed test binary, the
-// gateway that Start asked for. Call it from TestMain.
-func Main(m *testing.M) {
+// gateway that Start asked for. Call it from TestMain. Each of checks runs
+// after the tests passed and the server stopped (a goroutine-leak check,
+// say); an error fails the test binary.
+func Main(m *testing.M, checks ...func() error) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(runChild())
 	}
@@ -78,6 +80,15 @@ func Main(m *testing.M) {
 	}
 	if shared.tmp != "" {
 		_ = os.RemoveAll(shared.tmp)
+	}
+	for _, check := range checks {
+		if code != 0 {
+			break
+		}
+		if err := check(); err != nil {
+			fmt.Fprintf(os.Stderr, "after the tests: %v\n", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
