@@ -122,7 +122,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if rel == "" {
 			return nil // the prefix itself (its folder marker): nothing to name
 		}
-		if IsFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
+		if isFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
 			// A folder marker is no object of the tree, and a key ending
 			// in '/' has no file to become.
 			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})

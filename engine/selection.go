@@ -63,11 +63,11 @@ func (e *PartsLimitError) Error() string {
 	return fmt.Sprintf("the stream is longer than %d parts (%d bytes so far)", parts.MaxParts, e.Size)
 }
 
-// IsFolderMarker reports whether o is a "folder marker": a zero-byte
+// isFolderMarker reports whether o is a "folder marker": a zero-byte
 // object whose key ends in '/', which the S3 console and other tools
 // create to show an empty folder. Copies, moves and syncs skip them in
 // every direction, as the AWS CLI and s5cmd do: they hold no data, and a
 // local tree has no file to make of them.
-func IsFolderMarker(o store.Object) bool {
+func isFolderMarker(o store.Object) bool {
 	return !o.IsPrefix && o.Size == 0 && strings.HasSuffix(o.Key, "/")
 }

@@ -181,7 +181,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	// marker skips a source folder marker; a destination one is left
 	// alone, never deleted (as the AWS CLI and s5cmd do).
 	marker := func(s store.Object) (bool, error) {
-		if !IsFolderMarker(s) {
+		if !isFolderMarker(s) {
 			e.sourceObjects.Add(1)
 			return false, nil
 		}
@@ -250,7 +250,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	if so.Delete {
 		var prot *protection
 		h.OnlyDest = func(d store.Object) error {
-			if IsFolderMarker(d) || !e.keep(d.Key, d) {
+			if isFolderMarker(d) || !e.keep(d.Key, d) {
 				return nil
 			}
 			if prot == nil {
