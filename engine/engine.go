@@ -113,16 +113,7 @@ func (e *Engine) Concurrency() int { return e.lim.Limit() }
 // Do runs one request under the engine's budget of requests in flight,
 // for a caller that makes requests of its own beside the engine's runs.
 func (e *Engine) Do(ctx context.Context, req func(context.Context) error) error {
-	if err := e.lim.Acquire(ctx); err != nil {
-		return err
-	}
-	start := time.Now()
-	err := req(ctx)
-	e.lim.Release()
-	if err == nil {
-		e.lim.Completed(time.Since(start))
-	}
-	return err
+	return do(ctx, e.lim, req)
 }
 
 // newLimiter returns the budget of requests in flight: fixed at fixed
@@ -568,14 +559,18 @@ func (e *executor) record(r Result) {
 // do runs one request under the run's budget of requests in flight, and
 // tells the budget how long it took (the search measures it).
 func (e *executor) do(ctx context.Context, req func(context.Context) error) error {
-	if err := e.lim.Acquire(ctx); err != nil {
+	return do(ctx, e.lim, req)
+}
+
+func do(ctx context.Context, lim *limiter.Limiter, req func(context.Context) error) error {
+	if err := lim.Acquire(ctx); err != nil {
 		return err
 	}
 	start := time.Now()
 	err := req(ctx)
-	e.lim.Release()
+	lim.Release()
 	if err == nil {
-		e.lim.Completed(time.Since(start))
+		lim.Completed(time.Since(start))
 	}
 	return err
 }
