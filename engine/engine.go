@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -342,6 +343,11 @@ func (en *Engine) newExecutor(job Job, opts Options) *executor {
 	buffers := en.buffers
 	if opts.MaxBufferBytes != 0 {
 		buffers = limiter.NewByteBudget(opts.MaxBufferBytes)
+	}
+	if j := opts.Journal; j != nil {
+		if v := reflect.ValueOf(j); v.Kind() == reflect.Pointer && v.IsNil() {
+			opts.Journal = nil // a nil *T in the interface: no journal, not a crash
+		}
 	}
 	stopAfter := opts.StopAfter
 	if stopAfter == 0 {

@@ -37,3 +37,13 @@ func TestNewBudgets(t *testing.T) {
 		t.Errorf("byte budget %d, want %d", got, DefaultMaxBufferBytes)
 	}
 }
+
+type nilJournal struct{ Journal }
+
+func TestANilJournalPointerIsNoJournal(t *testing.T) {
+	var j *nilJournal
+	e := New(Config{}).newExecutor(Job{}, Options{Journal: j})
+	if e.opts.Journal != nil {
+		t.Error("a nil *T journal is kept: every call on it would crash")
+	}
+}
