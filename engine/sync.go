@@ -371,19 +371,15 @@ func (e *executor) localChecksums(ctx context.Context, srcBase, dstBase string, 
 // "" when like is multipart with another number of parts: the part size
 // that made it is unknown.
 func (e *executor) fileETag(ctx context.Context, st store.Store, key string, size int64, like string) (string, error) {
-	like = strings.ToLower(strings.Trim(like, `"`))
 	var layout parts.Layout
 	multipart := false
-	if _, n, ok := strings.Cut(like, "-"); ok {
-		count, err := strconv.Atoi(n)
-		if err != nil {
-			return "", nil
-		}
+	if tag := diff.ParseETag(like); tag.Kind == diff.MultipartETag {
 		ps := e.opts.PartSize
 		if ps == 0 {
 			ps = parts.Auto(size, parts.Upload)
 		}
-		if layout, err = parts.NewLayout(size, ps); err != nil || int(layout.Count) != count {
+		var err error
+		if layout, err = parts.NewLayout(size, ps); err != nil || int64(layout.Count) != tag.Parts {
 			return "", nil
 		}
 		multipart = true

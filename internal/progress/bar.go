@@ -184,3 +184,56 @@ func eta(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
+
+// Counter is a bar on a terminal filled by a count that is not an engine
+// run's (objects seeded, tasks of a Batch Operations job), with text either
+// side that the caller's functions give at every redraw.
+type Counter struct {
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	start time.Time
+}
+
+// CounterText gives one side of a Counter's bar from its count, its total
+// and the time since it started.
+type CounterText func(current, total int64, elapsed time.Duration) string
+
+// StartCounter draws a bar of total on w, left and right of it the texts
+// the functions give (nil for none).
+func StartCounter(w io.Writer, total int64, left, right CounterText) *Counter {
+	c := &Counter{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40)), start: time.Now()}
+	side := func(text CounterText) decor.Decorator {
+		return decor.Any(func(s decor.Statistics) string {
+			if text == nil {
+				return ""
+			}
+			return text(s.Current, s.Total, time.Since(c.start))
+		})
+	}
+	c.bar = c.p.AddBar(total, mpb.PrependDecorators(side(left)), mpb.AppendDecorators(side(right)))
+	return c
+}
+
+// Set moves the bar to current out of total (total <= 0 keeps the total).
+func (c *Counter) Set(current, total int64) {
+	if total > 0 {
+		c.bar.SetTotal(total, false)
+	}
+	c.bar.SetCurrent(current)
+}
+
+// Stop draws the bar once more, as it is, and releases the terminal.
+func (c *Counter) Stop() {
+	c.bar.Abort(false)
+	c.p.Wait()
+}
+
+// Rate formats n things over elapsed as "%.0f unit/s", 0 before any time
+// has passed.
+func Rate(n int64, elapsed time.Duration, unit string) string {
+	r := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		r = float64(n) / s
+	}
+	return fmt.Sprintf("%.0f %s/s", r, unit)
+}
