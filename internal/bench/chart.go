@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
 // WriteChart draws the report as a PNG with two panels: objects/s per
@@ -131,7 +133,7 @@ func sizeOf(r *Report) string {
 	if r.Environment.Objects == 0 {
 		return "0 B"
 	}
-	return FormatSize(r.Environment.Bytes / r.Environment.Objects)
+	return units.HumanExact(r.Environment.Bytes / r.Environment.Objects)
 }
 
 func projectionChart(r *Report) (*plot.Plot, error) {

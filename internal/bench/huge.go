@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
 // ReportPartSizes are the part sizes report 3 tried by hand.
@@ -88,10 +89,10 @@ func (r *runner) huge(ctx context.Context, cfg HugeConfig) (*HugeReport, error) 
 	}
 	var runs []run
 	for _, ps := range cfg.PartSizes {
-		runs = append(runs, run{label: FormatSize(ps), partSize: ps})
+		runs = append(runs, run{label: units.HumanExact(ps), partSize: ps})
 	}
 	auto := cfg.Auto(cfg.Size)
-	runs = append(runs, run{label: "auto (" + FormatSize(auto) + ")", auto: true, partSize: auto})
+	runs = append(runs, run{label: "auto (" + units.HumanExact(auto) + ")", auto: true, partSize: auto})
 	r.cfg.Observe(Event{Method: "huge warm-up", Stage: "start"})
 	r.hugeCopy(ctx, src.Bucket, srcKey, dst.Bucket, dstKey, cfg.Size, auto, cfg.Concurrency)
 	var best, autoSecs float64
@@ -139,7 +140,7 @@ func (r *runner) hugeCopy(ctx context.Context, srcBucket, srcKey, dstBucket, dst
 	}
 	if layout.PartSize != partSize {
 		row.Status = StatusSkipped
-		row.Reason = fmt.Sprintf("%s parts would be more than %d", FormatSize(partSize), parts.MaxParts)
+		row.Reason = fmt.Sprintf("%s parts would be more than %d", units.HumanExact(partSize), parts.MaxParts)
 		return row
 	}
 	row.Parts = int(layout.Count)

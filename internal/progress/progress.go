@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
 // verbs names an operation the way users read it in s5cmd and aws output.
@@ -280,16 +281,5 @@ func plural(n int64, noun string) string {
 	return Count(n) + " " + noun + "s"
 }
 
-// HumanBytes formats n with binary units: 1.5 MiB.
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+// HumanBytes formats n with binary units: 1.5 MiB (units.Human).
+func HumanBytes(n int64) string { return units.Human(n) }
