@@ -49,4 +49,3 @@ func TestSpoolGivesBackWhatWasAdded(t *testing.T) {
 		})
 	}
 }
-

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -68,7 +68,7 @@ an empty bucket exits 0.`,
 				delim = ""
 			}
 			p := &lsPrinter{out: a.stdio.Out, human: human, full: full, dir: loc.Base()}
-			enc := json.NewEncoder(a.stdio.Out)
+			enc := progress.NewJSON(a.stdio.Out)
 			var listed int64
 			match := loc.Matcher()
 			err = b.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
@@ -85,7 +85,7 @@ an empty bucket exits 0.`,
 				}
 				listed++
 				if a.g.json {
-					return enc.Encode(lsRecord{Key: o.Key, URL: b.URL(o.Key), Size: o.Size, ModTime: o.ModTime.UTC().Format("2006-01-02T15:04:05Z"), ETag: o.ETag, StorageClass: o.StorageClass, IsPrefix: o.IsPrefix})
+					return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
 				}
 				return p.add(o)
 			})
@@ -175,16 +175,6 @@ func (p *lsPrinter) summary() error {
 	return err
 }
 
-type lsRecord struct {
-	Key          string `json:"key,omitempty"`
-	URL          string `json:"url"`
-	Size         int64  `json:"size"`
-	ModTime      string `json:"mtime,omitempty"`
-	ETag         string `json:"etag,omitempty"`
-	StorageClass string `json:"storage_class,omitempty"`
-	IsPrefix     bool   `json:"is_prefix,omitempty"`
-}
-
 func (a *app) listBuckets(ctx context.Context, s *session) error {
 	c, err := s.s3(ctx)
 	if err != nil {
@@ -194,10 +184,10 @@ func (a *app) listBuckets(ctx context.Context, s *session) error {
 	if err != nil {
 		return fmt.Errorf("list buckets: %w", err)
 	}
-	enc := json.NewEncoder(a.stdio.Out)
+	enc := progress.NewJSON(a.stdio.Out)
 	for _, b := range buckets {
 		if a.g.json {
-			if err := enc.Encode(map[string]string{"bucket": b.Name, "created": b.Created.UTC().Format("2006-01-02T15:04:05Z")}); err != nil {
+			if err := enc.Encode(progress.NewBucketRecord(b.Name, b.Created)); err != nil {
 				return err
 			}
 			continue

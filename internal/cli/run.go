@@ -112,8 +112,8 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	}
 
 	// Output from lines running at once goes through one lock, line by line.
-	lw := &lockedWriters{}
-	a.stdio.Out, a.stdio.Err = lw.wrap(a.stdio.Out), lw.wrap(a.stdio.Err)
+	locked := progress.Locked(a.stdio.Out, a.stdio.Err)
+	a.stdio.Out, a.stdio.Err = locked[0], locked[1]
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(a.g.logLevel))
 	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
@@ -330,21 +330,4 @@ func splitLine(s string) ([]string, error) {
 		words = append(words, w.String())
 	}
 	return words, nil
-}
-
-// lockedWriters serialize the writes of lines running at once. Renderers
-// write whole lines with one call, so lines never interleave.
-type lockedWriters struct{ mu sync.Mutex }
-
-func (l *lockedWriters) wrap(w io.Writer) io.Writer { return &lockedWriter{l: l, w: w} }
-
-type lockedWriter struct {
-	l *lockedWriters
-	w io.Writer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.l.mu.Lock()
-	defer w.l.mu.Unlock()
-	return w.w.Write(p)
 }

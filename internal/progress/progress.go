@@ -4,7 +4,6 @@
 package progress
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -154,19 +153,14 @@ func NewRecord(r engine.Result) Record {
 // JSONLines prints one JSON document per result on Out. Safe for
 // concurrent use.
 type JSONLines struct {
-	Out io.Writer
-	mu  sync.Mutex
-	enc *json.Encoder
+	Out  io.Writer
+	once sync.Once
+	enc  *JSON
 }
 
 // Result prints r as one line.
 func (j *JSONLines) Result(r engine.Result) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.enc == nil {
-		j.enc = json.NewEncoder(j.Out)
-		j.enc.SetEscapeHTML(false)
-	}
+	j.once.Do(func() { j.enc = NewJSON(j.Out) })
 	_ = j.enc.Encode(NewRecord(r))
 }
 
@@ -189,8 +183,7 @@ type SummaryRecord struct {
 // PrintSummary writes the run's summary line(s) to w; verb is SummaryText's.
 func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int, verb string) {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		_ = enc.Encode(SummaryRecord{
+		_ = NewJSON(w).Encode(SummaryRecord{
 			Type: "summary", Objects: s.Objects, Deleted: s.Deleted, Bytes: s.Bytes, Failed: s.Failed, Skipped: s.Skipped,
 			Seconds: s.Seconds, ObjectsPerSecond: s.ObjectsPerSecond(), MiBPerSecond: s.MiBPerSecond(),
 			ConcurrencyLimit: limit, Requests: s.Requests, Unverified: s.Unverified,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/s3bulk/s3bulk/engine/diff"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // Every JSON document s3bulk prints is one of the named types of this file
@@ -50,6 +51,11 @@ type ListRecord struct {
 	ETag         string `json:"etag,omitempty"`
 	StorageClass string `json:"storage_class,omitempty"`
 	IsPrefix     bool   `json:"is_prefix,omitempty"`
+}
+
+// NewListRecord is the record of o, listed at url.
+func NewListRecord(o store.Object, url string) ListRecord {
+	return ListRecord{Key: o.Key, URL: url, Size: o.Size, ModTime: o.ModTime.UTC().Format(rfc3339), ETag: o.ETag, StorageClass: o.StorageClass, IsPrefix: o.IsPrefix}
 }
 
 // BucketRecord is one bucket of `ls --json` without an argument.
