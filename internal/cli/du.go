@@ -8,7 +8,6 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
-	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -77,19 +76,7 @@ flat whatever the number of keys.`,
 						}
 						continue
 					}
-					size := fmt.Sprintf("%d bytes", r.Bytes)
-					if human {
-						size = units.Human(r.Bytes)
-					}
-					class := ""
-					if group {
-						class = " " + orDefault(r.StorageClass, "STANDARD")
-					}
-					noun := "objects"
-					if r.Objects == 1 {
-						noun = "object"
-					}
-					fmt.Fprintf(a.stdio.Out, "%s in %d %s%s: %s\n", size, r.Objects, noun, class, r.URL)
+					fmt.Fprintln(a.stdio.Out, progress.UsageText(*r, human, group))
 				}
 			}
 			return nil
@@ -100,11 +87,4 @@ flat whatever the number of keys.`,
 	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")
 	sel.register(cmd, false)
 	return cmd
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
-	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -67,7 +63,7 @@ an empty bucket exits 0.`,
 			if full {
 				delim = ""
 			}
-			p := &lsPrinter{out: a.stdio.Out, human: human, full: full, dir: loc.Base()}
+			p := &progress.ListLines{Out: a.stdio.Out, Human: human, Full: full, Dir: loc.Base()}
 			enc := progress.NewJSON(a.stdio.Out)
 			var listed int64
 			match := loc.Matcher()
@@ -87,16 +83,16 @@ an empty bucket exits 0.`,
 				if a.g.json {
 					return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
 				}
-				return p.add(o)
+				return p.Add(o)
 			})
 			if err != nil {
 				return err // the store names the operation and the URL
 			}
-			if err := p.flush(); err != nil {
+			if err := p.Flush(); err != nil {
 				return err
 			}
 			if summarize && !a.g.json {
-				if err := p.summary(); err != nil {
+				if err := p.Summary(); err != nil {
 					return err
 				}
 			}
@@ -111,68 +107,6 @@ an empty bucket exits 0.`,
 	cmd.Flags().BoolVar(&summarize, "summarize", false, "print the number of objects and their total size")
 	sel.register(cmd, false)
 	return cmd
-}
-
-// lsPageSize is the most entries ls holds before printing them, prefixes
-// first: a page of ListObjectsV2, which is how aws groups them.
-const lsPageSize = 1000
-
-// lsPrinter writes the lines of aws s3 ls.
-type lsPrinter struct {
-	out   io.Writer
-	human bool
-	// full prints whole keys (--recursive, wildcards); else names are
-	// relative to dir, the listed prefix up to its last '/'.
-	full bool
-	dir  string
-
-	prefixes, objects []store.Object
-	count, total      int64
-}
-
-func (p *lsPrinter) add(o store.Object) error {
-	if o.IsPrefix {
-		p.prefixes = append(p.prefixes, o)
-	} else {
-		p.objects = append(p.objects, o)
-		p.count++
-		p.total += o.Size
-	}
-	if len(p.prefixes)+len(p.objects) >= lsPageSize {
-		return p.flush()
-	}
-	return nil
-}
-
-func (p *lsPrinter) name(key string) string {
-	if p.full {
-		return key
-	}
-	return strings.TrimPrefix(key, p.dir)
-}
-
-func (p *lsPrinter) flush() error {
-	w := bufio.NewWriter(p.out)
-	for _, o := range p.prefixes {
-		fmt.Fprintf(w, "%30s %s\n", "PRE", p.name(o.Key))
-	}
-	for _, o := range p.objects {
-		fmt.Fprintf(w, "%-19s %10s %s\n", o.ModTime.Local().Format("2006-01-02 15:04:05"), p.size(o.Size), p.name(o.Key))
-	}
-	p.prefixes, p.objects = p.prefixes[:0], p.objects[:0]
-	return w.Flush()
-}
-
-func (p *lsPrinter) size(n int64) string {
-	if p.human {
-		return units.FormatAWS(n)
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func (p *lsPrinter) summary() error {
-	_, err := fmt.Fprintf(p.out, "\nTotal Objects: %d\n   Total Size: %s\n", p.count, p.size(p.total))
-	return err
 }
 
 func (a *app) listBuckets(ctx context.Context, s *session) error {

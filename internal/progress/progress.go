@@ -53,22 +53,18 @@ func (l *Lines) Result(r engine.Result) {
 	defer l.mu.Unlock()
 	verb := Verb(r.Task.Op, r.Task.DeleteSource)
 	switch r.Status {
-	case engine.StatusDone:
-		if !l.Quiet {
-			if r.Task.Dst == "" {
-				fmt.Fprintf(l.Out, "%s %s\n", verb, r.Task.Src)
-			} else {
-				fmt.Fprintf(l.Out, "%s %s %s\n", verb, r.Task.Src, r.Task.Dst)
-			}
+	case engine.StatusDone, engine.StatusDryRun:
+		if l.Quiet {
+			break
 		}
-	case engine.StatusDryRun:
-		if !l.Quiet {
-			if r.Task.Dst == "" {
-				fmt.Fprintf(l.Out, "DRY-RUN %s %s\n", verb, r.Task.Src)
-			} else {
-				fmt.Fprintf(l.Out, "DRY-RUN %s %s %s\n", verb, r.Task.Src, r.Task.Dst)
-			}
+		line := verb + " " + r.Task.Src
+		if r.Task.Dst != "" {
+			line += " " + r.Task.Dst
 		}
+		if r.Status == engine.StatusDryRun {
+			line = "DRY-RUN " + line
+		}
+		fmt.Fprintln(l.Out, line)
 	case engine.StatusSkipped:
 		switch {
 		case l.Quiet:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/s3bulk/s3bulk/engine/diff"
+	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -76,6 +77,28 @@ type UsageRecord struct {
 	StorageClass string `json:"storage_class,omitempty"`
 	Objects      int64  `json:"objects"`
 	Bytes        int64  `json:"bytes"`
+}
+
+// UsageText is a du line without --json: "2048 bytes in 2 objects:
+// s3://b/logs/" (the size as Human with human; the storage class before
+// the colon with group).
+func UsageText(r UsageRecord, human, group bool) string {
+	size := fmt.Sprintf("%d bytes", r.Bytes)
+	if human {
+		size = units.Human(r.Bytes)
+	}
+	class := ""
+	if group {
+		class = " STANDARD"
+		if r.StorageClass != "" {
+			class = " " + r.StorageClass
+		}
+	}
+	noun := "objects"
+	if r.Objects == 1 {
+		noun = "object"
+	}
+	return fmt.Sprintf("%s in %d %s%s: %s", size, r.Objects, noun, class, r.URL)
 }
 
 // UploadRecord is one line of `mpu ls --json` and `mpu abort --json`.
