@@ -432,3 +432,19 @@ func (r *runner) verify(ctx context.Context) (objects, bytes int64, problem stri
 func oneLine(err error) string {
 	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 }
+
+// Text is the line bench prints on stderr for e, "" for a stage it does
+// not tell.
+func (e Event) Text() string {
+	switch e.Stage {
+	case "start":
+		return fmt.Sprintf("bench: %s: running", e.Method)
+	case "done":
+		r := e.Result
+		if r.Status == StatusOK {
+			return fmt.Sprintf("bench: %s: %d objects in %.1f s (%.1f objects/s)", r.Method, r.Objects, r.Seconds, r.ObjectsPerSecond)
+		}
+		return fmt.Sprintf("bench: %s: %s: %s", r.Method, r.Status, r.Reason)
+	}
+	return ""
+}

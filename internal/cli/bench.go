@@ -410,17 +410,8 @@ func (a *app) benchObserver() func(bench.Event) {
 		return nil
 	}
 	return func(e bench.Event) {
-		switch e.Stage {
-		case "start":
-			fmt.Fprintf(a.stdio.Err, "bench: %s: running\n", e.Method)
-		case "done":
-			r := e.Result
-			switch r.Status {
-			case bench.StatusOK:
-				fmt.Fprintf(a.stdio.Err, "bench: %s: %d objects in %.1f s (%.1f objects/s)\n", r.Method, r.Objects, r.Seconds, r.ObjectsPerSecond)
-			default:
-				fmt.Fprintf(a.stdio.Err, "bench: %s: %s: %s\n", r.Method, r.Status, r.Reason)
-			}
+		if line := e.Text(); line != "" {
+			fmt.Fprintln(a.stdio.Err, line)
 		}
 	}
 }
