@@ -15,11 +15,11 @@ import (
 	"github.com/s3bulk/s3bulk/internal/units"
 )
 
-// WriteChart draws the report as a PNG with two panels: objects/s per
+// writeChart draws the report as a PNG with two panels: objects/s per
 // finished method as bars, and each method's projected time against the
 // object count as lines on a log scale (so a method 100x faster than another
 // stays visible beside it).
-func WriteChart(w io.Writer, r *Report) error {
+func writeChart(w io.Writer, r *Report) error {
 	bars, err := rateChart(r)
 	if err != nil {
 		return fmt.Errorf("draw chart: %w", err)

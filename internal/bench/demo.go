@@ -168,8 +168,8 @@ func ServeLatencyProxy(ctx context.Context, target string, latency time.Duration
 	return p.Close()
 }
 
-// ModulePath is s3bulk's Go module.
-const ModulePath = "github.com/s3bulk/s3bulk"
+// modulePath is s3bulk's Go module.
+const modulePath = "github.com/s3bulk/s3bulk"
 
 // DefaultDemoOut is where demo writes its report without --out:
 // cwd/s3bulk-demo, unless cwd is inside s3bulk's own source tree (as after
@@ -179,7 +179,7 @@ func DefaultDemoOut(cwd, tmp string) string {
 	for dir := cwd; ; dir = filepath.Dir(dir) {
 		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
 			first, _, _ := strings.Cut(string(mod), "\n")
-			if strings.TrimSpace(first) == "module "+ModulePath {
+			if strings.TrimSpace(first) == "module "+modulePath {
 				return filepath.Join(tmp, "s3bulk-demo")
 			}
 			break // another module: cwd is not in our tree
@@ -232,7 +232,7 @@ func (r Report) Shortfall() int64 {
 // by its path relative to the report.
 func WriteFiles(r *Report, markdown, chart string) error {
 	if chart != "" {
-		if err := writeFile(chart, func(w io.Writer) error { return WriteChart(w, r) }); err != nil {
+		if err := writeFile(chart, func(w io.Writer) error { return writeChart(w, r) }); err != nil {
 			return err
 		}
 	}
@@ -245,7 +245,7 @@ func WriteFiles(r *Report, markdown, chart string) error {
 			link = filepath.ToSlash(rel)
 		}
 	}
-	return writeFile(markdown, func(w io.Writer) error { return WriteMarkdown(w, r, link) })
+	return writeFile(markdown, func(w io.Writer) error { return writeMarkdown(w, r, link) })
 }
 
 func writeFile(name string, write func(io.Writer) error) error {

@@ -10,7 +10,7 @@ import (
 func TestDemoWritesOutsideTheSourceTree(t *testing.T) {
 	root := t.TempDir()
 	testfs.Write(t, root, map[string]string{
-		"clone/go.mod":          "module " + ModulePath + "\n\ngo 1.26\n",
+		"clone/go.mod":          "module " + modulePath + "\n\ngo 1.26\n",
 		"clone/cmd/s3bulk/x.go": "package main",
 		"other/go.mod":          "module example.com/other\n",
 	})

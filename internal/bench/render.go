@@ -30,7 +30,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 // each method is; the reasons of the methods that did not finish; what a
 // local server's results depend on; then the huge-object table.
 func WriteTable(w io.Writer, r *Report) error {
-	fmt.Fprintln(w, Intro(r))
+	fmt.Fprintln(w, intro(r))
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tstatus\tobjects\tMiB\tseconds\tobjects/s\tMiB/s\tCPU s\trequests\tcost $\tspeed-up\t")
@@ -87,9 +87,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	return nil
 }
 
-// Intro says in one paragraph what the table measures: report 1's
+// intro says in one paragraph what the table measures: report 1's
 // benchmark, the data set, the endpoint and the latency added.
-func Intro(r *Report) string {
+func intro(r *Report) string {
 	e := r.Environment
 	where := "AWS"
 	if e.Endpoint != "" {
@@ -186,9 +186,9 @@ var reportFigures = []struct {
 	{MethodBatchOps, "S3 Batch Operations (wall clock)", 63.3, 79.02, 7.72, 0.2785},
 }
 
-// WriteMarkdown writes a self-contained Markdown report. chart, when not
+// writeMarkdown writes a self-contained Markdown report. chart, when not
 // empty, is the chart file's name relative to the report.
-func WriteMarkdown(w io.Writer, r *Report, chart string) error {
+func writeMarkdown(w io.Writer, r *Report, chart string) error {
 	var b strings.Builder
 	e := r.Environment
 	endpoint := e.Endpoint

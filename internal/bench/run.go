@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("bench %s: no objects to copy (run s3bulk seed first)", cfg.Source)
 	}
 	r.entries = entries
-	r.groups = GroupByCompany(entries)
+	r.groups = groupByCompany(entries)
 	for _, e := range entries {
 		r.bytes += e.Size
 	}
@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	report.Baseline = setSpeedups(report.Methods)
-	report.Extrapolation = Extrapolate(report.Methods, ReportObjectCounts, cfg.Prices)
+	report.Extrapolation = extrapolate(report.Methods, reportObjectCounts, cfg.Prices)
 	report.Environment.Tools = r.toolVersions
 	if cfg.Huge.Size > 0 {
 		h, err := r.huge(ctx, cfg.Huge)

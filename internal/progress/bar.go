@@ -59,7 +59,7 @@ func (b *Bar) flush() {
 }
 
 // StartBar polls src every refresh and draws BarText's two halves around
-// a bar filled by BarFill.
+// a bar filled by barFill.
 func StartBar(w io.Writer, src *engine.Progress) *Bar {
 	// ctx stops the polling only: mpb must draw the final state after it.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -96,7 +96,7 @@ func StartBar(w io.Writer, src *engine.Progress) *Bar {
 }
 
 func (b *Bar) set(s engine.Snapshot) {
-	cur, total := BarFill(s)
+	cur, total := barFill(s)
 	b.bar.SetTotal(total, false)
 	b.bar.SetCurrent(cur)
 }
@@ -107,7 +107,7 @@ func (b *Bar) Stop(final engine.Snapshot) {
 	<-b.done
 	b.set(final)
 	b.flush()
-	if cur, total := BarFill(final); cur >= total && final.PlanComplete {
+	if cur, total := barFill(final); cur >= total && final.PlanComplete {
 		b.bar.SetTotal(total, true) // complete: drawn once more, full
 	} else {
 		b.bar.Abort(false) // stopped short: drawn once more, as it is
@@ -115,10 +115,10 @@ func (b *Bar) Stop(final engine.Snapshot) {
 	b.p.Wait()
 }
 
-// BarFill is how full the bar is: by bytes once the run knows how many
+// barFill is how full the bar is: by bytes once the run knows how many
 // bytes it will move (so that one big object fills it part by part), by
 // objects before and for runs without bytes to move (deletes).
-func BarFill(s engine.Snapshot) (current, total int64) {
+func barFill(s engine.Snapshot) (current, total int64) {
 	if s.PlanComplete && s.Bytes+s.RemainingBytes > 0 {
 		return s.Bytes, s.Bytes + s.RemainingBytes
 	}

@@ -24,8 +24,8 @@ var verbs = map[engine.Op]string{
 	engine.OpSkip:     "skip",
 }
 
-// Verb returns the user-facing verb of an operation ("cp", "rm"...).
-func Verb(op engine.Op, move bool) string {
+// verbOf returns the user-facing verb of an operation ("cp", "rm"...).
+func verbOf(op engine.Op, move bool) string {
 	if move && op != engine.OpDelete && op != engine.OpSkip {
 		return "mv"
 	}
@@ -51,7 +51,7 @@ type Lines struct {
 func (l *Lines) Result(r engine.Result) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	verb := Verb(r.Task.Op, r.Task.DeleteSource)
+	verb := verbOf(r.Task.Op, r.Task.DeleteSource)
 	switch r.Status {
 	case engine.StatusDone, engine.StatusDryRun:
 		if l.Quiet {
@@ -133,10 +133,10 @@ type Record struct {
 	Unverified bool `json:"unverified,omitempty"`
 }
 
-// NewRecord converts a result.
-func NewRecord(r engine.Result) Record {
+// newRecord converts a result.
+func newRecord(r engine.Result) Record {
 	rec := Record{
-		Op: Verb(r.Task.Op, r.Task.DeleteSource), Kind: string(r.Task.Op), Status: string(r.Status),
+		Op: verbOf(r.Task.Op, r.Task.DeleteSource), Kind: string(r.Task.Op), Status: string(r.Status),
 		Src: r.Task.Src, Dst: r.Task.Dst, Size: r.Task.Size, Parts: r.Parts,
 		Seconds: r.Duration.Seconds(), Reason: r.Task.Reason, Unverified: r.Unverified,
 	}
@@ -157,7 +157,7 @@ type JSONLines struct {
 // Result prints r as one line.
 func (j *JSONLines) Result(r engine.Result) {
 	j.once.Do(func() { j.enc = NewJSON(j.Out) })
-	_ = j.enc.Encode(NewRecord(r))
+	_ = j.enc.Encode(newRecord(r))
 }
 
 // SummaryRecord is the JSON form of the final summary (--json, on stderr).
@@ -176,7 +176,7 @@ type SummaryRecord struct {
 	Unverified       int64            `json:"unverified,omitempty"`
 }
 
-// PrintSummary writes the run's summary line(s) to w; verb is SummaryText's.
+// PrintSummary writes the run's summary line(s) to w; verb is summaryText's.
 func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int, verb string) {
 	if asJSON {
 		_ = NewJSON(w).Encode(SummaryRecord{
@@ -186,7 +186,7 @@ func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int, verb st
 		})
 		return
 	}
-	fmt.Fprintln(w, SummaryText(s, verb))
+	fmt.Fprintln(w, summaryText(s, verb))
 	if s.Unverified > 0 {
 		fmt.Fprintln(w, unverifiedNote(s.Unverified))
 	}
@@ -203,13 +203,13 @@ func unverifiedNote(n int64) string {
 		" and no MD5 or multipart ETag for them (SSE-KMS, SSE-C, or a server that does not say), or checksums are off (--checksum-when-required)", n, objects)
 }
 
-// SummaryText is the one-line summary of a run: copies and deletes apart,
+// summaryText is the one-line summary of a run: copies and deletes apart,
 // each with the rates that mean something for it. verb names the copies
 // ("copied", "moved"), which are then always told; with "" they are called
 // copied and told unless the run only deleted.
 //
 //	copied 12 objects, 1.5 GiB in 20.41s: 75.3 MiB/s; deleted 4,000 objects; 0 failed, 0 skipped
-func SummaryText(s engine.Summary, verb string) string {
+func summaryText(s engine.Summary, verb string) string {
 	var parts []string
 	secs := fmt.Sprintf("%.2fs", s.Seconds)
 	copied := s.Copied()

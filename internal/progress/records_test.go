@@ -29,7 +29,7 @@ func records() []any {
 		Size: 6 << 20, ETag: `"d41d8cd98f00b204e9800998ecf8427e"`, ModTime: t0.UTC(), PartSize: 5 << 20, Reason: "missing at the destination", DeleteSource: true}
 	return []any{
 		task,
-		NewRecord(engine.Result{Task: task, Status: engine.StatusFailed, Err: errors.New("copy s3://src/a&b.json: slow down"),
+		newRecord(engine.Result{Task: task, Status: engine.StatusFailed, Err: errors.New("copy s3://src/a&b.json: slow down"),
 			Duration: 1500 * time.Millisecond, Parts: 2, Unverified: true}),
 		SummaryRecord{Type: "summary", Objects: 3, Deleted: 1, Bytes: 300, Failed: 1, Skipped: 2, Seconds: 1.5, ObjectsPerSecond: 2,
 			MiBPerSecond: 0.5, ConcurrencyLimit: 256, Requests: map[string]int64{"CopyObject": 2, "ListObjectsV2": 1}, Unverified: 1},
