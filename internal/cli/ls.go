@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,48 +58,27 @@ an empty bucket exits 0.`,
 				return err
 			}
 			b := c.Bucket(loc.Bucket)
-			full := recursive || loc.HasWildcard()
-			delim := "/"
-			if full {
-				delim = ""
-			}
-			p := &progress.ListLines{Out: a.stdio.Out, Human: human, Full: full, Dir: loc.Base()}
+			p := &progress.ListLines{Out: a.stdio.Out, Human: human, Full: recursive || loc.HasWildcard(), Dir: loc.Base()}
 			enc := progress.NewJSON(a.stdio.Out)
-			var listed int64
-			match := loc.Matcher()
-			err = b.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
-				if loc.HasWildcard() && !match(o.Key) {
-					return nil
-				}
-				if keep != nil && !o.IsPrefix {
-					// Filters see keys as cp does: relative to the base.
-					rel := o
-					rel.Key = strings.TrimPrefix(o.Key, loc.Base())
-					if !keep(rel) {
-						return nil
-					}
-				}
-				listed++
+			err = engine.List(ctx, b, loc, recursive, keep, func(o store.Object) error {
 				if a.g.json {
 					return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
 				}
 				return p.Add(o)
 			})
-			if err != nil {
+			var none *engine.NoMatchError
+			if err != nil && !errors.As(err, &none) {
 				return err // the store names the operation and the URL
 			}
-			if err := p.Flush(); err != nil {
-				return err
+			if ferr := p.Flush(); ferr != nil {
+				return ferr
 			}
 			if summarize && !a.g.json {
-				if err := p.Summary(); err != nil {
-					return err
+				if serr := p.Summary(); serr != nil {
+					return serr
 				}
 			}
-			if listed == 0 && loc.Key != "" {
-				return &engine.NoMatchError{URL: loc.String()}
-			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "list every object under the prefix, not just one level, with full keys")
