@@ -23,7 +23,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/bench"
 	"github.com/s3bulk/s3bulk/internal/gateway"
 	"github.com/s3bulk/s3bulk/internal/s3test"
-	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // benchDoc is the part of `bench --json` the tests read.
@@ -152,7 +151,7 @@ func TestDemoChildProcesses(t *testing.T) {
 			err = gateway.Main(ctx, gateway.Options{Dir: dir, Quiet: true}, os.Stdout)
 		} else {
 			latency, _ := time.ParseDuration(os.Getenv(demoProxyLatencyEnv))
-			err = runLatencyProxy(ctx, target, latency, os.Stdout)
+			err = bench.ServeLatencyProxy(ctx, target, latency, os.Stdout)
 		}
 		if err != nil {
 			os.Exit(1)
@@ -311,27 +310,4 @@ func TestBenchRunsTheBatchopsMethodWithARole(t *testing.T) {
 			t.Errorf("exit %d, stdout:\n%s", r.code, r.out)
 		}
 	})
-}
-
-func TestDemoWritesOutsideTheSourceTree(t *testing.T) {
-	root := t.TempDir()
-	testfs.Write(t, root, map[string]string{
-		"clone/go.mod":          "module " + modulePath + "\n\ngo 1.26\n",
-		"clone/cmd/s3bulk/x.go": "package main",
-		"other/go.mod":          "module example.com/other\n",
-	})
-	tmp := filepath.Join(root, "tmp")
-	tests := []struct{ name, cwd, want string }{
-		{"at the root of a clone: the temp directory", filepath.Join(root, "clone"), filepath.Join(tmp, "s3bulk-demo")},
-		{"below the root of a clone: the temp directory", filepath.Join(root, "clone", "cmd", "s3bulk"), filepath.Join(tmp, "s3bulk-demo")},
-		{"in another module: here", filepath.Join(root, "other"), filepath.Join(root, "other", "s3bulk-demo")},
-		{"anywhere else: here", root, filepath.Join(root, "s3bulk-demo")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := defaultDemoOut(tt.cwd, tmp); got != tt.want {
-				t.Errorf("defaultDemoOut(%s) = %s, want %s", tt.cwd, got, tt.want)
-			}
-		})
-	}
 }

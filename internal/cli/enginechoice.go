@@ -13,6 +13,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/batchops"
+	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -371,7 +372,7 @@ func printLines(w io.Writer, lines []string) {
 // progress bar.
 func (a *app) lockStderr() func() {
 	prev := a.stdio.Err
-	w := (&lockedWriters{}).wrap(prev)
+	w := progress.Locked(prev)[0]
 	if f, ok := prev.(interface{ Fd() uintptr }); ok {
 		w = fdWriter{w, f}
 	}

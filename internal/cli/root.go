@@ -13,11 +13,11 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
 )
 
 // Stdio is where a command reads and writes; tests pass buffers.
@@ -87,17 +87,17 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	// The logger and the renderers write from many goroutines; one lock per
 	// writer keeps a caller's buffer whole (an *os.File needs none, and must
 	// stay one for the terminal check).
-	if _, ok := stdio.Err.(*os.File); !ok && stdio.Err != nil {
-		sw := &syncWriter{w: stdio.Err}
-		if stdio.Out == stdio.Err {
-			stdio.Out = sw
+	_, errFile := stdio.Err.(*os.File)
+	_, outFile := stdio.Out.(*os.File)
+	if !errFile && stdio.Err != nil {
+		same := stdio.Out == stdio.Err // the same writer: the same lock
+		stdio.Err = progress.Locked(stdio.Err)[0]
+		if same {
+			stdio.Out = stdio.Err
 		}
-		stdio.Err = sw
 	}
-	if _, ok := stdio.Out.(*os.File); !ok && stdio.Out != nil {
-		if _, done := stdio.Out.(*syncWriter); !done {
-			stdio.Out = &syncWriter{w: stdio.Out}
-		}
+	if !outFile && stdio.Out != nil && stdio.Out != stdio.Err {
+		stdio.Out = progress.Locked(stdio.Out)[0]
 	}
 	a := &app{stdio: stdio}
 	root := a.rootCmd()
@@ -225,16 +225,4 @@ func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", "; ")
-}
-
-// syncWriter serialises writes to w.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
