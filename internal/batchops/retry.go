@@ -75,3 +75,44 @@ type listerFunc func(ctx context.Context, prefix, delimiter string, fn func(stor
 func (f listerFunc) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
 	return f(ctx, prefix, delimiter, fn)
 }
+
+// Default places for the manifest and the report, under the destination
+// bucket as report 1 did (_batch/report/).
+const (
+	DefaultManifestPrefix = "_batch/manifest/"
+	DefaultReportPrefix   = "_batch/report"
+)
+
+// Retry copies the failed tasks of job id again with a new job (see
+// RetrySpec), whose manifest goes under the destination bucket's
+// DefaultManifestPrefix; with wait it follows the new job as Copy does.
+func (r *Runner) Retry(ctx context.Context, jc *Client, id string, wait bool) error {
+	j, err := jc.Describe(ctx, id)
+	if err != nil {
+		return err
+	}
+	var mb string
+	if j.Copy != nil {
+		mb = j.Copy.DestBucket
+	}
+	key := DefaultManifestPrefix + "retry-" + j.ID + ".csv"
+	open := func(b string) (store.Store, error) { return r.Store(b), nil }
+	spec, err := RetrySpec(ctx, open, j, r.Store(mb), mb, key)
+	if errors.Is(err, ErrNothingToRetry) {
+		r.Observer.Note(fmt.Sprintf("job %s: nothing to retry, every task succeeded", j.ID))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.Observer.Note(fmt.Sprintf("plan: %d failed objects of job %s for a new job, manifest s3://%s/%s", spec.Manifest.Stats.Objects, j.ID, mb, key))
+	newID, err := jc.Create(ctx, spec)
+	if err != nil {
+		return r.dropManifest(ctx, r.Store(mb), key, err)
+	}
+	r.Observer.JobCreated(JobCreatedRecord{Type: "job", JobID: newID, Region: jc.Region()})
+	if !wait {
+		return nil
+	}
+	return r.WaitAndReport(ctx, jc, newID, 0)
+}
