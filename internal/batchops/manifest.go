@@ -39,6 +39,8 @@ type ManifestOptions struct {
 	// copies it another way (multipart copy) or reports it as excluded. Nil
 	// only counts them. An error stops the listing.
 	Route func(o store.Object, reason string) error
+	// Versioned writes each object's VersionID as a third column.
+	Versioned bool
 }
 
 // Why an object stays out of a manifest.
@@ -81,6 +83,7 @@ func WriteManifest(ctx context.Context, src store.Lister, opts ManifestOptions, 
 		maxSize = MaxCopySize
 	}
 	mw := newManifestWriter(w, opts.Bucket)
+	mw.versioned = opts.Versioned
 	err := src.List(ctx, opts.Prefix, "", func(o store.Object) error {
 		if o.IsPrefix || (opts.Match != nil && !opts.Match(o)) {
 			return nil
@@ -119,17 +122,28 @@ type manifestWriter struct {
 	bucket string
 	line   []byte
 	stats  ManifestStats
+	// versioned writes a third column, the version ID, on every line: the
+	// user guide wants version IDs for all objects of a manifest or none.
+	versioned bool
 }
 
 func newManifestWriter(w io.Writer, bucket string) *manifestWriter {
 	return &manifestWriter{bw: bufio.NewWriterSize(w, 64<<10), bucket: bucket, line: make([]byte, 0, 1024)}
 }
 
-// add writes o's line: Bucket,Key.
+// add writes o's line: Bucket,Key, or Bucket,Key,VersionId. Keys and
+// version IDs are URL-encoded (S3's version IDs may hold '+' and '/').
 func (m *manifestWriter) add(o store.Object) error {
+	if m.versioned && o.VersionID == "" {
+		return fmt.Errorf("%s has no version ID for a versioned manifest", o.Key)
+	}
 	line := append(m.line[:0], m.bucket...)
 	line = append(line, ',')
 	line = append(line, EncodeKey(o.Key)...)
+	if m.versioned {
+		line = append(line, ',')
+		line = append(line, EncodeKey(o.VersionID)...)
+	}
 	line = append(line, '\n')
 	m.line = line
 	if _, err := m.bw.Write(line); err != nil {
@@ -164,13 +178,15 @@ func (m Manifest) ARN(partition string) string { return BucketARN(partition, m.B
 // at one part whether the listing has a thousand keys or a hundred million.
 // partSize 0 means DefaultPartSize.
 func PutManifest(ctx context.Context, src store.Lister, opts ManifestOptions, dst store.Store, bucket, key string, partSize int64) (Manifest, error) {
-	return putManifestParts(ctx, bucket, key, dst, partSize, func(w io.Writer) (ManifestStats, error) {
+	m, err := putManifestParts(ctx, bucket, key, dst, partSize, func(w io.Writer) (ManifestStats, error) {
 		st, err := WriteManifest(ctx, src, opts, w)
 		if err == nil && st.Objects == 0 {
 			err = fmt.Errorf("write manifest of s3://%s/%s: %w", opts.Bucket, opts.Prefix, ErrNothingToCopy)
 		}
 		return st, err
 	})
+	m.Versioned = opts.Versioned
+	return m, err
 }
 
 // putManifest uploads what write writes to key of dst (a store of bucket)

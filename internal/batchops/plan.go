@@ -25,7 +25,18 @@ type CopyPlan struct {
 	StartAfter string
 	// MaxSize is the largest object the job copies; 0 means MaxCopySize.
 	MaxSize int64
+	// Versions says whether the manifest pins each object's version:
+	// VersionsAuto (the default, "") when the source bucket keeps
+	// versions, VersionsOn always, VersionsOff never.
+	Versions string
 }
+
+// Values of CopyPlan.Versions.
+const (
+	VersionsAuto = "auto"
+	VersionsOn   = "on"
+	VersionsOff  = "off"
+)
 
 // DestPrefix is the job's TargetKeyPrefix.
 func (p CopyPlan) DestPrefix() string { return p.Dst.AsDir().Key }

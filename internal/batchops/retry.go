@@ -29,7 +29,7 @@ func RetrySpec(ctx context.Context, open Opener, j Job, dst store.Store, bucket,
 		return CopySpec{}, fmt.Errorf("retry job %s: the job has no completion report to take the failed keys from", j.ID)
 	}
 	var src string
-	var failed int64
+	var failed, versioned int64
 	_, err := ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r TaskResult) error {
 		if r.Status != TaskFailed {
 			return nil
@@ -39,6 +39,9 @@ func RetrySpec(ctx context.Context, open Opener, j Job, dst store.Store, bucket,
 		}
 		src = r.Bucket
 		failed++
+		if r.VersionID != "" {
+			versioned++
+		}
 		return nil
 	})
 	if err != nil {
@@ -47,18 +50,22 @@ func RetrySpec(ctx context.Context, open Opener, j Job, dst store.Store, bucket,
 	if failed == 0 {
 		return CopySpec{}, fmt.Errorf("retry job %s: %w", j.ID, ErrNothingToRetry)
 	}
+	if versioned != 0 && versioned != failed {
+		return CopySpec{}, fmt.Errorf("retry job %s: %d of its %d failed tasks name a version, and a manifest gives versions for all objects or none", j.ID, versioned, failed)
+	}
 	rows := listerFunc(func(ctx context.Context, _, _ string, fn func(store.Object) error) error {
 		_, err := ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r TaskResult) error {
 			if r.Status != TaskFailed {
 				return nil
 			}
-			return fn(store.Object{Key: r.Key})
+			return fn(store.Object{Key: r.Key, VersionID: r.VersionID})
 		})
 		return err
 	})
 	// MaxSize: a failed task's object was under the limit when it was
 	// listed; if it grew since, the new job fails it again and says why.
-	m, err := PutManifest(ctx, rows, ManifestOptions{Bucket: src, MaxSize: 1 << 62}, dst, bucket, key, 0)
+	// A versioned job's retry copies the same versions.
+	m, err := PutManifest(ctx, rows, ManifestOptions{Bucket: src, MaxSize: 1 << 62, Versioned: versioned > 0}, dst, bucket, key, 0)
 	if err != nil {
 		return CopySpec{}, err
 	}

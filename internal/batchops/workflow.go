@@ -128,6 +128,7 @@ func (r *Runner) Copy(ctx context.Context, o CopyOptions) error {
 			return pl.write(ctx, p, src, r.Store(p.Dst.Bucket), r.Local, w)
 		})
 	}
+	m.Versioned = pl.versioned
 	if errors.Is(err, ErrNothingToCopy) && len(pl.routed) > 0 {
 		err = nil // only objects a job cannot copy: no job, the fallback does it all
 	}
@@ -195,12 +196,65 @@ type planned struct {
 	routed []routedObject
 	stats  ManifestStats
 	marker *store.Object // the source prefix's own folder marker
+	// versioned: the manifest pins the version of each object listed.
+	versioned bool
+}
+
+// versionLister is a store that lists the current version of each object
+// with its version ID (s3store.Store).
+type versionLister interface {
+	Versioned(ctx context.Context) (bool, error)
+	ListCurrentVersions(ctx context.Context, prefix string, fn func(store.Object) error) error
+}
+
+// versionedSource is a source store whose listings carry version IDs, so
+// that the plan's tasks do.
+type versionedSource struct {
+	store.Store
+	vl versionLister
+}
+
+func (v versionedSource) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
+	if delimiter != "" {
+		return v.Store.List(ctx, prefix, delimiter, fn)
+	}
+	return v.vl.ListCurrentVersions(ctx, prefix, fn)
+}
+
+// sourceFor is src as the plan lists it: with version IDs when the bucket
+// keeps versions (VersionsAuto, VersionsOn). VersionsOn refuses a bucket
+// that keeps none: its objects have no version to pin (an overwrite
+// replaces the "null" version in place).
+func sourceFor(ctx context.Context, p CopyPlan, src store.Store) (store.Store, bool, error) {
+	if p.Versions == VersionsOff {
+		return src, false, nil
+	}
+	vl, ok := src.(versionLister)
+	on := false
+	if ok {
+		var err error
+		if on, err = vl.Versioned(ctx); err != nil {
+			return nil, false, err
+		}
+	}
+	switch {
+	case !on && p.Versions == VersionsOn:
+		return nil, false, fmt.Errorf("versioned manifest of %s: s3://%s keeps no versions, so there is none to pin: %w", p.Src, p.Src.Bucket, ErrInvalidJob)
+	case !on:
+		return src, false, nil
+	}
+	return versionedSource{Store: src, vl: vl}, true, nil
 }
 
 // write streams the plan of p into w as manifest lines. Objects a job
 // cannot copy are few: keeping them to copy after the job is created costs
 // little memory and no second listing of the source.
 func (pl *planned) write(ctx context.Context, p CopyPlan, src, dst store.Store, local engine.Options, w io.Writer) (ManifestStats, error) {
+	src, versioned, err := sourceFor(ctx, p, src)
+	if err != nil {
+		return ManifestStats{}, err
+	}
+	pl.versioned = versioned
 	job := p.engineJob(src, dst)
 	base := SourceBase(p.Src)
 	maxSize := p.maxSize()
@@ -238,14 +292,15 @@ func (pl *planned) write(ctx context.Context, p CopyPlan, src, dst store.Store, 
 		return false
 	}
 	mw := newManifestWriter(w, p.Src.Bucket)
-	err := engine.Plan(ctx, job, opts, func(t engine.Task) error {
+	mw.versioned = versioned
+	err = engine.Plan(ctx, job, opts, func(t engine.Task) error {
 		switch {
 		case t.Op == engine.OpSkip && t.Reason != "folder marker":
 			return nil
 		case t.Op == engine.OpDelete:
 			return nil
 		}
-		return mw.add(store.Object{Key: t.SrcKey, Size: t.Size})
+		return mw.add(store.Object{Key: t.SrcKey, Size: t.Size, VersionID: t.VersionID})
 	})
 	if err == nil && pl.marker != nil {
 		err = mw.add(*pl.marker)

@@ -150,6 +150,8 @@ type batchCpFlags struct {
 	createdAfter  timeFlag
 	createdBefore timeFlag
 	matchClasses  []string
+	// versions: auto, on or off (batchops.CopyPlan.Versions).
+	versions string
 }
 
 func (a *app) batchCpCmd(bf *batchFlags) *cobra.Command {
@@ -166,6 +168,11 @@ failed keys.
 
 SRC is always copied recursively. Unlike cp, a job keeps whole source keys:
 s3://src/logs/a.json goes to DST's prefix + "logs/a.json".
+
+When the source bucket keeps versions, the manifest names the version of
+each object listed (Bucket,Key,VersionId), so the job copies that version
+even if the object is overwritten before its task runs; --version-ids off
+copies whatever is current then.
 
 A job cannot copy objects over 5 GiB; those are copied from this machine with
 multipart copy after the job is created, or, with --no-local-fallback,
@@ -198,6 +205,7 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 	fl.Var(&f.createdAfter, "created-after", "with --manifest-generator: only objects created after this time (a date, RFC 3339 time or an age like 7d)")
 	fl.Var(&f.createdBefore, "created-before", "with --manifest-generator: only objects created before this time")
 	fl.StringSliceVar(&f.matchClasses, "match-storage-class", nil, "with --manifest-generator: only objects in these storage classes")
+	fl.StringVar(&f.versions, "version-ids", batchops.VersionsAuto, "pin each object's version in the manifest, so the job copies the version listed: auto (when the source keeps versions), on or off")
 	fl.Var(&f.maxObjectSize, "max-object-size", "largest object the job copies")
 	_ = fl.MarkHidden("max-object-size") // for tests: 5 GiB is AWS's limit
 	return cmd
@@ -218,6 +226,12 @@ func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchops.CopyPla
 	}
 	p.StartAfter = f.startAfter
 	p.MaxSize = int64(f.maxObjectSize)
+	switch f.versions {
+	case "", batchops.VersionsAuto, batchops.VersionsOn, batchops.VersionsOff:
+		p.Versions = f.versions
+	default:
+		return p, usagef("--version-ids %q: want auto, on or off", f.versions)
+	}
 	if f.report == "" {
 		p.Report = s3url.Location{Bucket: p.Dst.Bucket, Key: defaultReportPrefix}
 	} else if p.Report, err = parseLocation(f.report, true); err != nil {
