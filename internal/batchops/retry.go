@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/s3url"
 
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -122,4 +126,62 @@ func (r *Runner) Retry(ctx context.Context, jc *Client, id string, wait bool) er
 		return nil
 	}
 	return r.WaitAndReport(ctx, jc, newID, 0)
+}
+
+// RetryLocally copies the failed tasks of ended job id again from this
+// machine, with one engine run (Runner.Local), to where the job wrote its
+// copies (its TargetKeyPrefix + key) and in its storage class. The failed
+// keys are held in memory while they are copied. A versioned job's
+// failures are refused: the local engine copies current versions, not the
+// versions its manifest pinned. The error is nil when every one was
+// copied, a *PartialError otherwise.
+func (r *Runner) RetryLocally(ctx context.Context, jc *Client, id string) error {
+	j, err := jc.Describe(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !j.Done():
+		return fmt.Errorf("retry job %s: the job is %s; retry it when it has ended", j.ID, j.Status)
+	case j.Copy == nil:
+		return fmt.Errorf("retry job %s: not a copy job", j.ID)
+	case !j.Report.Enabled:
+		return fmt.Errorf("retry job %s: the job has no completion report to take the failed keys from", j.ID)
+	case j.Copy.DestPrefix != "" && !strings.HasSuffix(j.Copy.DestPrefix, "/"):
+		return fmt.Errorf("retry job %s --engine local: its target key prefix %q does not end in '/', which s3bulk's naming cannot reproduce; retry it with a job", j.ID, j.Copy.DestPrefix)
+	}
+	var src string
+	var routed []routedObject
+	open := func(b string) (store.Store, error) { return r.Store(b), nil }
+	_, err = ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(t TaskResult) error {
+		switch {
+		case t.Status != TaskFailed:
+			return nil
+		case t.VersionID != "":
+			return fmt.Errorf("retry job %s --engine local: its manifest pinned versions (%s of s3://%s/%s), and the local engine copies current versions: retry it with a job: %w",
+				j.ID, t.VersionID, t.Bucket, t.Key, ErrInvalidJob)
+		case src != "" && t.Bucket != src:
+			return fmt.Errorf("retry job %s: its report names two source buckets, %s and %s", j.ID, src, t.Bucket)
+		}
+		src = t.Bucket
+		routed = append(routed, routedObject{obj: store.Object{Key: t.Key}})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(routed) == 0 {
+		r.Observer.Note(fmt.Sprintf("job %s: nothing to retry, every task succeeded", j.ID))
+		return nil
+	}
+	r.Observer.Note(fmt.Sprintf("plan: %d failed objects of job %s, copied from this machine to s3://%s/%s", len(routed), j.ID, j.Copy.DestBucket, j.Copy.DestPrefix))
+	var meta *engine.MetadataOptions
+	if j.Copy.StorageClass != "" {
+		meta = &engine.MetadataOptions{Set: store.Metadata{StorageClass: j.Copy.StorageClass}}
+	}
+	failed := r.copyLocally(ctx, src, s3url.Location{Bucket: j.Copy.DestBucket, Key: j.Copy.DestPrefix}, routed, meta)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return partial(failed)
 }

@@ -123,6 +123,11 @@ func TestTheFakeChecksVersionedManifestsAsS3Does(t *testing.T) {
 				if len(rows) != 1 || rows[0].Status != TaskFailed || rows[0].VersionID != "no-such-version" {
 					t.Errorf("report = %+v, want the version's task failed, naming it", rows)
 				}
+				var results []engine.Result
+				err := e.runner(&recorder{}, &results).RetryLocally(ctx, e.jobs, id)
+				if !errors.Is(err, ErrInvalidJob) || !strings.Contains(err.Error(), "pinned versions") || len(results) != 0 {
+					t.Errorf("RetryLocally of a versioned job = %v (%d copied), want a refusal", err, len(results))
+				}
 			}
 		})
 	}

@@ -165,7 +165,7 @@ func (r *Runner) Copy(ctx context.Context, o CopyOptions) error {
 		if o.NoLocalFallback {
 			failed += int64(len(pl.routed))
 		} else {
-			failed += r.copyLocally(ctx, p, pl.routed)
+			failed += r.copyLocally(ctx, p.Src.Bucket, p.Dst, pl.routed, nil)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -325,36 +325,47 @@ func (pl *planned) write(ctx context.Context, p CopyPlan, src, dst store.Store, 
 // the job names its copies. The run lists the routed objects' common
 // directory once (one object is read with a HEAD) and keeps only them. It
 // returns how many failed.
-func (r *Runner) copyLocally(ctx context.Context, p CopyPlan, routed []routedObject) int64 {
+func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Location, routed []routedObject, meta *engine.MetadataOptions) int64 {
 	keys := make(map[string]bool, len(routed))
 	for _, ro := range routed {
 		keys[ro.obj.Key] = true
 	}
-	src, dst := r.Store(p.Src.Bucket), r.Store(p.Dst.Bucket)
+	ss, ds := r.Store(srcBucket), r.Store(dst.Bucket)
 	job := engine.Job{Recursive: true}
 	if len(routed) == 1 {
 		k := routed[0].obj.Key
 		job = engine.Job{
-			Src: engine.Endpoint{Store: src, Loc: s3url.Location{Bucket: p.Src.Bucket, Key: k, Literal: true}},
-			Dst: engine.Endpoint{Store: dst, Loc: s3url.Location{Bucket: p.Dst.Bucket, Key: p.DestPrefix() + k, Literal: true}},
-		}
-		if key, err := DestKey(p.Src, p.Dst, k); err == nil {
-			job.Dst.Loc.Key = key
+			Src: engine.Endpoint{Store: ss, Loc: s3url.Location{Bucket: srcBucket, Key: k, Literal: true}},
+			Dst: engine.Endpoint{Store: ds, Loc: s3url.Location{Bucket: dst.Bucket, Key: s3url.JoinKey(dst.AsDir().Key, k), Literal: true}},
 		}
 	} else {
-		dir := commonDir(routed)
-		from := s3url.Location{Bucket: p.Src.Bucket, Key: dir, Literal: true}
-		job.Src = engine.Endpoint{Store: src, Loc: from}
-		job.Dst = engine.Endpoint{Store: dst, Loc: JobDest(from, p.Dst)}
+		from := s3url.Location{Bucket: srcBucket, Key: commonDir(routed), Literal: true}
+		job.Src = engine.Endpoint{Store: ss, Loc: from}
+		job.Dst = engine.Endpoint{Store: ds, Loc: JobDest(from, dst)}
 	}
 	opts := r.Local
-	opts.Filter = func(o store.Object) bool { return keys[SourceBase(job.Src.Loc)+o.Key] }
+	opts.Metadata = meta
+	found := make(map[string]bool, len(routed)) // written by the planner, read after the run
+	opts.Filter = func(o store.Object) bool {
+		k := SourceBase(job.Src.Loc) + o.Key
+		if keys[k] {
+			found[k] = true
+		}
+		return keys[k]
+	}
 	if len(routed) == 1 {
 		opts.Filter = nil
 	}
 	sum, err := engine.Run(ctx, job, opts)
 	if err != nil && ctx.Err() == nil {
 		r.Observer.Warning(fmt.Sprintf("ERROR %v", err))
+	}
+	if err == nil && len(routed) > 1 {
+		for _, ro := range routed {
+			if !found[ro.obj.Key] {
+				r.Observer.Warning(fmt.Sprintf("ERROR copy s3://%s/%s: %v (it is gone from the source)", srcBucket, ro.obj.Key, store.ErrNotFound))
+			}
+		}
 	}
 	// Every routed object not copied counts: failed ones, and any the run
 	// never reached (it stopped, or the object went away).

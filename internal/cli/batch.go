@@ -455,16 +455,23 @@ summary. The exit code is 0 when every task succeeded, 1 when some failed.`,
 
 func (a *app) batchRetryCmd(bf *batchFlags) *cobra.Command {
 	var wait bool
+	var eng string
 	cmd := &cobra.Command{
 		Use:   "retry JOB",
-		Short: "Copy the failed tasks of an ended job again, with a new job",
+		Short: "Copy the failed tasks of an ended job again, with a new job or from this machine",
 		Long: `Read the completion report of a job that ended, write its failed keys into a
 new manifest (under the destination bucket's _batch/manifest/) and create a
 job that copies them again to the same place, with the same role, storage
 class, report location and priority. A rerun of the same retry is the same
-job. The exit code is that of batch cp.`,
+job. With --engine local the failed objects are copied from this machine
+instead, in one run, to where the job would have written them (a job whose
+manifest pinned versions is retried with a job only). The exit code is that
+of batch cp.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if eng != engineLocal && eng != engineBatchOps {
+				return usagef("--engine %q: want batchops or local", eng)
+			}
 			ctx := cmd.Context()
 			jc, err := a.jobClient(ctx, bf)
 			if err != nil {
@@ -474,10 +481,14 @@ job. The exit code is that of batch cp.`,
 			if err != nil {
 				return err
 			}
+			if eng == engineLocal {
+				return batchExit(r.RetryLocally(ctx, jc, args[0]))
+			}
 			return batchExit(r.Retry(ctx, jc, args[0], wait))
 		},
 	}
-	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report (a local retry always ends before the command)")
+	cmd.Flags().StringVar(&eng, "engine", engineBatchOps, "who copies the failed objects again: batchops (a new job) or local (this machine)")
 	return cmd
 }
 

@@ -478,6 +478,50 @@ func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
 	}
 }
 
+func TestBatchRetryWithTheLocalEngineCopiesTheFailedTasksFromHere(t *testing.T) {
+	ctx := context.Background()
+	var e *batchEnv
+	var once sync.Once
+	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 { // gone between the listing and the job's copies
+			once.Do(func() {
+				for _, k := range []string{"logs/a b.json", "logs/x/c.json"} {
+					if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr(k)}); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+	}})
+	e.seed(t, map[string]string{"logs/a b.json": "a", "logs/x/c.json": "c", "logs/kept.json": "k"})
+	first := e.run(ctx, "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/r/", "--role-arn", batchRole, "--wait")
+	if first.code != ExitPartial {
+		t.Fatalf("exit %d, stderr:\n%s", first.code, first.err)
+	}
+	id := jobID(t, first.out)
+	if r := e.run(ctx, "batch", "retry", id, "--engine", "local"); r.code != ExitPartial || !strings.Contains(r.err, "ERROR") {
+		t.Errorf("a local retry of objects still gone: exit %d, want %d; stderr:\n%s", r.code, ExitPartial, r.err)
+	}
+	s3test.PutObject(t, e.sdk, e.src, "logs/a b.json", []byte("a"))
+	s3test.PutObject(t, e.sdk, e.src, "logs/x/c.json", []byte("c"))
+	jobs := len(e.fake.History(id))
+	r := e.run(ctx, "batch", "retry", id, "--engine", "local")
+	if r.code != ExitOK || !strings.Contains(r.err, "plan: 2 failed objects of job "+id+", copied from this machine") {
+		t.Fatalf("retry --engine local: exit %d, stderr:\n%s", r.code, r.err)
+	}
+	for k, v := range map[string]string{"r/logs/a b.json": "a", "r/logs/x/c.json": "c"} {
+		if got := string(s3test.GetObject(t, e.sdk, e.dst, k)); got != v {
+			t.Errorf("%s = %q after the local retry, want %q", k, got, v)
+		}
+	}
+	if jobID := jobLine.FindStringSubmatch(r.out); jobID != nil || len(e.fake.History(id)) != jobs {
+		t.Errorf("a local retry created a job: stdout %q", r.out)
+	}
+	if bad := e.run(ctx, "batch", "retry", id, "--engine", "auto"); bad.code != ExitUsage || !strings.Contains(bad.err, "want batchops or local") {
+		t.Errorf("--engine auto: exit %d, stderr %q", bad.code, bad.err)
+	}
+}
+
 func TestBatchConfirmRunPriorityAndTags(t *testing.T) {
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
