@@ -302,6 +302,9 @@ func (pl *planned) write(ctx context.Context, p CopyPlan, src, dst store.Store, 
 		}
 		return mw.add(store.Object{Key: t.SrcKey, Size: t.Size, VersionID: t.VersionID})
 	})
+	if errors.As(err, new(*engine.NoMatchError)) {
+		err = nil // a wildcard that matches nothing: nothing to copy, as below
+	}
 	if err == nil && pl.marker != nil {
 		err = mw.add(*pl.marker)
 	}

@@ -158,3 +158,16 @@ func TestCommonDir(t *testing.T) {
 		}
 	}
 }
+
+func TestCopyOfAWildcardMatchingNothingIsNothingToCopy(t *testing.T) {
+	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
+	e.put(t, e.src, map[string]string{"a.txt": "1"})
+	var results []engine.Result
+	err := e.runner(&recorder{}, &results).Copy(context.Background(), e.copyOptions(t, "s3://"+e.src+"/*.json", "s3://"+e.dst))
+	if !errors.Is(err, ErrNothingToCopy) {
+		t.Errorf("Copy = %v, want ErrNothingToCopy", err)
+	}
+	if keys := s3test.ListKeys(t, e.sdk, e.dst, ""); len(keys) != 0 {
+		t.Errorf("destination holds %q, want nothing", keys)
+	}
+}
