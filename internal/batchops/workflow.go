@@ -329,9 +329,12 @@ func (pl *planned) write(ctx context.Context, p CopyPlan, src, dst store.Store, 
 // directory once (one object is read with a HEAD) and keeps only them. It
 // returns how many failed.
 func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Location, routed []routedObject, meta *engine.MetadataOptions) int64 {
-	keys := make(map[string]bool, len(routed))
+	// The ETag each object was listed with, "" when unknown (a retry):
+	// an object changed since is not copied but reported, so the fallback
+	// copies what the plan listed, as the job does.
+	listed := make(map[string]string, len(routed))
 	for _, ro := range routed {
-		keys[ro.obj.Key] = true
+		listed[ro.obj.Key] = ro.obj.ETag
 	}
 	ss, ds := r.Store(srcBucket), r.Store(dst.Bucket)
 	job := engine.Job{Recursive: true}
@@ -348,31 +351,40 @@ func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Lo
 	}
 	opts := r.Local
 	opts.Metadata = meta
-	found := make(map[string]bool, len(routed)) // written by the planner, read after the run
+	// Written by the planner's goroutine, read after the run.
+	found := make(map[string]bool, len(routed))
+	changed := map[string]string{}
+	base := job.Src.Loc.Base()
 	opts.Filter = func(o store.Object) bool {
-		k := SourceBase(job.Src.Loc) + o.Key
-		if keys[k] {
-			found[k] = true
+		k := base + o.Key
+		etag, ok := listed[k]
+		switch {
+		case !ok:
+			return false
+		case etag != "" && o.ETag != etag:
+			found[k], changed[k] = true, o.ETag
+			return false
 		}
-		return keys[k]
-	}
-	if len(routed) == 1 {
-		opts.Filter = nil
+		found[k] = true
+		return true
 	}
 	sum, err := engine.Run(ctx, job, opts)
 	if err != nil && ctx.Err() == nil {
 		r.Observer.Warning(fmt.Sprintf("ERROR %v", err))
 	}
-	if err == nil && len(routed) > 1 {
+	if err == nil {
 		for _, ro := range routed {
-			if !found[ro.obj.Key] {
+			switch etag, ok := changed[ro.obj.Key]; {
+			case ok:
+				r.Observer.Warning(fmt.Sprintf("ERROR copy s3://%s/%s: changed since it was listed (ETag %s, now %s): not copied", srcBucket, ro.obj.Key, ro.obj.ETag, etag))
+			case !found[ro.obj.Key]:
 				r.Observer.Warning(fmt.Sprintf("ERROR copy s3://%s/%s: %v (it is gone from the source)", srcBucket, ro.obj.Key, store.ErrNotFound))
 			}
 		}
 	}
 	// Every routed object not copied counts: failed ones, and any the run
 	// never reached (it stopped, or the object went away).
-	return max(int64(len(routed))-sum.Copied()-sum.Skipped, sum.Failed)
+	return max(int64(len(routed))-sum.Copied()-sum.Skipped, sum.Failed+int64(len(changed)))
 }
 
 // commonDir is the longest directory ("a/b/") holding every routed key.

@@ -171,3 +171,36 @@ func TestCopyOfAWildcardMatchingNothingIsNothingToCopy(t *testing.T) {
 		t.Errorf("destination holds %q, want nothing", keys)
 	}
 }
+
+// The fallback copies an object only while it is the one the plan listed,
+// as a job's task copies the object of its manifest line.
+func TestTheLocalFallbackSkipsAnObjectChangedSinceItWasListed(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
+	e.put(t, e.src, map[string]string{"d/x": "changed", "d/y": "same"})
+	y, _, err := e.s3.Bucket(e.src).Head(ctx, "d/y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, routed := range [][]routedObject{
+		{{obj: store.Object{Key: "d/x", ETag: "0123456789abcdef0123456789abcdef"}}},           // one object: a HEAD
+		{{obj: store.Object{Key: "d/x", ETag: "0123456789abcdef0123456789abcdef"}}, {obj: y}}, // a listing
+	} {
+		rec := &recorder{}
+		var results []engine.Result
+		dst := s3url.Location{Bucket: e.dst, Key: "c/"}
+		if failed := e.runner(rec, &results).copyLocally(ctx, e.src, dst, routed, nil); failed != 1 {
+			t.Errorf("%d objects: %d failed, want 1 (the changed one)", len(routed), failed)
+		}
+		if !slices.ContainsFunc(rec.notes, func(n string) bool { return strings.Contains(n, "d/x: changed since it was listed") }) {
+			t.Errorf("%d objects: notes %q do not name the changed object", len(routed), rec.notes)
+		}
+		want := []string{}
+		if len(routed) == 2 {
+			want = []string{"c/d/y"}
+		}
+		if got := s3test.ListKeys(t, e.sdk, e.dst, "c/"); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%d objects: destination %q, want %q", len(routed), got, want)
+		}
+	}
+}
