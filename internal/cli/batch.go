@@ -315,6 +315,9 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 // generatorOf checks the --manifest-generator flags: S3 lists the source
 // itself, with its own filters.
 func generatorOf(p batchops.CopyPlan, f batchCpFlags) (*batchops.Generator, error) {
+	if f.versions == batchops.VersionsOn || f.versions == batchops.VersionsOff {
+		return nil, usagef("--version-ids %s and --manifest-generator: S3 writes that manifest itself, and s3bulk does not choose its columns", f.versions)
+	}
 	if p.Src.HasWildcard() {
 		return nil, usagef("--manifest-generator: S3 filters keys by prefix and suffix, not wildcards: give %s as a prefix and use --suffix", p.Src)
 	}

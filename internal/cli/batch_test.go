@@ -289,6 +289,7 @@ func TestBatchUsageErrors(t *testing.T) {
 		{"a missing role is refused before anything is listed", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst}, "--role-arn is required"},
 		{"an unknown report scope is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--report-scope", "some"}, "want all or failed"},
 		{"an unknown --version-ids is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--version-ids", "some"}, "want auto, on or off"},
+		{"--version-ids with a manifest S3 writes is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--manifest-generator", "--version-ids", "on"}, "S3 writes that manifest itself"},
 		{"versions of a bucket that keeps none are refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--version-ids", "on"}, "keeps no versions"},
 		{"status needs a job id", []string{"batch", "status"}, "accepts 1 arg"},
 		{"an unknown verb is a usage error", []string{"batch", "frobnicate"}, "unknown command"},
