@@ -37,6 +37,8 @@ type AutoOptions struct {
 	// CanHandOver is false without a role for a job: auto then only
 	// says what it would do.
 	CanHandOver bool
+	// Engine plans the count of the source; nil means DefaultEngine.
+	Engine Engine
 	// Out receives auto's lines: the estimates and the choice. Writes come
 	// from the planner's goroutine: Out must be safe for that.
 	Out io.Writer
@@ -129,7 +131,11 @@ func (r *Auto) Finish(ctx context.Context, localErr error, partial bool) (after 
 func (r *Auto) countSource(ctx context.Context, job engine.Job) {
 	defer r.wg.Done()
 	var n autoCount
-	n.err = engine.Plan(ctx, job, engine.Options{}, func(t engine.Task) error {
+	eng := r.o.Engine
+	if eng == nil {
+		eng = DefaultEngine{}
+	}
+	n.err = eng.Plan(ctx, job, engine.Options{}, func(t engine.Task) error {
 		n.objects++
 		n.bytes += t.Size
 		r.seen.Add(1)

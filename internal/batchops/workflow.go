@@ -65,6 +65,25 @@ func partial(failed int64) error {
 	return nil
 }
 
+// Engine plans and runs local jobs: the engine's Plan and Run.
+type Engine interface {
+	Plan(ctx context.Context, job engine.Job, opts engine.Options, fn func(engine.Task) error) error
+	Run(ctx context.Context, job engine.Job, opts engine.Options) (engine.Summary, error)
+}
+
+// DefaultEngine is the engine package's own Plan and Run.
+type DefaultEngine struct{}
+
+// Plan is engine.Plan.
+func (DefaultEngine) Plan(ctx context.Context, job engine.Job, opts engine.Options, fn func(engine.Task) error) error {
+	return engine.Plan(ctx, job, opts, fn)
+}
+
+// Run is engine.Run.
+func (DefaultEngine) Run(ctx context.Context, job engine.Job, opts engine.Options) (engine.Summary, error) {
+	return engine.Run(ctx, job, opts)
+}
+
 // Runner runs batch workflows: a copy (its plan, manifest, job, local
 // fallback, watch and report), a retry, the report of a job.
 type Runner struct {
@@ -77,6 +96,9 @@ type Runner struct {
 	Observer Observer
 	// Poll is how often a job being waited for is asked for its state.
 	Poll time.Duration
+	// Engine plans the copies and runs the local ones; nil means
+	// DefaultEngine.
+	Engine Engine
 	// Local are the engine options of the runs on this machine (the
 	// fallback for objects a job cannot copy, retry --engine local):
 	// budgets and the per-object observer.
@@ -122,10 +144,10 @@ func (r *Runner) Copy(ctx context.Context, o CopyOptions) error {
 	var m Manifest
 	var err error
 	if o.DryRun {
-		m.Stats, err = pl.write(ctx, p, src, r.Store(p.Dst.Bucket), r.Local, io.Discard)
+		m.Stats, err = pl.write(ctx, r.engine(), p, src, r.Store(p.Dst.Bucket), r.Local, io.Discard)
 	} else {
 		m, err = putManifest(ctx, p.Manifest.Bucket, p.Manifest.Key, mst, func(w io.Writer) (ManifestStats, error) {
-			return pl.write(ctx, p, src, r.Store(p.Dst.Bucket), r.Local, w)
+			return pl.write(ctx, r.engine(), p, src, r.Store(p.Dst.Bucket), r.Local, w)
 		})
 	}
 	m.Versioned = pl.versioned
@@ -175,6 +197,13 @@ func (r *Runner) Copy(ctx context.Context, o CopyOptions) error {
 		return partial(failed)
 	}
 	return r.WaitAndReport(ctx, jc, jobID, failed)
+}
+
+func (r *Runner) engine() Engine {
+	if r.Engine == nil {
+		return DefaultEngine{}
+	}
+	return r.Engine
 }
 
 func (r *Runner) created(id, region string) {
@@ -249,7 +278,7 @@ func sourceFor(ctx context.Context, p CopyPlan, src store.Store) (store.Store, b
 // write streams the plan of p into w as manifest lines. Objects a job
 // cannot copy are few: keeping them to copy after the job is created costs
 // little memory and no second listing of the source.
-func (pl *planned) write(ctx context.Context, p CopyPlan, src, dst store.Store, local engine.Options, w io.Writer) (ManifestStats, error) {
+func (pl *planned) write(ctx context.Context, eng Engine, p CopyPlan, src, dst store.Store, local engine.Options, w io.Writer) (ManifestStats, error) {
 	src, versioned, err := sourceFor(ctx, p, src)
 	if err != nil {
 		return ManifestStats{}, err
@@ -293,7 +322,7 @@ func (pl *planned) write(ctx context.Context, p CopyPlan, src, dst store.Store, 
 	}
 	mw := newManifestWriter(w, p.Src.Bucket)
 	mw.versioned = versioned
-	err = engine.Plan(ctx, job, opts, func(t engine.Task) error {
+	err = eng.Plan(ctx, job, opts, func(t engine.Task) error {
 		switch {
 		case t.Op == engine.OpSkip && t.Reason != "folder marker":
 			return nil
@@ -368,7 +397,7 @@ func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Lo
 		found[k] = true
 		return true
 	}
-	sum, err := engine.Run(ctx, job, opts)
+	sum, err := r.engine().Run(ctx, job, opts)
 	if err != nil && ctx.Err() == nil {
 		r.Observer.Warning(fmt.Sprintf("ERROR %v", err))
 	}
