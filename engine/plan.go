@@ -201,7 +201,7 @@ func (e *executor) task(o store.Object, dstKey string) Task {
 	t := Task{
 		Src: src.Store.URL(o.Key), Dst: dst.Store.URL(dstKey),
 		SrcKey: o.Key, DstKey: dstKey,
-		Size: o.Size, ETag: o.ETag, ModTime: o.ModTime,
+		Size: o.Size, ETag: o.ETag, ModTime: o.ModTime, VersionID: o.VersionID,
 		DeleteSource: e.job.Move,
 	}
 	var kind parts.Kind

@@ -46,6 +46,9 @@ type Object struct {
 	// IsPrefix marks a common prefix returned by a delimited listing
 	// ("directory"); only Key is set then.
 	IsPrefix bool
+	// VersionID is set by listings of versions (s3store's
+	// ListCurrentVersions); empty otherwise.
+	VersionID string
 }
 
 // Metadata is what travels with an object's bytes.

@@ -288,6 +288,9 @@ func TestBatchUsageErrors(t *testing.T) {
 		{"a local source is refused", []string{"batch", "cp", "./dir", "s3://" + e.dst, "--role-arn", batchRole}, "both ends must be s3:// URLs"},
 		{"a missing role is refused before anything is listed", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst}, "--role-arn is required"},
 		{"an unknown report scope is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--report-scope", "some"}, "want all or failed"},
+		{"an unknown --version-ids is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--version-ids", "some"}, "want auto, on or off"},
+		{"--version-ids with a manifest S3 writes is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--manifest-generator", "--version-ids", "on"}, "S3 writes that manifest itself"},
+		{"versions of a bucket that keeps none are refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--version-ids", "on"}, "keeps no versions"},
 		{"status needs a job id", []string{"batch", "status"}, "accepts 1 arg"},
 		{"an unknown verb is a usage error", []string{"batch", "frobnicate"}, "unknown command"},
 	}
@@ -473,6 +476,50 @@ func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
 	again := e.run(ctx, "batch", "retry", jobID(t, retry.out))
 	if again.code != ExitOK || !strings.Contains(again.err, "nothing to retry") {
 		t.Errorf("retry of a clean job: exit %d, stderr %q", again.code, again.err)
+	}
+}
+
+func TestBatchRetryWithTheLocalEngineCopiesTheFailedTasksFromHere(t *testing.T) {
+	ctx := context.Background()
+	var e *batchEnv
+	var once sync.Once
+	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 { // gone between the listing and the job's copies
+			once.Do(func() {
+				for _, k := range []string{"logs/a b.json", "logs/x/c.json"} {
+					if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr(k)}); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+	}})
+	e.seed(t, map[string]string{"logs/a b.json": "a", "logs/x/c.json": "c", "logs/kept.json": "k"})
+	first := e.run(ctx, "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/r/", "--role-arn", batchRole, "--wait")
+	if first.code != ExitPartial {
+		t.Fatalf("exit %d, stderr:\n%s", first.code, first.err)
+	}
+	id := jobID(t, first.out)
+	if r := e.run(ctx, "batch", "retry", id, "--engine", "local"); r.code != ExitPartial || !strings.Contains(r.err, "ERROR") {
+		t.Errorf("a local retry of objects still gone: exit %d, want %d; stderr:\n%s", r.code, ExitPartial, r.err)
+	}
+	s3test.PutObject(t, e.sdk, e.src, "logs/a b.json", []byte("a"))
+	s3test.PutObject(t, e.sdk, e.src, "logs/x/c.json", []byte("c"))
+	jobs := len(e.fake.History(id))
+	r := e.run(ctx, "batch", "retry", id, "--engine", "local")
+	if r.code != ExitOK || !strings.Contains(r.err, "plan: 2 failed objects of job "+id+", copied from this machine") {
+		t.Fatalf("retry --engine local: exit %d, stderr:\n%s", r.code, r.err)
+	}
+	for k, v := range map[string]string{"r/logs/a b.json": "a", "r/logs/x/c.json": "c"} {
+		if got := string(s3test.GetObject(t, e.sdk, e.dst, k)); got != v {
+			t.Errorf("%s = %q after the local retry, want %q", k, got, v)
+		}
+	}
+	if jobID := jobLine.FindStringSubmatch(r.out); jobID != nil || len(e.fake.History(id)) != jobs {
+		t.Errorf("a local retry created a job: stdout %q", r.out)
+	}
+	if bad := e.run(ctx, "batch", "retry", id, "--engine", "auto"); bad.code != ExitUsage || !strings.Contains(bad.err, "want batchops or local") {
+		t.Errorf("--engine auto: exit %d, stderr %q", bad.code, bad.err)
 	}
 }
 
