@@ -41,16 +41,11 @@ import (
 // server's: a missing or wrong credential, say.
 func runCLIEnv(t *testing.T, srv *s3test.Server, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	var kv []string
 	for k, v := range env {
-		t.Setenv(k, v)
+		kv = append(kv, k+"="+v)
 	}
-	var out, errOut bytes.Buffer
-	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
-	return out.String(), errOut.String(), code
+	return runCLI(t, withEnv(srv, kv...), args...)
 }
 
 // summaryLine matches the run summary that cp prints on stderr.

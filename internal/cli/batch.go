@@ -109,20 +109,18 @@ func (a *app) jobClientFor(ctx context.Context, bf *batchFlags, s3c *s3.Client, 
 }
 
 func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
-	var opts []func(*config.LoadOptions) error
-	if a.g.region != "" {
-		opts = append(opts, config.WithRegion(a.g.region))
-	}
-	if a.g.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(a.g.profile))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := s3store.LoadAWSConfig(ctx, a.env.s3Config(s3store.Config{Region: a.g.region, Profile: a.g.profile, Logger: a.logger}))
 	if err != nil {
 		var noProfile config.SharedConfigProfileNotExistError
 		if errors.As(err, &noProfile) {
 			return nil, fmt.Errorf("load aws config: %w: %w", store.ErrInvalidCredentials, err)
 		}
 		return nil, fmt.Errorf("load aws config: %w", err)
+	}
+	if ep := a.env.get("AWS_ENDPOINT_URL"); ep != "" && a.env.endpointURL() != "" {
+		// As the SDK reads it: the global endpoint variable is every
+		// service's (S3 and S3 Control) unless a flag names another.
+		cfg.BaseEndpoint = &ep
 	}
 	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
 	if err != nil {

@@ -36,10 +36,6 @@ type batchEnv struct {
 func newBatchEnv(t *testing.T, fo fakecontrol.Options) *batchEnv {
 	t.Helper()
 	srv := s3test.Start(t)
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	sdk := srv.Client(t)
 	return &batchEnv{srv: srv, sdk: sdk, fake: fakecontrol.New(t, sdk, fo), src: srv.NewBucket(t), dst: srv.NewBucket(t)}
 }
@@ -57,7 +53,7 @@ func (e *batchEnv) run(ctx context.Context, args ...string) runResult {
 	if slices.Contains(args, "batch") {
 		all = append(all, "--control-endpoint-url", e.fake.URL, "--account-id", e.fake.AccountID(), "--poll-interval", "1ms")
 	}
-	code := Run(ctx, all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := Run(ctx, all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb, Env: e.srv.Env()})
 	return runResult{code, out.String(), errb.String()}
 }
 
@@ -312,7 +308,7 @@ func TestBatchStatusOfAnUnknownJobIsFatal(t *testing.T) {
 func TestBatchPolicyGolden(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"batch", "policy", "s3://src-bucket/1/", "s3://dst-bucket/copy/",
-		"--report", "s3://logs-bucket/batch", "--role-arn", batchRole}, Stdio{Out: &out, Err: &errb})
+		"--report", "s3://logs-bucket/batch", "--role-arn", batchRole}, Stdio{Out: &out, Err: &errb, Env: []string{}})
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}

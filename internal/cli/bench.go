@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
@@ -232,26 +231,20 @@ with part sizes from 8 to 512 MiB and with the automatic choice.`,
 // benchConn loads the AWS configuration the way the report's programs did
 // (the SDK's default chain), with the global flags applied.
 func (a *app) benchConn(ctx context.Context) (bench.Conn, error) {
-	var opts []func(*config.LoadOptions) error
-	if a.g.region != "" {
-		opts = append(opts, config.WithRegion(a.g.region))
-	}
-	if a.g.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(a.g.profile))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	sc := a.env.s3Config(s3store.Config{Region: a.g.region, Profile: a.g.profile, EndpointURL: a.g.endpointURL, Logger: a.logger})
+	cfg, err := s3store.LoadAWSConfig(ctx, sc)
 	if err != nil {
 		return bench.Conn{}, fmt.Errorf("load aws config: %w", err)
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
-	endpoint := a.g.endpointURL
+	endpoint := sc.EndpointURL
 	if endpoint == "" {
 		endpoint = aws.ToString(cfg.BaseEndpoint)
 	}
 	pathStyle := a.g.pathStyle == "true" || (a.g.pathStyle == "auto" && endpoint != "")
-	return bench.Conn{AWS: cfg, Endpoint: endpoint, PathStyle: pathStyle, ChecksumWhenRequired: a.g.checksumWhenRequired}, nil
+	return bench.Conn{AWS: cfg, Endpoint: endpoint, PathStyle: pathStyle, ChecksumWhenRequired: a.g.checksumWhenRequired, ToolEnv: a.env.list()}, nil
 }
 
 // storeConfig is the engine's store configuration from the global flags.
@@ -268,7 +261,7 @@ func (a *app) storeConfig() s3store.Config {
 	case "false":
 		cfg.PathStyle = ptr(false)
 	}
-	return cfg
+	return a.env.s3Config(cfg)
 }
 
 // engineFunc runs s3bulk's engine as the "s3bulk" method: a fresh session
@@ -564,7 +557,7 @@ out unless asked for with --methods.`,
 				if err != nil {
 					return fmt.Errorf("demo: %w", err)
 				}
-				f.out = defaultDemoOut(cwd, os.TempDir())
+				f.out = defaultDemoOut(cwd, a.env.tempDir())
 			}
 			if err := bench.CheckMethods(f.bench.methods); err != nil {
 				return usageError{err}
@@ -662,7 +655,7 @@ func serveSelf(dir string) (*exec.Cmd, error) {
 }
 
 func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, prices bench.Prices) (err error) {
-	tmp, err := os.MkdirTemp("", "s3bulk-demo-")
+	tmp, err := os.MkdirTemp(a.env.tempDir(), "s3bulk-demo-")
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -671,10 +664,9 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 	if err != nil {
 		return err
 	}
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
+	// The server runs in this command's environment; what serverCmd set
+	// (a test's markers) is added to it.
+	cmd.Env = append(append(a.env.list(), cmd.Env...), "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
 	child, err := gateway.Spawn(ctx, cmd)
 	if err != nil {
 		return fmt.Errorf("demo: start the S3 server: %w", err)
@@ -690,6 +682,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 		if err != nil {
 			return err
 		}
+		pcmd.Env = append(a.env.list(), pcmd.Env...)
 		proxy, err := gateway.Spawn(ctx, pcmd)
 		if err != nil {
 			return fmt.Errorf("demo: start the latency proxy: %w", err)
@@ -712,7 +705,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 		Endpoint: endpoint, PathStyle: true, ChecksumWhenRequired: true,
 		// Tools must reach the demo server with the demo keys only, whatever
 		// the user's AWS config says.
-		ToolEnv: []string{"AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull, "AWS_EC2_METADATA_DISABLED=true"},
+		ToolEnv: append(a.env.list(), "AWS_CONFIG_FILE="+os.DevNull, "AWS_SHARED_CREDENTIALS_FILE="+os.DevNull, "AWS_EC2_METADATA_DISABLED=true"),
 	}
 	client := conn.Client(nil, 0)
 	for _, b := range []string{demoSource, demoDest} {

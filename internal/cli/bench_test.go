@@ -177,9 +177,11 @@ func TestDemoChildProcesses(t *testing.T) {
 	}
 }
 
+// testChild re-executes the test binary as one of demo's children; runDemo
+// adds its own environment before env.
 func testChild(env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDemoChildProcesses$")
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	return cmd
 }
 
@@ -192,10 +194,11 @@ func testProxyCmd(target string, latency time.Duration) (*exec.Cmd, error) {
 }
 
 // demoApp is an app as Run builds it, for calling runDemo with a test
-// server command.
-func demoApp(stdout, stderr io.Writer, json bool) *app {
+// server command, in this process's environment with kv added.
+func demoApp(stdout, stderr io.Writer, json bool, kv ...string) *app {
 	return &app{
 		stdio:  Stdio{In: strings.NewReader(""), Out: stdout, Err: stderr},
+		env:    newEnviron(append(os.Environ(), kv...)),
 		g:      globals{concurrency: 16, json: json, pathStyle: "auto", logLevel: "warn", noProgress: true},
 		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
@@ -210,12 +213,11 @@ var smallDemo = bench.Layout{Objects: 24, Size: 1500, FilesPerUser: 4, UsersPerC
 
 func TestDemoRunsTheBenchOnItsOwnServerAndCleansUp(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(t.TempDir(), "report")
 	var stdout, stderr bytes.Buffer
 	f := demoFlagsFor(out, bench.MethodCopyPerCompany, bench.MethodS3bulk)
 	f.latency = 2 * time.Millisecond // the proxy in the path
-	err := demoApp(&stdout, &stderr, true).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	err := demoApp(&stdout, &stderr, true, "TMPDIR="+tmp).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
 	if err != nil {
 		t.Fatalf("demo: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -259,13 +261,12 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 
 func TestDemoCleansUpWhenInterrupted(t *testing.T) {
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	stderr := &cancelOn{trigger: "bench: copy-per-company: running", cancel: cancel}
 	var stdout bytes.Buffer
 	f := demoFlagsFor(t.TempDir(), bench.MethodCopyPerCompany, bench.MethodS3bulk)
-	err := demoApp(&stdout, stderr, false).runDemo(ctx, f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	err := demoApp(&stdout, stderr, false, "TMPDIR="+tmp).runDemo(ctx, f, smallDemo, bench.DefaultPrices()["us-east-1"])
 	if err == nil || exitCode(ctx, err) != ExitInterrupted {
 		t.Fatalf("interrupted demo returned %v, want an interruption", err)
 	}

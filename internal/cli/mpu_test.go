@@ -134,7 +134,7 @@ func TestMPUExitCodes(t *testing.T) {
 	startUploads(t, srv, bucket, "x/1", "x/2", "y/3")
 	// Every abort fails, once, as a server error: it is reported per
 	// upload and the others go on.
-	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	env := withEnv(srv, "AWS_MAX_ATTEMPTS=1")
 	proxy := startFaultProxy(t, srv, faultproxy.Config{Seed: 11, InternalErrorRate: 1, Match: func(r *http.Request) bool {
 		return r.Method == http.MethodDelete && r.URL.Query().Has("uploadId") && strings.Contains(r.URL.Path, "/x/")
 	}})
@@ -152,7 +152,7 @@ func TestMPUExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := runCLI(t, srv, tt.args...)
+			out, errOut, code := runCLI(t, env, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, errOut)
 			}

@@ -209,7 +209,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	if err := os.WriteFile(keyFile, key1, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("S3BULK_TEST_SSEC_KEY2", base64.StdEncoding.EncodeToString(key2))
+	env := withEnv(srv, "S3BULK_TEST_SSEC_KEY2="+base64.StdEncoding.EncodeToString(key2))
 	k1 := []string{"--sse-c", "AES256", "--sse-c-key", "file://" + keyFile}
 	k2 := []string{"--sse-c", "AES256", "--sse-c-key", "env://S3BULK_TEST_SSEC_KEY2"}
 	k1src := []string{"--sse-c-copy-source", "AES256", "--sse-c-copy-source-key", "file://" + keyFile}
@@ -288,7 +288,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 			}
 			rec.take()
 			args := slices.Concat([]string{"--endpoint-url", proxy.URL(), "--log-level", "debug"}, tt.args)
-			out, errOut, code := runCLI(t, srv, args...)
+			out, errOut, code := runCLI(t, env, args...)
 			if code != ExitOK {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}

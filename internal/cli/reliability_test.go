@@ -507,14 +507,14 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 	for _, tt := range failing {
 		t.Run(tt.name+": each download fails and leaves no file", func(t *testing.T) {
 			// Three attempts, so that giving up takes seconds, not minutes.
-			t.Setenv("AWS_MAX_ATTEMPTS", "3")
+			env := withEnv(srv, "AWS_MAX_ATTEMPTS=3")
 			proxy := startFaultProxy(t, srv, tt.cfg)
 			dir := t.TempDir()
 			// A file already under a final name survives a failed download.
 			old := map[string]string{"small/00.bin": "old"}
 			testfs.Write(t, dir, old)
 			args := append([]string{"--endpoint-url", proxy.URL(), "--quiet", "cp", "--recursive"}, partFlags...)
-			_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/", dir)...)
+			_, errOut, code := runCLI(t, env, append(args, "s3://"+bucket+"/", dir)...)
 			lines := strings.Split(strings.TrimSpace(errOut), "\n")
 			switch {
 			case tt.stops:
@@ -553,11 +553,11 @@ func TestDebugLogsAndResultsShareStderrWithoutARace(t *testing.T) {
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	const n = 50
 	seedObjects(t, srv, src, "", n, 16)
-	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	env := withEnv(srv, "AWS_MAX_ATTEMPTS=1")
 	// 429, not 500: a 500 on every object would stop the run after a few
 	// (engine.StopAfter), and this test needs every object's line.
 	proxy := startFaultProxy(t, srv, faultproxy.Config{TooManyRequestsRate: 1, Match: isCopyObject})
-	_, stderr, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "--log-level", "debug", "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
+	_, stderr, code := runCLI(t, env, "--endpoint-url", proxy.URL(), "--log-level", "debug", "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
 	if code != ExitPartial {
 		t.Errorf("exit %d, want %d:\n%s", code, ExitPartial, tail(stderr, 10))
 	}

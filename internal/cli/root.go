@@ -20,11 +20,16 @@ import (
 	"github.com/s3bulk/s3bulk/engine"
 )
 
-// Stdio is where a command reads and writes; tests pass buffers.
+// Stdio is the process's world as a command line sees it: where it reads
+// and writes, and its environment. Tests pass buffers and an environment of
+// their own, so that command lines can run in parallel in one process.
 type Stdio struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Env is the environment as os.Environ returns it ("KEY=value"; the
+	// last of a repeated key wins); nil means the process's.
+	Env []string
 }
 
 // globals are the flags accepted before or after any verb.
@@ -49,6 +54,7 @@ type globals struct {
 // app carries what every command needs. It is built per Run, never global.
 type app struct {
 	stdio   Stdio
+	env     environ
 	g       globals
 	logger  *slog.Logger
 	profile *os.File
@@ -99,7 +105,7 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 			stdio.Out = &syncWriter{w: stdio.Out}
 		}
 	}
-	a := &app{stdio: stdio}
+	a := &app{stdio: stdio, env: newEnviron(stdio.Env)}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,15 +63,10 @@ func TestRunReadsStdin(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	var out, errOut bytes.Buffer
 	in := fmt.Sprintf("cp s3://%[1]s/a s3://%[1]s/b\ncp s3://%[1]s/a s3://%[1]s/c\n", bucket)
-	code := Run(context.Background(), []string{"--no-progress", "run", "-"}, Stdio{In: strings.NewReader(in), Out: &out, Err: &errOut})
+	_, errOut, code := runCLIStdin(t, srv, strings.NewReader(in), "run", "-")
 	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got := s3test.ListKeys(t, srv.Client(t), bucket, "")
 	sort.Strings(got)

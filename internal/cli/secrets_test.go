@@ -247,14 +247,15 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 	}
 	run := func(t *testing.T, env map[string]string, args []string) (string, string, int) {
 		t.Helper()
+		var kv []string
 		for k, v := range env {
-			t.Setenv(k, v)
+			kv = append(kv, k+"="+v)
 		}
 		all := append([]string{"--no-progress", "--log-level", "debug"}, args...)
 		// Locked: the logger and the renderers write stderr from many
 		// goroutines (see TestDebugLogsAndResultsShareStderrWithoutARace).
 		var out, errOut lockedBuffer
-		code := Run(t.Context(), all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		code := Run(t.Context(), all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut, Env: kv})
 		check(t, all, out.String(), errOut.String())
 		return out.String(), errOut.String(), code
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -21,18 +20,6 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
-
-// runCLIStdin is runCLI with stdin.
-func runCLIStdin(t *testing.T, srv *s3test.Server, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	var out, errOut bytes.Buffer
-	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: stdin, Out: &out, Err: &errOut})
-	return out.String(), errOut.String(), code
-}
 
 func TestCpFromStdinAndToStdout(t *testing.T) {
 	srv := s3test.Start(t)

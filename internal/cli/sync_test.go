@@ -27,9 +27,9 @@ func requestsOf(t *testing.T, stderr string) map[string]int64 {
 	return got
 }
 
-func mustRunJSON(t *testing.T, srv *s3test.Server, args ...string) (stdout, stderr string) {
+func mustRunJSON(t *testing.T, env environment, args ...string) (stdout, stderr string) {
 	t.Helper()
-	out, errOut, code := runCLI(t, srv, append([]string{"--json"}, args...)...)
+	out, errOut, code := runCLI(t, env, append([]string{"--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("s3bulk --json %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
 	}

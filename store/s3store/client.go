@@ -54,6 +54,10 @@ type Config struct {
 	// AccessKey and SecretKey, when both set, replace the credential chain;
 	// SessionToken goes with them for temporary credentials.
 	AccessKey, SecretKey, SessionToken string
+	// ConfigFiles and CredentialsFiles, when set, replace the shared config
+	// and credentials files (AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE,
+	// ~/.aws/config and ~/.aws/credentials).
+	ConfigFiles, CredentialsFiles []string
 	// Anonymous sends unsigned requests (public buckets).
 	Anonymous bool
 	// OnThrottle is called once per throttled response (503 SlowDown, 429,
@@ -132,17 +136,26 @@ func (c *Client) sayOnce(topic, msg string, args ...any) {
 	c.logger.Debug(msg, args...)
 }
 
-// NewClient loads the AWS configuration (environment, shared config and
-// credentials files, profile, SSO, IMDS, container credentials) and builds a
-// client. It fails with an error wrapping store.ErrInvalidCredentials when no
-// credentials can be found, rather than on the first request.
-func NewClient(ctx context.Context, cfg Config) (*Client, error) {
+// LoadAWSConfig loads the SDK configuration of cfg: the default chain
+// (environment, shared config and credentials files, profile, SSO, IMDS,
+// container credentials) under cfg's region, profile, files, static
+// credentials, checksum policy and logger. It leaves the endpoint, the
+// retryer and a missing region to the caller. Clients of other AWS
+// services that must reach the same account (S3 Control for Batch
+// Operations, a benchmark's peers) load their configuration here too.
+func LoadAWSConfig(ctx context.Context, cfg Config) (aws.Config, error) {
 	var opts []func(*config.LoadOptions) error
 	if cfg.Region != "" {
 		opts = append(opts, config.WithRegion(cfg.Region))
 	}
 	if cfg.Profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(cfg.Profile))
+	}
+	if len(cfg.ConfigFiles) > 0 {
+		opts = append(opts, config.WithSharedConfigFiles(cfg.ConfigFiles))
+	}
+	if len(cfg.CredentialsFiles) > 0 {
+		opts = append(opts, config.WithSharedCredentialsFiles(cfg.CredentialsFiles))
 	}
 	if cfg.AccessKey != "" || cfg.SecretKey != "" {
 		opts = append(opts, config.WithCredentialsProvider(
@@ -158,7 +171,15 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		logger = sdkLogger{cfg.Logger}
 	}
 	opts = append(opts, config.WithLogger(logger))
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	return config.LoadDefaultConfig(ctx, opts...)
+}
+
+// NewClient loads the AWS configuration (environment, shared config and
+// credentials files, profile, SSO, IMDS, container credentials) and builds a
+// client. It fails with an error wrapping store.ErrInvalidCredentials when no
+// credentials can be found, rather than on the first request.
+func NewClient(ctx context.Context, cfg Config) (*Client, error) {
+	awsCfg, err := LoadAWSConfig(ctx, cfg)
 	if err != nil {
 		var noProfile config.SharedConfigProfileNotExistError
 		if errors.As(err, &noProfile) {
