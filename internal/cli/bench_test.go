@@ -52,6 +52,7 @@ func (d benchDoc) statuses() map[string]string {
 }
 
 func TestSeedThenBench(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	out := mustRun(t, srv, "seed", "s3://"+src+"/seed", "--objects", "24", "--size", "2KiB", "--users-per-company", "2")
@@ -105,6 +106,7 @@ func checkPNG(t *testing.T, name string) {
 }
 
 func TestBenchUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	tests := []struct {
 		name string
@@ -159,6 +161,7 @@ func TestDemoChildProcesses(t *testing.T) {
 		}
 		os.Exit(0) // nothing of the test framework's on stdout
 	}
+	t.Parallel()
 	server, err := serveSelf("/data")
 	if err != nil {
 		t.Fatal(err)
@@ -212,6 +215,7 @@ func demoFlagsFor(out string, methods ...string) demoFlags {
 var smallDemo = bench.Layout{Objects: 24, Size: 1500, FilesPerUser: 4, UsersPerCompany: 2, Seed: 1}
 
 func TestDemoRunsTheBenchOnItsOwnServerAndCleansUp(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	out := filepath.Join(t.TempDir(), "report")
 	var stdout, stderr bytes.Buffer
@@ -260,6 +264,7 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 }
 
 func TestDemoCleansUpWhenInterrupted(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -282,6 +287,7 @@ func TestDemoCleansUpWhenInterrupted(t *testing.T) {
 // real against the fake control plane: one job, its wall and active time
 // and cost in the table.
 func TestBenchRunsTheBatchopsMethodWithARole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	if out := e.run(ctx, "seed", "s3://"+e.src, "--objects", "8", "--size", "1KiB", "--users-per-company", "2"); out.code != ExitOK {
@@ -315,6 +321,7 @@ func TestBenchRunsTheBatchopsMethodWithARole(t *testing.T) {
 }
 
 func TestDemoWritesOutsideTheSourceTree(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	testfs.Write(t, root, map[string]string{
 		"clone/go.mod":          "module " + modulePath + "\n\ngo 1.26\n",

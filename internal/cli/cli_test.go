@@ -89,6 +89,7 @@ var oddKeys = map[string]string{
 }
 
 func TestCopyInAllThreeDirections(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -175,6 +176,7 @@ func keys(m map[string]string) []string {
 }
 
 func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Listing)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -199,6 +201,7 @@ func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 }
 
 func TestDryRunTouchesNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), src, "a/1.txt", []byte("1"))
@@ -226,6 +229,7 @@ func sortLines(s string) string {
 }
 
 func TestJSONOutputFollowsTheSchema(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), src, "k", []byte("hello"))
@@ -257,6 +261,7 @@ func TestJSONOutputFollowsTheSchema(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "ok", []byte("x"))
@@ -299,6 +304,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestWrongCredentialsGiveAClearError(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Auth)
 	bucket := srv.NewBucket(t)
@@ -315,6 +321,7 @@ func TestWrongCredentialsGiveAClearError(t *testing.T) {
 }
 
 func TestListAndBuckets(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)

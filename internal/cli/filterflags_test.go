@@ -38,6 +38,7 @@ func doneDsts(t *testing.T, out string) []string {
 }
 
 func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src := srv.NewBucket(t)
 	local := t.TempDir()
@@ -114,6 +115,7 @@ func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
 }
 
 func TestFiltersOnCpAndLs(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src := srv.NewBucket(t)
 	local := t.TempDir()

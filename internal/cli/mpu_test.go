@@ -45,6 +45,7 @@ func lines(s string) []string {
 }
 
 func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
@@ -128,6 +129,7 @@ func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 }
 
 func TestMPUExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
@@ -175,6 +177,7 @@ func TestMPUExitCodes(t *testing.T) {
 }
 
 func TestParseAge(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want time.Duration

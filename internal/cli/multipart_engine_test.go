@@ -33,6 +33,7 @@ import (
 )
 
 func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Checksums)
 	bucket := srv.NewBucket(t)
@@ -56,6 +57,7 @@ func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
 }
 
 func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
@@ -107,6 +109,7 @@ func startPartCounter(t *testing.T, srv *s3test.Server) (string, *partCounter) {
 }
 
 func TestPartUploadsInFlightStayWithinTheirLimit(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	dir := t.TempDir()

@@ -7,11 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +96,7 @@ func cpJSON(t *testing.T, env environment, args ...string) (map[string]any, cliS
 }
 
 func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
@@ -197,6 +194,7 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 }
 
 func TestMultipartCopyLooksExactlyLikeASmallCopy(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.PartCopy, s3test.MultipartETag)
 	bucket := srv.NewBucket(t)
@@ -280,6 +278,7 @@ func isRangedGetAfterTheFirst(r *http.Request) bool {
 }
 
 func TestAFailedPartLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
@@ -337,22 +336,15 @@ func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 }
 
 // hookServer forwards every request to srv after handle has seen it;
-// handle may act first (change the source behind s3bulk's back) or replace
-// the response writer.
+// handle may act first (change the source behind s3bulk's back), replace
+// the response writer, or answer by itself.
 func hookServer(t *testing.T, srv *s3test.Server, handle func(w http.ResponseWriter, r *http.Request, next http.Handler)) string {
 	t.Helper()
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.ErrorLog = log.New(io.Discard, "", 0)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(w, r, proxy) }))
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return startFaultProxy(t, srv, faultproxy.Config{Hook: handle}).URL()
 }
 
 func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
@@ -456,6 +448,7 @@ func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
 }
 
 func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(3*mib + 5)
@@ -503,6 +496,7 @@ func uploadInParts(t *testing.T, srv *s3test.Server, bucket, key string, body []
 }
 
 func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)

@@ -196,6 +196,7 @@ func rawCopies(reqs []recordedRequest) (raw, sdk int) {
 }
 
 func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.SSEC)
 	bucket := srv.NewBucket(t)
@@ -317,6 +318,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 }
 
 func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	// PartCopy: the later steps read what the multipart copy wrote.
 	srv.Require(t, s3test.SSES3, s3test.SSEKMS, s3test.PartCopy)
@@ -434,6 +436,7 @@ func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T)
 var signedRegion = regexp.MustCompile(`Credential=[^/]+/\d{8}/([^/]+)/s3/aws4_request`)
 
 func TestSourceRegionSignsTheSourcesRequestsAndNotTheCopies(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.SigningScope)
 	bucket := srv.NewBucket(t)

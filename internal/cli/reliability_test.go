@@ -198,6 +198,7 @@ func injected(before, after faultproxy.Stats, f faultproxy.Fault) int64 {
 }
 
 func TestCopyOf5000ObjectsUnderSlowDownsAndResetsLosesNothing(t *testing.T) {
+	t.Parallel()
 	n := 5000
 	if testing.Short() {
 		n = 500
@@ -325,6 +326,7 @@ type limitTrace struct {
 }
 
 func TestThrottlingShrinksTheInFlightLimitAndSuccessGrowsItBack(t *testing.T) {
+	t.Parallel()
 	const (
 		n         = 1500
 		throttled = 300 // objects done under throttling
@@ -459,6 +461,7 @@ func isGetObject(r *http.Request) bool {
 }
 
 func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	want := map[string][]byte{}
@@ -549,6 +552,7 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 // caller of Run would pass: error lines and log lines go to stderr from many
 // goroutines, and must not race on it.
 func TestDebugLogsAndResultsShareStderrWithoutARace(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	const n = 50

@@ -15,6 +15,7 @@ import (
 )
 
 func TestRunExecutesAMixedFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	seedKeys(t, srv, src, "one.txt", "with space.txt", "tmp/x", "tmp/y", "data/a", "data/b", "move/m1", "move/m2")
@@ -60,6 +61,7 @@ sync --delete s3://%[1]s/data/ s3://%[2]s/mirror/
 }
 
 func TestRunReadsStdin(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
@@ -76,6 +78,7 @@ func TestRunReadsStdin(t *testing.T) {
 }
 
 func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
@@ -110,6 +113,7 @@ func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
 }
 
 func TestRunExitCodeIsTheWorstLine(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
@@ -128,6 +132,7 @@ func TestRunExitCodeIsTheWorstLine(t *testing.T) {
 }
 
 func TestSplitLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		want     []string

@@ -118,6 +118,7 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 	if args := os.Getenv(cliChildEnv); args != "" {
 		runAsCLIChild(args)
 	}
+	t.Parallel()
 
 	// The server: s3bulk serve, with the distinctive credentials in its
 	// environment, logging at debug level.

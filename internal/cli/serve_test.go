@@ -95,6 +95,7 @@ func stopServe(t *testing.T, cmd *exec.Cmd, lines <-chan string) {
 }
 
 func TestServeExplainsItself(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		env, args  []string
@@ -148,6 +149,7 @@ func TestServeExplainsItself(t *testing.T) {
 }
 
 func TestServeRefusesBuiltinCredentialsOffLoopback(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:9000"} {
 		t.Run(addr, func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -168,6 +170,7 @@ func TestServeRefusesBuiltinCredentialsOffLoopback(t *testing.T) {
 }
 
 func TestServeOnAPortInUseSaysSoOnce(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 )
 
 func TestCpFromStdinAndToStdout(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
@@ -125,6 +126,7 @@ func (iotestErrReader) Read([]byte) (int, error) { return 0, syscall.EPIPE }
 // command, built without the race detector, whose shadow memory would
 // otherwise be measured.
 func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	const size = 200 * mib

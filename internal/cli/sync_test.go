@@ -45,6 +45,7 @@ func unprefixed(prefix string, m map[string]string) map[string]string {
 }
 
 func TestSyncInThreeDirections(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -153,6 +154,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 }
 
 func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Listing)
 	bucket := srv.NewBucket(t)
@@ -187,6 +189,7 @@ func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
 }
 
 func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
@@ -217,6 +220,7 @@ func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
 }
 
 func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
@@ -232,6 +236,7 @@ func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
 }
 
 func TestSyncUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
@@ -263,6 +268,7 @@ func TestSyncUsageErrors(t *testing.T) {
 // ETag nothing local can reproduce; its full-object CRC32C (sent with
 // every multipart upload) still tells equal from different contents.
 func TestSyncChecksumFallsBackToFullObjectChecksums(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	up, down := t.TempDir(), t.TempDir()

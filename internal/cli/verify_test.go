@@ -55,6 +55,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 }
 
 func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -88,6 +89,7 @@ func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 }
 
 func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	c := srv.Client(t)
@@ -173,6 +175,7 @@ func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
 func md5sum(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 
 func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartETag)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -219,6 +222,7 @@ func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 }
 
 func TestVerifyUsageAndFatalErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	tests := []struct {
@@ -255,6 +259,7 @@ func TestVerifyUsageAndFatalErrors(t *testing.T) {
 }
 
 func TestCompareObjects(t *testing.T) {
+	t.Parallel()
 	const mib = 1 << 20
 	md5a, md5b := "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
 	obj := func(size int64, etag string) store.Object { return store.Object{Size: size, ETag: etag} }
@@ -290,6 +295,7 @@ func TestCompareObjects(t *testing.T) {
 }
 
 func TestPartSizeRange(t *testing.T) {
+	t.Parallel()
 	const mib = 1 << 20
 	tests := []struct {
 		size, parts, lo, hi int64

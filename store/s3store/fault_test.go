@@ -3,15 +3,12 @@ package s3store
 import (
 	"errors"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
 
@@ -32,22 +29,18 @@ type faultFunc func(n int64, w http.ResponseWriter, r *http.Request, next http.H
 
 func newFaultServer(t *testing.T, srv *s3test.Server, fault faultFunc) *faultServer {
 	t.Helper()
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	// The proxy logs every connection a test cuts on purpose.
-	proxy.ErrorLog = log.New(io.Discard, "", 0)
 	fs := &faultServer{}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		fs.mu.Lock()
 		fs.seen = append(fs.seen, r.Clone(r.Context()))
 		fs.mu.Unlock()
-		fault(fs.count.Add(1), w, r, proxy)
-	}))
-	t.Cleanup(hs.Close)
-	fs.URL = hs.URL
+		fault(fs.count.Add(1), w, r, next)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	fs.URL = p.URL()
 	return fs
 }
 
