@@ -400,21 +400,42 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 	stopBeforeBucketCleanup(t, srv)
 	want := seedObjects(t, srv, src, "", n, 2048)
 	proxy := startFaultProxy(t, srv, faultproxy.Config{Seed: 5, StallRate: 0.03})
-	// The stall timeouts are the knobs under test: far below their defaults
-	// (5s, and 5m for CopyObject) so that a few dozen stalls cost seconds.
-	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: 32, StallTimeout: 300 * time.Millisecond, CopyStallTimeout: 300 * time.Millisecond})
+	// The stall timeouts are the knobs under test: below their defaults
+	// (5s, and 5m for CopyObject) so that a few dozen stalls, a few at a
+	// time on 32 workers, cost seconds. Not much lower: an answer the
+	// server, loaded by other tests, takes longer than this to give is cut
+	// and sent again, which loads it more; at 300ms that spiral made a
+	// loaded machine fail an object after all its attempts. The proxy's
+	// stalls never end, so any timeout tells them from slow answers.
+	const stallTimeout = 2 * time.Second
+	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: 32, StallTimeout: stallTimeout, CopyStallTimeout: stallTimeout})
+	// failures says why objects failed, when some did.
+	var mu sync.Mutex
+	var failures []string
+	observe := func(r engine.Result) {
+		if r.Err != nil {
+			mu.Lock()
+			failures = append(failures, r.Err.Error())
+			mu.Unlock()
+		}
+	}
+	failed := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(failures, "\n")
+	}
 
 	t.Run("a server-side copy", func(t *testing.T) {
 		before := proxy.Stats()
 		sum, err := engine.Run(t.Context(), engine.Job{
 			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: bucketEndpoint(t, c, "s3://"+dst+"/"), Recursive: true,
-		}, engine.Options{Concurrency: 32})
+		}, engine.Options{Concurrency: 32, Observer: observe})
 		after := proxy.Stats()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.Objects != n || sum.Failed != 0 {
-			t.Errorf("copied %d, %d failed; want %d, 0", sum.Objects, sum.Failed, n)
+			t.Errorf("copied %d, %d failed; want %d, 0:\n%s", sum.Objects, sum.Failed, n, failed())
 		}
 		if injected(before, after, faultproxy.Stall) == 0 {
 			t.Errorf("no request stalled: %s", faultCounts(before, after))
@@ -427,13 +448,13 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 		before := proxy.Stats()
 		sum, err := engine.Run(t.Context(), engine.Job{
 			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: localEndpoint(t, dir), Recursive: true,
-		}, engine.Options{Concurrency: 32})
+		}, engine.Options{Concurrency: 32, Observer: observe})
 		after := proxy.Stats()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.Objects != n || sum.Failed != 0 {
-			t.Errorf("downloaded %d, %d failed; want %d, 0", sum.Objects, sum.Failed, n)
+			t.Errorf("downloaded %d, %d failed; want %d, 0:\n%s", sum.Objects, sum.Failed, n, failed())
 		}
 		if injected(before, after, faultproxy.Stall) == 0 {
 			t.Errorf("no request stalled: %s", faultCounts(before, after))
