@@ -1,6 +1,3 @@
-// Package cli is the command-line layer of s3bulk: one file per verb, flags
-// mapped to engine options, renderers picked, errors mapped to exit codes. It
-// is the only package that knows about os.Args, terminals and exit codes.
 package cli
 
 import (
