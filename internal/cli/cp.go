@@ -14,7 +14,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // transferFlags are shared by cp and mv.
@@ -416,5 +415,3 @@ func isTerminal(w any) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
-
-var _ = store.ErrNotFound
