@@ -1,7 +1,3 @@
-// Package store defines the small interface every storage backend implements
-// (an S3 bucket, a local directory) and the optional capabilities the engine
-// looks for: server-side copy, multipart upload and copy, random-access temp
-// files. It imports no SDK.
 package store
 
 import (

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +51,10 @@ type DemoOptions struct {
 	// its own, so that its CPU time never counts as the client's.
 	ServerCmd func(dir string) (*exec.Cmd, error)
 	ProxyCmd  func(target string, latency time.Duration) (*exec.Cmd, error)
+	// Env is added to the process's environment for the server, the proxy
+	// and the tools the demo runs, after it, so it wins (a caller with an
+	// environment of its own, as the CLI's tests have).
+	Env []string
 }
 
 // Demo is a local S3 server with an empty source and destination bucket,
@@ -86,10 +91,7 @@ func StartDemo(ctx context.Context, opts DemoOptions) (d *Demo, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
+	cmd.Env = append(append(append(os.Environ(), opts.Env...), cmd.Env...), "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
 	if err := d.spawn(ctx, cmd, "the S3 server"); err != nil {
 		return nil, err
 	}
@@ -98,6 +100,7 @@ func StartDemo(ctx context.Context, opts DemoOptions) (d *Demo, err error) {
 		if err != nil {
 			return nil, err
 		}
+		pcmd.Env = append(append(os.Environ(), opts.Env...), pcmd.Env...)
 		if err := d.spawn(ctx, pcmd, "the latency proxy"); err != nil {
 			return nil, err
 		}
@@ -109,7 +112,7 @@ func StartDemo(ctx context.Context, opts DemoOptions) (d *Demo, err error) {
 		},
 		Endpoint: d.Endpoint, PathStyle: true, ChecksumWhenRequired: true,
 		// Tools must reach the demo server with the demo keys only.
-		ToolEnv: []string{"AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull, "AWS_EC2_METADATA_DISABLED=true"},
+		ToolEnv: append(slices.Clip(opts.Env), "AWS_CONFIG_FILE="+os.DevNull, "AWS_SHARED_CREDENTIALS_FILE="+os.DevNull, "AWS_EC2_METADATA_DISABLED=true"),
 	}
 	pathStyle := true
 	d.Store = s3store.Config{
@@ -197,7 +200,8 @@ func DefaultDemoOut(cwd, tmp string) string {
 // cfg says so, or when unset and an endpoint is configured.
 func NewConn(ctx context.Context, cfg s3store.Config) (Conn, error) {
 	awsCfg, err := s3store.LoadAWSConfig(ctx, s3store.Config{Region: cfg.Region, Profile: cfg.Profile,
-		AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken})
+		AccessKey: cfg.AccessKey, SecretKey: cfg.SecretKey, SessionToken: cfg.SessionToken,
+		ConfigFiles: cfg.ConfigFiles, CredentialsFiles: cfg.CredentialsFiles})
 	if err != nil {
 		return Conn{}, err
 	}

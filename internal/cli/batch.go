@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // batchFlags are shared by every `batch` verb: how to reach S3 Control.
@@ -103,20 +103,14 @@ func (a *app) jobClientFor(ctx context.Context, bf *batchFlags, s3c *s3.Client, 
 }
 
 func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
-	var opts []func(*config.LoadOptions) error
-	if a.g.region != "" {
-		opts = append(opts, config.WithRegion(a.g.region))
-	}
-	if a.g.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(a.g.profile))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := s3store.LoadAWSConfig(ctx, a.env.s3Config(s3store.Config{Region: a.g.region, Profile: a.g.profile, Logger: a.logger}))
 	if err != nil {
-		var noProfile config.SharedConfigProfileNotExistError
-		if errors.As(err, &noProfile) {
-			return nil, fmt.Errorf("load aws config: %w: %w", store.ErrInvalidCredentials, err)
-		}
-		return nil, fmt.Errorf("load aws config: %w", err)
+		return nil, err
+	}
+	if ep := a.env.get("AWS_ENDPOINT_URL"); ep != "" && a.env.endpointURL() != "" {
+		// As the SDK reads it: the global endpoint variable is every
+		// service's (S3 and S3 Control) unless a flag names another.
+		cfg.BaseEndpoint = &ep
 	}
 	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
 	if err != nil {

@@ -36,10 +36,6 @@ type batchEnv struct {
 func newBatchEnv(t *testing.T, fo fakecontrol.Options) *batchEnv {
 	t.Helper()
 	srv := s3test.Start(t)
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	sdk := srv.Client(t)
 	return &batchEnv{srv: srv, sdk: sdk, fake: fakecontrol.New(t, sdk, fo), src: srv.NewBucket(t), dst: srv.NewBucket(t)}
 }
@@ -57,7 +53,7 @@ func (e *batchEnv) run(ctx context.Context, args ...string) runResult {
 	if slices.Contains(args, "batch") {
 		all = append(all, "--control-endpoint-url", e.fake.URL, "--account-id", e.fake.AccountID(), "--poll-interval", "1ms")
 	}
-	code := Run(ctx, all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := Run(ctx, all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb, Env: e.srv.Env()})
 	return runResult{code, out.String(), errb.String()}
 }
 
@@ -80,6 +76,7 @@ func jobID(t *testing.T, out string) string {
 }
 
 func TestBatchCpWaitCopiesEveryObject(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.srv.Require(t, s3test.OddKeys)
@@ -129,6 +126,7 @@ func TestBatchCpWaitCopiesEveryObject(t *testing.T) {
 }
 
 func TestBatchCpWithFailedTasksExits1AndPrintsThem(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var e *batchEnv
 	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
@@ -161,6 +159,7 @@ func TestBatchCpWithFailedTasksExits1AndPrintsThem(t *testing.T) {
 }
 
 func TestBatchCpRoutesOversizeObjects(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	big := strings.Repeat("x", 3000)
@@ -202,6 +201,7 @@ func TestBatchCpRoutesOversizeObjects(t *testing.T) {
 }
 
 func TestBatchCancelStopsAJobMidway(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	reached, proceed := make(chan struct{}), make(chan struct{})
 	e := newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
@@ -233,6 +233,7 @@ func TestBatchCancelStopsAJobMidway(t *testing.T) {
 }
 
 func TestBatchCpInterruptedWhileWaitingLeavesTheJobRunning(t *testing.T) {
+	t.Parallel()
 	reached, proceed := make(chan struct{}), make(chan struct{})
 	e := newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
 		if task == 0 {
@@ -264,6 +265,7 @@ func TestBatchCpInterruptedWhileWaitingLeavesTheJobRunning(t *testing.T) {
 }
 
 func TestBatchCpDryRunTouchesNothing(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"x/1": "1", "x/2": "2", "y/3": "3"})
 	r := e.run(context.Background(), "--dry-run", "batch", "cp", "s3://"+e.src+"/x/*", "s3://"+e.dst)
@@ -279,6 +281,7 @@ func TestBatchCpDryRunTouchesNothing(t *testing.T) {
 }
 
 func TestBatchUsageErrors(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	tests := []struct {
 		name string
@@ -305,6 +308,7 @@ func TestBatchUsageErrors(t *testing.T) {
 }
 
 func TestBatchStatusOfAnUnknownJobIsFatal(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	r := e.run(context.Background(), "batch", "status", "00000000-0000-0000-0000-000000000000")
 	if r.code != ExitFatal || !strings.Contains(r.err, "NotFoundException") {
@@ -313,9 +317,10 @@ func TestBatchStatusOfAnUnknownJobIsFatal(t *testing.T) {
 }
 
 func TestBatchPolicyGolden(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"batch", "policy", "s3://src-bucket/1/", "s3://dst-bucket/copy/",
-		"--report", "s3://logs-bucket/batch", "--role-arn", batchRole}, Stdio{Out: &out, Err: &errb})
+		"--report", "s3://logs-bucket/batch", "--role-arn", batchRole}, Stdio{Out: &out, Err: &errb, Env: []string{}})
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -344,6 +349,7 @@ func TestBatchPolicyGolden(t *testing.T) {
 // TestBatchCpRefusesWhatS3ControlWouldBeforeUploading checks each of
 // CreateJob's limits before the listing: nothing is written.
 func TestBatchCpRefusesWhatS3ControlWouldBeforeUploading(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a": "1"})
 	src, dst := "s3://"+e.src, "s3://"+e.dst
@@ -371,6 +377,7 @@ func TestBatchCpRefusesWhatS3ControlWouldBeforeUploading(t *testing.T) {
 }
 
 func TestBatchCpWhoseJobIsRefusedLeavesNoManifest(t *testing.T) {
+	t.Parallel()
 	// The destination is in another region than the control plane's.
 	e := newBatchEnv(t, fakecontrol.Options{BucketRegion: func(string) string { return "eu-west-1" }})
 	e.seed(t, map[string]string{"a": "1"})
@@ -384,6 +391,7 @@ func TestBatchCpWhoseJobIsRefusedLeavesNoManifest(t *testing.T) {
 }
 
 func TestBatchCpCutsALongDefaultDescription(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a": "1"})
 	long := strings.Repeat(strings.Repeat("p", 50)+"/", 6) // 306 characters
@@ -398,6 +406,7 @@ func TestBatchCpCutsALongDefaultDescription(t *testing.T) {
 }
 
 func TestBatchCpWaitsForAJobNotVisibleYet(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{InvisibleFor: 300 * time.Millisecond})
 	e.seed(t, map[string]string{"a": "1"})
 	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/c/", "--role-arn", batchRole, "--wait")
@@ -407,6 +416,7 @@ func TestBatchCpWaitsForAJobNotVisibleYet(t *testing.T) {
 }
 
 func TestBatchCpWithTheManifestGenerator(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"logs/a.json": "1", "logs/b.txt": "2", "logs/big.json": "12345", "top.json": "3"})
 	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/g/", "--role-arn", batchRole,
@@ -445,6 +455,7 @@ func TestBatchCpWithTheManifestGenerator(t *testing.T) {
 }
 
 func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var e *batchEnv
 	var once sync.Once
@@ -524,6 +535,7 @@ func TestBatchRetryWithTheLocalEngineCopiesTheFailedTasksFromHere(t *testing.T) 
 }
 
 func TestBatchConfirmRunPriorityAndTags(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a": "1"})

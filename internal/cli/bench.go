@@ -222,7 +222,9 @@ with part sizes from 8 to 512 MiB and with the automatic choice.`,
 // benchConn loads the AWS configuration the way the report's programs did
 // (the SDK's default chain), with the global flags applied.
 func (a *app) benchConn(ctx context.Context) (bench.Conn, error) {
-	return bench.NewConn(ctx, a.storeConfig())
+	c, err := bench.NewConn(ctx, a.storeConfig())
+	c.ToolEnv = a.env.list()
+	return c, err
 }
 
 // storeConfig is the engine's store configuration from the global flags.
@@ -239,7 +241,7 @@ func (a *app) storeConfig() s3store.Config {
 	case "false":
 		cfg.PathStyle = ptr(false)
 	}
-	return cfg
+	return a.env.s3Config(cfg)
 }
 
 // engineFunc runs s3bulk's engine as the "s3bulk" method: a fresh session
@@ -463,7 +465,7 @@ out unless asked for with --methods.`,
 				if err != nil {
 					return fmt.Errorf("demo: %w", err)
 				}
-				f.out = bench.DefaultDemoOut(cwd, os.TempDir())
+				f.out = bench.DefaultDemoOut(cwd, a.env.tempDir())
 			}
 			if err := bench.CheckMethods(f.bench.methods); err != nil {
 				return usageError{err}
@@ -526,7 +528,7 @@ func serveSelf(dir string) (*exec.Cmd, error) {
 }
 
 func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, prices bench.Prices) (err error) {
-	d, err := bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd})
+	d, err := bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list()})
 	if err != nil {
 		return err
 	}

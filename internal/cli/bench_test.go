@@ -51,6 +51,7 @@ func (d benchDoc) statuses() map[string]string {
 }
 
 func TestSeedThenBench(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	out := mustRun(t, srv, "seed", "s3://"+src+"/seed", "--objects", "24", "--size", "2KiB", "--users-per-company", "2")
@@ -104,6 +105,7 @@ func checkPNG(t *testing.T, name string) {
 }
 
 func TestBenchUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	tests := []struct {
 		name string
@@ -158,6 +160,7 @@ func TestDemoChildProcesses(t *testing.T) {
 		}
 		os.Exit(0) // nothing of the test framework's on stdout
 	}
+	t.Parallel()
 	server, err := serveSelf("/data")
 	if err != nil {
 		t.Fatal(err)
@@ -176,9 +179,11 @@ func TestDemoChildProcesses(t *testing.T) {
 	}
 }
 
+// testChild re-executes the test binary as one of demo's children; runDemo
+// adds its own environment before env.
 func testChild(env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDemoChildProcesses$")
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	return cmd
 }
 
@@ -191,10 +196,11 @@ func testProxyCmd(target string, latency time.Duration) (*exec.Cmd, error) {
 }
 
 // demoApp is an app as Run builds it, for calling runDemo with a test
-// server command.
-func demoApp(stdout, stderr io.Writer, json bool) *app {
+// server command, in this process's environment with kv added.
+func demoApp(stdout, stderr io.Writer, json bool, kv ...string) *app {
 	return &app{
 		stdio:  Stdio{In: strings.NewReader(""), Out: stdout, Err: stderr},
+		env:    newEnviron(append(os.Environ(), kv...)),
 		g:      globals{concurrency: 16, json: json, pathStyle: "auto", logLevel: "warn", noProgress: true},
 		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
@@ -208,13 +214,13 @@ func demoFlagsFor(out string, methods ...string) demoFlags {
 var smallDemo = bench.Layout{Objects: 24, Size: 1500, FilesPerUser: 4, UsersPerCompany: 2, Seed: 1}
 
 func TestDemoRunsTheBenchOnItsOwnServerAndCleansUp(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(t.TempDir(), "report")
 	var stdout, stderr bytes.Buffer
 	f := demoFlagsFor(out, bench.MethodCopyPerCompany, bench.MethodS3bulk)
 	f.latency = 2 * time.Millisecond // the proxy in the path
-	err := demoApp(&stdout, &stderr, true).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	err := demoApp(&stdout, &stderr, true, "TMPDIR="+tmp).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
 	if err != nil {
 		t.Fatalf("demo: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -257,14 +263,14 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 }
 
 func TestDemoCleansUpWhenInterrupted(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	stderr := &cancelOn{trigger: "bench: copy-per-company: running", cancel: cancel}
 	var stdout bytes.Buffer
 	f := demoFlagsFor(t.TempDir(), bench.MethodCopyPerCompany, bench.MethodS3bulk)
-	err := demoApp(&stdout, stderr, false).runDemo(ctx, f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	err := demoApp(&stdout, stderr, false, "TMPDIR="+tmp).runDemo(ctx, f, smallDemo, bench.DefaultPrices()["us-east-1"])
 	if err == nil || exitCode(ctx, err) != ExitInterrupted {
 		t.Fatalf("interrupted demo returned %v, want an interruption", err)
 	}
@@ -280,6 +286,7 @@ func TestDemoCleansUpWhenInterrupted(t *testing.T) {
 // real against the fake control plane: one job, its wall and active time
 // and cost in the table.
 func TestBenchRunsTheBatchopsMethodWithARole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	if out := e.run(ctx, "seed", "s3://"+e.src, "--objects", "8", "--size", "1KiB", "--users-per-company", "2"); out.code != ExitOK {

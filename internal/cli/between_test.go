@@ -110,6 +110,7 @@ func records(t *testing.T, stdout string) []map[string]any {
 // TestBetweenProviders runs every case on one pair of servers: starting
 // two gateways is the slow part.
 func TestBetweenProviders(t *testing.T) {
+	t.Parallel()
 	p := startProviders(t)
 	for _, c := range []struct {
 		name string

@@ -38,6 +38,7 @@ func seedTree(t *testing.T, srv *s3test.Server, files map[string]string) string 
 }
 
 func TestWildcardsAreS5cmds(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src := seedTree(t, srv, tree)
 	S := "s3://" + src
@@ -114,6 +115,7 @@ func TestWildcardsAreS5cmds(t *testing.T) {
 }
 
 func TestLiteralWildcardKeysNeedRaw(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	files := map[string]string{"k/a*b": "literal", "k/axb": "x", "k/a/b": "slash", "k/a?": "q", "k/ab": "ab"}
 	for _, tt := range []struct {
@@ -163,6 +165,7 @@ func slicesDelete(s []string, v string) []string {
 }
 
 func TestFiltersAreAWSs(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	t.Run("rm keeps an excluded subtree at every depth", func(t *testing.T) {
 		bucket := seedTree(t, srv, tree)
@@ -205,6 +208,7 @@ func TestFiltersAreAWSs(t *testing.T) {
 }
 
 func TestNothingSelected(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := seedTree(t, srv, tree)
 	S := "s3://" + bucket
@@ -253,6 +257,7 @@ func TestNothingSelected(t *testing.T) {
 }
 
 func TestFolderMarkersAreSkipped(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	// dir/ is the marker of the prefix copied itself: left out silently.
 	files := map[string]string{"dir/": "", "dir/a.json": "a", "dir/sub/": "", "dir/sub/b.json": "b", "dir/empty/": ""}
@@ -322,6 +327,7 @@ var (
 )
 
 func TestLsLooksLikeAWS(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := seedTree(t, srv, map[string]string{
 		"dir/a.json": "a", "dir/sub/c.json": strings.Repeat("c", 1536), "dir/zz/d": "", "dir/ab": "ab", "top": "t",

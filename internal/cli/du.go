@@ -26,7 +26,7 @@ flat whatever the number of keys.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			var opts engine.Options
-			if err := sel.apply(&opts); err != nil {
+			if err := sel.apply(&opts, a.env); err != nil {
 				return err
 			}
 			s := a.newSession()

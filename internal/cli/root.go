@@ -1,6 +1,3 @@
-// Package cli is the command-line layer of s3bulk: one file per verb, flags
-// mapped to engine options, renderers picked, errors mapped to exit codes. It
-// is the only package that knows about os.Args, terminals and exit codes.
 package cli
 
 import (
@@ -20,11 +17,16 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 )
 
-// Stdio is where a command reads and writes; tests pass buffers.
+// Stdio is the process's world as a command line sees it: where it reads
+// and writes, and its environment. Tests pass buffers and an environment of
+// their own, so that command lines can run in parallel in one process.
 type Stdio struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Env is the environment as os.Environ returns it ("KEY=value"; the
+	// last of a repeated key wins); nil means the process's.
+	Env []string
 }
 
 // globals are the flags accepted before or after any verb.
@@ -49,6 +51,7 @@ type globals struct {
 // app carries what every command needs. It is built per Run, never global.
 type app struct {
 	stdio   Stdio
+	env     environ
 	g       globals
 	logger  *slog.Logger
 	profile *os.File
@@ -99,7 +102,7 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	if !outFile && stdio.Out != nil && stdio.Out != stdio.Err {
 		stdio.Out = progress.Locked(stdio.Out)[0]
 	}
-	a := &app{stdio: stdio}
+	a := &app{stdio: stdio, env: newEnviron(stdio.Env)}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)

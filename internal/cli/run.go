@@ -71,7 +71,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	if name == "-" {
 		// Stdin is read once: it is kept in a temporary file so that
 		// checking every line first does not hold them all in memory.
-		tmp, err := os.CreateTemp("", "s3bulk-run-*")
+		tmp, err := os.CreateTemp(a.env.tempDir(), "s3bulk-run-*")
 		if err != nil {
 			return fmt.Errorf("run -: %w", err)
 		}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 )
 
 func TestRunExecutesAMixedFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	seedKeys(t, srv, src, "one.txt", "with space.txt", "tmp/x", "tmp/y", "data/a", "data/b", "move/m1", "move/m2")
@@ -62,18 +61,14 @@ sync --delete s3://%[1]s/data/ s3://%[2]s/mirror/
 }
 
 func TestRunReadsStdin(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	var out, errOut bytes.Buffer
 	in := fmt.Sprintf("cp s3://%[1]s/a s3://%[1]s/b\ncp s3://%[1]s/a s3://%[1]s/c\n", bucket)
-	code := Run(context.Background(), []string{"--no-progress", "run", "-"}, Stdio{In: strings.NewReader(in), Out: &out, Err: &errOut})
+	_, errOut, code := runCLIStdin(t, srv, strings.NewReader(in), "run", "-")
 	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got := s3test.ListKeys(t, srv.Client(t), bucket, "")
 	sort.Strings(got)
@@ -83,6 +78,7 @@ func TestRunReadsStdin(t *testing.T) {
 }
 
 func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
@@ -117,6 +113,7 @@ func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
 }
 
 func TestRunExitCodeIsTheWorstLine(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")

@@ -57,7 +57,7 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 		return err
 	}
 	stdin, _ := parseLocation(stdioArg, true)
-	_, dstOpts, err := f.obj.options(stdin, dst)
+	_, dstOpts, err := f.obj.options(stdin, dst, a.env)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (a *app) writeStdout(ctx context.Context, srcArg string, f transferFlags) e
 		return usagef("cp %s -: filters select among listed objects; this is one", src)
 	}
 	stdout, _ := parseLocation(stdioArg, true)
-	srcOpts, _, err := f.obj.options(src, stdout)
+	srcOpts, _, err := f.obj.options(src, stdout, a.env)
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 }
 
 func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -89,6 +90,7 @@ func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 }
 
 func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	c := srv.Client(t)
@@ -174,6 +176,7 @@ func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
 func md5sum(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 
 func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartETag)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -220,6 +223,7 @@ func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 }
 
 func TestVerifyUsageAndFatalErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	tests := []struct {

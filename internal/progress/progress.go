@@ -1,6 +1,3 @@
-// Package progress renders a run's results and counters: one text line per
-// object, JSON lines, a progress bar on a terminal, and the final summary.
-// It knows engine types and writers, never the engine's internals.
 package progress
 
 import (

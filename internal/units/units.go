@@ -1,5 +1,3 @@
-// Package units parses and formats byte sizes as users type them on a
-// command line: 100KiB, 64MiB, 5GiB, 1.5GB, 1024.
 package units
 
 import (

@@ -51,6 +51,10 @@ type Config struct {
 	// AccessKey and SecretKey, when both set, replace the credential chain;
 	// SessionToken goes with them for temporary credentials.
 	AccessKey, SecretKey, SessionToken string
+	// ConfigFiles and CredentialsFiles, when set, replace the shared config
+	// and credentials files (AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE,
+	// ~/.aws/config and ~/.aws/credentials).
+	ConfigFiles, CredentialsFiles []string
 	// Anonymous sends unsigned requests (public buckets).
 	Anonymous bool
 	// OnThrottle is called once per throttled response (503 SlowDown, 429,

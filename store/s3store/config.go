@@ -30,6 +30,12 @@ func LoadAWSConfig(ctx context.Context, cfg Config) (aws.Config, error) {
 	if cfg.Profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(cfg.Profile))
 	}
+	if len(cfg.ConfigFiles) > 0 {
+		opts = append(opts, config.WithSharedConfigFiles(cfg.ConfigFiles))
+	}
+	if len(cfg.CredentialsFiles) > 0 {
+		opts = append(opts, config.WithSharedCredentialsFiles(cfg.CredentialsFiles))
+	}
 	if cfg.AccessKey != "" || cfg.SecretKey != "" {
 		opts = append(opts, config.WithCredentialsProvider(
 			credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken)))
