@@ -199,7 +199,8 @@ for name in "${servers[@]}"; do
 done
 
 echo
-echo "Integration suite by server ($(date -u +%F)):"
+tree=$(git describe --always --dirty 2>/dev/null || echo "a tree outside git")
+echo "Integration suite by server ($(date -u +%F), $tree):"
 echo
 cat "$table"
 if [ -s "$details" ]; then
