@@ -64,9 +64,12 @@ type Result struct {
 	Duration time.Duration
 	// Parts is the number of parts the object moved in (0 for one request).
 	Parts int
-	// Unverified marks a download in parts whose source kept nothing to
-	// check the bytes against (no full-object checksum, no MD5 or
-	// multipart ETag, or checksums turned off).
+	// Unverified marks an object whose bytes were read from a store and
+	// checked against nothing: its source kept no full-object checksum,
+	// no MD5 or multipart ETag that could be rebuilt (SSE-KMS, SSE-C, a
+	// server that does not say), checksums were turned off, or it was
+	// streamed in parts from a source that can only be checked by reading
+	// the parts back.
 	Unverified bool
 }
 

@@ -221,6 +221,24 @@ type Verifier interface {
 	VerifyParts(ctx context.Context, key, ifMatch string, size int64) (PartsVerifier, error)
 }
 
+// CheckedBody is implemented by the bodies that a store checking what it
+// reads (S3: a full-object checksum, an MD5 or multipart ETag) returns for
+// a read of a whole object.
+type CheckedBody interface {
+	// Unverified reports, once the body was read to its end, whether the
+	// object carried nothing to check its bytes against (or checks were
+	// turned off).
+	Unverified() bool
+}
+
+// Unverified reports whether body, a whole object read to its end, went
+// unchecked: it is a CheckedBody that says so. Bodies of stores that check
+// nothing (a local file) are not downloads and never count.
+func Unverified(body io.Reader) bool {
+	c, ok := body.(CheckedBody)
+	return ok && c.Unverified()
+}
+
 // MetadataReader is implemented by stores whose reads return an object's
 // metadata with its bytes, as S3's GetObject does: a copy through the
 // client then costs one request to read, not a Head and a read.

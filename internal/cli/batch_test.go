@@ -247,7 +247,12 @@ func TestBatchCpInterruptedWhileWaitingLeavesTheJobRunning(t *testing.T) {
 	go func() {
 		done <- e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst, "--role-arn", batchRole, "--wait")
 	}()
-	<-reached
+	select {
+	case <-reached:
+	case r := <-done: // the job never ran a task: fail rather than hang
+		cancel()
+		t.Fatalf("batch cp ended before its job ran a task: exit %d\n%s", r.code, r.err)
+	}
 	cancel() // Ctrl-C
 	r := <-done
 	close(proceed)

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,6 +120,7 @@ func TestBetweenProviders(t *testing.T) {
 	}{
 		{"cp, sync and mv copy between two accounts", copyBetweenProviders},
 		{"a corrupted byte fails the object", aCorruptedByteFailsTheObject},
+		{"a stream its source cannot check is reported", aStreamItsSourceCannotCheckIsReported},
 		{"a killed copy resumes from the journal", aKilledCopyResumesFromTheJournal},
 		{"a big object in small parts", aBigObjectInSmallParts},
 		{"the storage class carries over", theStorageClassCarriesOver},
@@ -339,6 +342,43 @@ func aCorruptedByteFailsTheObject(t *testing.T, p *providers) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// aStreamItsSourceCannotCheckIsReported copies from a source that keeps
+// no checksums, only ETags: one read is checked against the MD5 ETag, but
+// parts streamed to another endpoint cannot be (an MD5 needs the bytes in
+// order, and nothing of a stream is kept to read back), and the run says
+// so rather than passing them as checked.
+func aStreamItsSourceCannotCheckIsReported(t *testing.T, p *providers) {
+	srcC := p.src.Client(t)
+	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
+	small, big := stamped(1*mib+7), stamped(12*mib+5)
+	s3test.PutObject(t, srcC, src, "small.bin", small)
+	s3test.PutObject(t, srcC, src, "big.bin", big)
+	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{DropChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	args := append([]string{"--json", "cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
+	out, errOut, code := runCLIEnv(t, p.dst, p.env, append(args, "s3://"+src+"/", "s3://"+dst+"/")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
+	}
+	unverified := map[string]bool{}
+	for _, r := range records(t, out) {
+		src, _ := r["src"].(string)
+		unverified[path.Base(src)] = r["unverified"] == true
+	}
+	if want := map[string]bool{"small.bin": false, "big.bin": true}; !maps.Equal(unverified, want) {
+		t.Errorf("unverified by object %v, want %v", unverified, want)
+	}
+	if sum := parseSummary(t, errOut); sum.Unverified != 1 {
+		t.Errorf("the summary counts %d unverified objects, want 1", sum.Unverified)
+	}
+	if body, _ := objectState(t, p.dst, dst, "big.bin"); !bytes.Equal(body, big) {
+		t.Error("the streamed object differs from its source")
 	}
 }
 

@@ -432,6 +432,51 @@ func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
 	})
 }
 
+func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.MultipartETag)
+	bucket := srv.NewBucket(t)
+	body := stamped(15*mib + 1)
+	// Uploaded in parts by another client, downloaded in one GET (below
+	// the download threshold): only the multipart ETag is left to check.
+	uploadInParts(t, srv, bucket, "parts.bin", body, 6*mib)
+	src := "s3://" + bucket + "/parts.bin"
+	isObjectGet := func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/parts.bin")
+	}
+	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	t.Run("a flipped bit fails the object and leaves no file", func(t *testing.T) {
+		proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true, CorruptRate: 1, Match: isObjectGet})
+		dir := t.TempDir()
+		_, errOut, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "cp", src, dir+"/")
+		failedOnMismatch(t, code, errOut, dir)
+		if proxy.Stats().Faults[faultproxy.Corrupt] == 0 {
+			t.Error("the proxy corrupted nothing: the test tested nothing")
+		}
+	})
+	t.Run("an intact object arrives, checked", func(t *testing.T) {
+		proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true})
+		dir := t.TempDir()
+		rec, sum := cpJSON(t, srv, "--endpoint-url", proxy.URL(), src, dir+"/")
+		if got, _ := os.ReadFile(filepath.Join(dir, "parts.bin")); !bytes.Equal(got, body) {
+			t.Error("the downloaded file differs from the object")
+		}
+		if rec["unverified"] != nil || sum.Unverified != 0 {
+			t.Errorf("a download checked against its multipart ETag is reported unverified: record %v, summary %+v", rec, sum)
+		}
+	})
+	t.Run("unchecked, the run says so", func(t *testing.T) {
+		dir := t.TempDir()
+		_, errOut, code := runCLI(t, srv, "--checksum-when-required", "cp", src, dir+"/")
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
+		}
+		if !strings.Contains(errOut, "WARNING 1 object was read without a check") {
+			t.Errorf("stderr does not say the object went unchecked:\n%s", errOut)
+		}
+	})
+}
+
 // failedOnMismatch checks that a download failed that object (exit 1) on a
 // checksum mismatch and left nothing in dir.
 func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
@@ -537,7 +582,7 @@ func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 		if n := strings.Count(errOut, "without a check"); n != 1 {
 			t.Errorf("stderr says %d times that objects went unchecked, want once:\n%s%s", n, out, errOut)
 		}
-		if !strings.Contains(errOut, "2 objects were downloaded in parts without a check") {
+		if !strings.Contains(errOut, "2 objects were read without a check") {
 			t.Errorf("stderr does not count the unchecked objects:\n%s", errOut)
 		}
 		out, errOut, code = runCLI(t, env, append(append([]string{"--json"}, args...), "s3://"+bucket+"/", t.TempDir()+"/")...)

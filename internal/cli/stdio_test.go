@@ -57,7 +57,7 @@ func TestCpFromStdinAndToStdout(t *testing.T) {
 			if !bytes.Equal(got, body) {
 				t.Fatalf("object has %d bytes, want the %d of stdin", len(got), len(body))
 			}
-			if wantParts > 0 && etag != wantETag(body, 5*mib) {
+			if wantParts > 0 && etag != wantETag(body, 5*mib) && srv.Has(t, s3test.MultipartETag) {
 				t.Errorf("ETag %s, want %s (%d parts)", etag, wantETag(body, 5*mib), wantParts)
 			}
 			if up := s3test.ListUploads(t, c, bucket); len(up) != 0 {

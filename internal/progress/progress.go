@@ -196,8 +196,9 @@ func unverifiedNote(n int64) string {
 	if n == 1 {
 		objects = "object was"
 	}
-	return fmt.Sprintf("WARNING %d %s downloaded in parts without a check: the server keeps no full-object checksum"+
-		" and no MD5 or multipart ETag for them (SSE-KMS, SSE-C, or a server that does not say), or checksums are off (--checksum-when-required)", n, objects)
+	return fmt.Sprintf("WARNING %d %s read without a check: the server keeps no full-object checksum"+
+		" and no MD5 or multipart ETag for them (SSE-KMS, SSE-C, or a server that does not say), they were streamed in parts"+
+		" from a source with only an MD5 or multipart ETag, or checksums are off (--checksum-when-required)", n, objects)
 }
 
 // summaryText is the one-line summary of a run: copies and deletes apart,

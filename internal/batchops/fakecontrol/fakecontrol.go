@@ -596,7 +596,24 @@ func (s *Server) bucketRegion(ctx context.Context, bucket string) (string, error
 	if err != nil {
 		return "", err
 	}
-	return aws.ToString(out.BucketRegion), nil
+	if r := aws.ToString(out.BucketRegion); r != "" {
+		return r, nil
+	}
+	// S3 always names the region in HeadBucket; some S3-compatible
+	// servers (SeaweedFS, gofakes3, s3rver) only answer GetBucketLocation,
+	// whose empty LocationConstraint means us-east-1.
+	loc, err := s.s3.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		return "", fmt.Errorf("HeadBucket names no region, and GetBucketLocation: %w", err)
+	}
+	switch r := string(loc.LocationConstraint); r {
+	case "":
+		return "us-east-1", nil
+	case "EU":
+		return "eu-west-1", nil
+	default:
+		return r, nil
+	}
 }
 
 // Pause makes job id go through Pausing to Paused before its next task,
