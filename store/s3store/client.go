@@ -122,6 +122,9 @@ type Client struct {
 	// payload is what the server is known to do with unsigned payloads
 	// over plain HTTP (payload.go).
 	payload atomic.Int32
+	// listFallbacks counts the ListObjectsV2 answers listDecoder left to
+	// the SDK (listxml.go).
+	listFallbacks atomic.Int64
 	// logger and said: sayOnce's.
 	logger *slog.Logger
 	said   sync.Map
