@@ -53,7 +53,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 	var err error
 	switch {
 	case t.Op == OpStream && !e.job.Src.Loc.Local:
-		r.Parts, err = e.stream(ctx, t)
+		r.Parts, r.Unverified, err = e.stream(ctx, t)
 	case t.PartSize > 0:
 		r.Parts, r.Unverified, err = e.multipart(ctx, t)
 	default:
@@ -211,28 +211,27 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 		return 0, false, e.single(ctx, t)
 	}
 	if t.Op == OpCopy && e.noPartCopy.Load() {
-		n, err := e.copyWithoutPartCopy(ctx, t, mp)
-		return n, false, err
+		return e.copyWithoutPartCopy(ctx, t, mp)
 	}
-	err = e.multipartUpload(ctx, t, layout, mp)
+	unverified, err := e.multipartUpload(ctx, t, layout, mp)
 	if t.Op == OpCopy && errors.Is(err, store.ErrNotImplemented) && ctx.Err() == nil {
 		// The upload was aborted; the copy starts over another way.
 		e.noPartCopy.Store(true)
-		n, err := e.copyWithoutPartCopy(ctx, t, mp)
-		return n, false, err
+		return e.copyWithoutPartCopy(ctx, t, mp)
 	}
-	return int(layout.Count), false, err
+	return int(layout.Count), unverified, err
 }
 
 // copyWithoutPartCopy copies t on a server without UploadPartCopy: with one
 // CopyObject up to its 5 GiB limit, beyond it through this process (ranged
 // GETs of the source, UploadPart to the destination), as a stream between
-// two endpoints is. It returns the number of parts.
-func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Multipart) (int, error) {
+// two endpoints is. It returns the number of parts, and whether the bytes
+// read went unchecked.
+func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Multipart) (int, bool, error) {
 	if t.Size <= e.copyObjectMax {
 		e.sayOnce("no-part-copy", slog.LevelDebug,
 			"the destination has no UploadPartCopy: objects up to 5 GiB are copied with one CopyObject each", "dst", e.job.Dst.Loc.String())
-		return 0, e.single(ctx, t)
+		return 0, false, e.single(ctx, t)
 	}
 	e.sayOnce("no-part-copy-stream", slog.LevelWarn,
 		"the destination has no UploadPartCopy and CopyObject takes at most 5 GiB: bigger objects are copied through this machine",
@@ -243,11 +242,12 @@ func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Mul
 	}
 	layout, err := parts.NewLayout(t.Size, ps)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	st := t
 	st.Op, st.PartSize = OpStream, layout.PartSize
-	return int(layout.Count), e.multipartUpload(ctx, st, layout, mp)
+	unverified, err := e.multipartUpload(ctx, st, layout, mp)
+	return int(layout.Count), unverified, err
 }
 
 // rangedDownload writes parallel ranged reads into a preallocated temp file
@@ -332,7 +332,9 @@ var downloadBuffers = sync.Pool{New: func() any {
 
 // multipartUpload covers upload, stream and server-side copy in parts. On
 // any failure the upload is aborted so no billed parts are left behind.
-func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (err error) {
+// For a stream it reports whether the bytes read went unchecked: the
+// source kept nothing to check them against that this run could use.
+func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (unverified bool, err error) {
 	src := e.job.Src.Store
 	var meta store.Metadata
 	switch {
@@ -342,7 +344,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		// UploadPartCopy carries no metadata: read it from the source so a
 		// big copy looks exactly like a small one.
 		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
-			return err
+			return false, err
 		}
 	}
 	meta = e.withMetadata(meta, t.DstKey)
@@ -360,13 +362,13 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 	j := e.opts.Journal
 	if j != nil && !resuming {
 		if err := j.UploadStarted(journalUpload(t, uploadID, layout)); err != nil {
-			return err
+			return false, err
 		}
 	}
 	defer func() {
@@ -402,7 +404,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 	done := make([]store.Part, layout.Count)
@@ -461,17 +463,21 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		})
 	}
 	if err = g.Wait(); err != nil {
-		return err
+		return false, err
 	}
+	// A stream whose source keeps nothing to check against, or whose
+	// parts could only be checked by reading them back (an MD5 or
+	// multipart ETag; nothing of a stream is kept), relies on the
+	// checksums the destination verified per part: it is unverified.
+	unverified = t.Op == OpStream && len(already) == 0 && check == nil
 	if check != nil {
-		// Nothing of a stream is kept to read back: a source whose parts
-		// can only be checked that way (an MD5 or multipart ETag) relies on
-		// the checksums the destination verified per part.
-		if err = check.Verify(ctx, nil); err != nil && !errors.Is(err, store.ErrUnverifiable) {
-			return err // the deferred abort leaves nothing behind
+		if err = check.Verify(ctx, nil); errors.Is(err, store.ErrUnverifiable) {
+			unverified, err = true, nil
+		} else if err != nil {
+			return false, err // the deferred abort leaves nothing behind
 		}
 	}
-	return e.do(ctx, func(ctx context.Context) error {
+	return unverified, e.do(ctx, func(ctx context.Context) error {
 		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
 	})
 }

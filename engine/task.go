@@ -61,9 +61,11 @@ type Result struct {
 	Duration time.Duration
 	// Parts is the number of parts the object moved in (0 for one request).
 	Parts int
-	// Unverified marks a download in parts whose source kept nothing to
-	// check the bytes against (no full-object checksum, no MD5 or
-	// multipart ETag, or checksums turned off).
+	// Unverified marks a download in parts, or a stream between two
+	// endpoints, whose source kept nothing to check the bytes read against
+	// (no full-object checksum, no MD5 ETag nor, for a download in parts, a
+	// multipart ETag; or checksums turned off). A stream's destination
+	// still verified the bytes it received.
 	Unverified bool
 }
 

@@ -203,6 +203,15 @@ type PartsVerifier interface {
 	Verify(ctx context.Context, written io.ReaderAt) error
 }
 
+// CheckedReader is implemented by object bodies that check the bytes they
+// deliver against what the store keeps of the object (a stored checksum,
+// an MD5 ETag).
+type CheckedReader interface {
+	// Checked reports whether the bytes are checked: false when the
+	// object carries nothing to check them against, or checks are off.
+	Checked() bool
+}
+
 // Verifier is implemented by stores that keep checksums of whole objects.
 type Verifier interface {
 	// VerifyParts returns a PartsVerifier for a read of key in parts, or

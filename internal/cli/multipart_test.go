@@ -543,7 +543,7 @@ func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 		if n := strings.Count(errOut, "without a check"); n != 1 {
 			t.Errorf("stderr says %d times that objects went unchecked, want once:\n%s%s", n, out, errOut)
 		}
-		if !strings.Contains(errOut, "2 objects were downloaded in parts without a check") {
+		if !strings.Contains(errOut, "2 objects were read without a check") {
 			t.Errorf("stderr does not count the unchecked objects:\n%s", errOut)
 		}
 		out, errOut, code = runCLI(t, srv, append(append([]string{"--json"}, args...), "s3://"+bucket+"/", t.TempDir()+"/")...)

@@ -132,8 +132,8 @@ type Record struct {
 	Seconds float64 `json:"seconds"`
 	Reason  string  `json:"reason,omitempty"`
 	Error   string  `json:"error,omitempty"`
-	// Unverified marks an object downloaded with nothing to check it
-	// against (engine.Result.Unverified).
+	// Unverified marks an object read with nothing to check it against
+	// (engine.Result.Unverified).
 	Unverified bool `json:"unverified,omitempty"`
 }
 
@@ -209,8 +209,9 @@ func unverifiedNote(n int64) string {
 	if n == 1 {
 		objects = "object was"
 	}
-	return fmt.Sprintf("WARNING %d %s downloaded in parts without a check: the server keeps no full-object checksum"+
-		" and no MD5 or multipart ETag for them (SSE-KMS, SSE-C, or a server that does not say), or checksums are off (--checksum-when-required)", n, objects)
+	return fmt.Sprintf("WARNING %d %s read without a check: the source keeps no full-object checksum and no MD5 ETag"+
+		" for them (nor, for a download in parts, a multipart ETag; SSE-KMS, SSE-C, or a server that does not say),"+
+		" or checksums are off (--checksum-when-required)", n, objects)
 }
 
 // SummaryText is the one-line summary of a run: copies and deletes apart,

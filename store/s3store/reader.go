@@ -107,6 +107,9 @@ func expectedOf(out *s3.GetObjectOutput) (expected, bool) {
 	return etagMD5(aws.ToString(out.ETag), out.ServerSideEncryption, out.SSECustomerAlgorithm)
 }
 
+// Checked reports whether the bytes delivered are checked (store.CheckedReader).
+func (r *resumingReader) Checked() bool { return r.check != nil }
+
 // finish checks the digest once every byte was read, and keeps failing
 // afterwards.
 func (r *resumingReader) finish() error {
