@@ -14,7 +14,8 @@
 #
 #   ./scripts/bench-between.sh [a] [b]
 #
-# Environment: ROUNDS (default 3), SMALL_COUNT, SMALL_SIZE (bytes),
+# Environment: BASE (a git revision: its s3bulk runs too, as "base"),
+# ROUNDS (default 3), SMALL_COUNT, SMALL_SIZE (bytes),
 # HUGE_COUNT, HUGE_SIZE (bytes), WORK (a directory with room for about
 # 3 x HUGE_COUNT x HUGE_SIZE; default a temp dir). Needs rclone on PATH.
 set -euo pipefail
@@ -30,6 +31,13 @@ command -v rclone >/dev/null || { echo "rclone is not on PATH" >&2; exit 2; }
 . scripts/lib.sh
 lib_init bench-between
 build_s3bulk
+methods=(s3bulk rclone)
+if [ -n "${BASE:-}" ]; then
+  mkdir "$work/base-src"
+  git archive "$BASE" | tar -x -C "$work/base-src"
+  (cd "$work/base-src" && go build -o "$work/base" ./cmd/s3bulk)
+  methods+=(base)
+fi
 unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3
 # The servers speak plain HTTP; rclone's SDK refuses to start with a CA
 # bundle it cannot install in its own transport.
@@ -95,9 +103,9 @@ run() {
     onsrc --quiet seed "s3://bench/$prefix" --objects "$n" --size "$size"
   echo "($part) $n x $size bytes between two servers, $rounds rounds; load: $(load)"
   for _ in $(seq "$rounds"); do
-    for m in $(printf '%s\n' s3bulk rclone | shuf); do
+    for m in $(printf '%s\n' "${methods[@]}" | shuf); do
       case $m in
-      s3bulk) measure "$part-s3bulk" "$work/s3bulk" --no-progress --quiet --endpoint-url "$dst" cp --recursive \
+      s3bulk | base) measure "$part-$m" "$work/$m" --no-progress --quiet --endpoint-url "$dst" cp --recursive \
         --source-endpoint-url "$src" --source-profile src "s3://bench/$prefix" "s3://bench/$prefix" ;;
       rclone) measure "$part-rclone" rclone copy --transfers 64 "src:bench/$prefix" "dst:bench/$prefix" ;;
       esac
@@ -109,7 +117,7 @@ run() {
   local mib; mib=$(echo "scale=3; $n * $size / 1048576" | bc)
   echo "== ($part) medians of $rounds; load after: $(load)"
   printf '  %-8s %8s %10s %8s %12s %8s %10s\n' method wall_s objects/s MiB/s client_ms/obj rss_MiB servers_s
-  for m in s3bulk rclone; do
+  for m in "${methods[@]}"; do
     local w c; w=$(col "$part-$m" 2) c=$(col "$part-$m" 3)
     printf '  %-8s %8.2f %10.1f %8.1f %12.3f %8d %10.2f\n' "$m" "$w" "$(echo "$n / $w" | bc -l)" \
       "$(echo "$mib / $w" | bc -l)" "$(echo "1000 * $c / $n" | bc -l)" "$(col "$part-$m" 4)" "$(col "$part-$m" 5)"
@@ -117,6 +125,10 @@ run() {
   local ws wr cs cr
   ws=$(col "$part-s3bulk" 2) wr=$(col "$part-rclone" 2) cs=$(col "$part-s3bulk" 3) cr=$(col "$part-rclone" 3)
   echo "  s3bulk / rclone: speed $(echo "scale=2; $wr / $ws" | bc)x, client CPU $(echo "scale=2; $cs / $cr" | bc)x"
+  if [ -n "${BASE:-}" ]; then
+    local wb cb; wb=$(col "$part-base" 2) cb=$(col "$part-base" 3)
+    echo "  s3bulk / base:   speed $(echo "scale=2; $wb / $ws" | bc)x, client CPU $(echo "scale=2; $cs / $cb" | bc)x"
+  fi
 }
 
 for p in "${parts[@]}"; do

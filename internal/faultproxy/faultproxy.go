@@ -49,6 +49,11 @@ type Config struct {
 	// body, in its middle byte: the response is whole and well formed, so
 	// only a check of the content can notice.
 	CorruptRate float64
+	// CorruptUploadRate forwards the request with one bit of its body
+	// flipped, in its middle byte (by Content-Length), as a damaged link
+	// on the way up would: only a checksum the server checks can notice.
+	// Requests without a body are forwarded untouched.
+	CorruptUploadRate float64
 
 	// DropChecksums removes the x-amz-checksum-* headers (and
 	// x-amz-checksum-type) from every response, eligible or not, as a
@@ -88,11 +93,12 @@ const (
 	Truncate
 	Stall
 	Corrupt
+	CorruptUpload
 	numFaults
 )
 
 var faultNames = [numFaults]string{"none", "slow-down", "internal-error", "too-many-requests",
-	"reset-before", "reset-mid-body", "truncate", "stall", "corrupt"}
+	"reset-before", "reset-mid-body", "truncate", "stall", "corrupt", "corrupt-upload"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {
@@ -111,6 +117,7 @@ func (c Config) rates() [numFaults]float64 {
 		Truncate:        c.TruncateRate,
 		Stall:           c.StallRate,
 		Corrupt:         c.CorruptRate,
+		CorruptUpload:   c.CorruptUploadRate,
 	}
 }
 
@@ -384,6 +391,11 @@ func (p *Proxy) inject(st *state, w http.ResponseWriter, r *http.Request) {
 		p.stall(r)
 	case Corrupt:
 		p.forward.ServeHTTP(&flipWriter{ResponseWriter: w}, r)
+	case CorruptUpload:
+		if r.ContentLength > 0 {
+			r.Body = &flipReader{ReadCloser: r.Body, at: r.ContentLength / 2}
+		}
+		p.forward.ServeHTTP(w, r)
 	default:
 		p.forward.ServeHTTP(w, r)
 	}
@@ -602,6 +614,21 @@ func (c *noChecksums) WriteHeader(code int) {
 }
 
 func (c *noChecksums) Write(b []byte) (int, error) { return c.ResponseWriter.Write(b) }
+
+// flipReader passes a request body through with the bit of byte at flipped.
+type flipReader struct {
+	io.ReadCloser
+	at, seen int64
+}
+
+func (f *flipReader) Read(b []byte) (int, error) {
+	n, err := f.ReadCloser.Read(b)
+	if f.at >= f.seen && f.at < f.seen+int64(n) {
+		b[f.at-f.seen] ^= 0x01
+	}
+	f.seen += int64(n)
+	return n, err
+}
 
 // flipWriter passes a forwarded response through with one bit of its body
 // flipped, in the middle byte (by Content-Length).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -204,6 +205,46 @@ func TestCorruptFlipsOneBitInTheMiddle(t *testing.T) {
 	// A PUT's bytes go to the server untouched; its empty answer passes.
 	if err := put(ctx, c, bucket, "k2", body); err != nil {
 		t.Errorf("put through a corrupting proxy: %v", err)
+	}
+}
+
+func TestCorruptUploadFlipsOneBitOfTheRequestBody(t *testing.T) {
+	body := bytes.Repeat([]byte("abcdefgh"), 64<<10)
+	p, c, bucket := setup(t, Config{CorruptUploadRate: 1})
+	ctx := t.Context()
+	// Neither a checksum nor a signed payload: the server stores what
+	// arrives, which shows what the proxy sent.
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(bucket), Key: aws.String("k"),
+		Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))),
+	}, func(o *s3.Options) {
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
+	})
+	if err != nil {
+		t.Fatalf("unchecked put: %v", err)
+	}
+	// With the SDK's default CRC32 the server refuses the damaged body.
+	if err := put(ctx, c, bucket, "k2", body); err == nil {
+		t.Error("a put with a checksum and a flipped bit succeeded")
+	}
+	if err := p.SetConfig(Config{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := get(ctx, c, bucket, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Clone(body)
+	want[len(want)/2] ^= 0x01
+	if !bytes.Equal(got, want) {
+		t.Error("the stored object is not the body with the bit in its middle byte flipped")
+	}
+	if _, err := get(ctx, c, bucket, "k2"); err == nil {
+		t.Error("the refused put left an object behind")
+	}
+	if n := p.Stats().Faults[CorruptUpload]; n != 2 {
+		t.Errorf("stats count %d corrupt-upload faults, want 2", n)
 	}
 }
 

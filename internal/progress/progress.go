@@ -125,8 +125,8 @@ type Record struct {
 	Seconds float64 `json:"seconds"`
 	Reason  string  `json:"reason,omitempty"`
 	Error   string  `json:"error,omitempty"`
-	// Unverified marks an object downloaded with nothing to check it
-	// against (engine.Result.Unverified).
+	// Unverified marks an object read with nothing to check it against
+	// (engine.Result.Unverified).
 	Unverified bool `json:"unverified,omitempty"`
 }
 

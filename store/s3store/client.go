@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -119,6 +120,12 @@ type Client struct {
 	// that completing a copy costs no ListParts. An ID missing here (an
 	// upload resumed from an earlier run) is looked up.
 	uploads sync.Map
+	// payload is what the server is known to do with unsigned payloads
+	// over plain HTTP (payload.go).
+	payload atomic.Int32
+	// listFallbacks counts the ListObjectsV2 answers listDecoder left to
+	// the SDK (listxml.go).
+	listFallbacks atomic.Int64
 	// logger and said: sayOnce's.
 	logger *slog.Logger
 	said   sync.Map
@@ -210,6 +217,9 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
 			// Absent from operations without a response checksum.
 			_, _ = stack.Deserialize.Remove(sdkResponseValidation)
+			if err := c.addUnsignedPayload(stack); err != nil {
+				return err
+			}
 			if cfg.Logger != nil {
 				if err := stack.Initialize.Add(targetRecorder{}, middleware.After); err != nil {
 					return err

@@ -48,6 +48,12 @@
 //     against a multipart ETag too. checksum.go and verifyparts.go say
 //     which checksums and why; Config.ChecksumWhenRequired
 //     turns it all off for servers that reject checksum headers.
+//   - Unsigned payloads: over plain HTTP too, a request carrying a CRC the
+//     server checks is signed with UNSIGNED-PAYLOAD rather than the SHA-256
+//     of its body (payload.go, docs/design/0006-unsigned-payloads.md).
+//   - Listings: ListPage decodes ListObjectsV2 answers with a scanner of
+//     the fields a page uses, and leaves what it does not read to the
+//     SDK's decoder (listxml.go).
 //   - Errors wrap both the store sentinel (store.ErrNotFound, ...) and the
 //     SDK error, so callers use errors.Is for the first and
 //     internal/retry.Classify still sees the typed SDK error.

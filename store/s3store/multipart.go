@@ -98,8 +98,9 @@ func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int
 	}
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	if !s.c.checksumWhenRequired {
-		// Computed by the SDK as it sends the body: in a trailer over
-		// HTTPS, else in the same pass as the payload's SHA-256.
+		// Computed by the SDK: in a trailer as it sends the body over
+		// HTTPS, else in a header before it, the payload then unsigned
+		// (payload.go).
 		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
 	}
 	out, err := s.c.s3.UploadPart(ctx, in, s.optFns...)
