@@ -1,7 +1,9 @@
-// Package engine plans and executes transfers between stores: it turns
-// listings into a stream of tasks (copy, upload, download, delete, skip) and
-// carries them out on one budget of requests in flight, splitting big
-// objects into parts on the same budget. It never prints, exits or reads
+// Package engine owns the transfers between stores: planning (listings,
+// and for sync both sides, into a stream of tasks: copy, upload, download,
+// stream, delete, skip) and executing them on one run-wide budget of
+// requests in flight, big objects split into parts on the same budget; the
+// stop policy, resumption from a journal, and the run's summary. It never
+// prints, exits or reads
 // the environment: callers observe results through an Observer and a
 // Progress.
 //

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine/diff"
 	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/limiter"
@@ -306,7 +307,7 @@ type executor struct {
 	// sources of finished copies; nil deletes each one after its copy.
 	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
-	deletes *spool
+	deletes *diff.Spool
 	// noPartCopy is set once the destination answered that it has no
 	// UploadPartCopy: later copies go straight to the fallback.
 	noPartCopy atomic.Bool

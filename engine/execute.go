@@ -53,11 +53,11 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 	var err error
 	switch {
 	case t.Op == OpStream && !e.job.Src.Loc.Local:
-		r.Parts, err = e.stream(ctx, t)
+		r.Parts, r.Unverified, err = e.stream(ctx, t)
 	case t.PartSize > 0:
 		r.Parts, r.Unverified, err = e.multipart(ctx, t)
 	default:
-		err = e.single(ctx, t)
+		r.Unverified, err = e.single(ctx, t)
 	}
 	if err == nil && t.DeleteSource && e.moves == nil {
 		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
@@ -108,8 +108,9 @@ func (e *TaskError) Error() string {
 }
 func (e *TaskError) Unwrap() error { return e.Err }
 
-// single moves an object with one request (two for a stream).
-func (e *executor) single(ctx context.Context, t Task) error {
+// single moves an object with one request (two for a stream). It reports
+// whether the bytes read went unchecked (store.Unverified).
+func (e *executor) single(ctx context.Context, t Task) (unverified bool, err error) {
 	src, dst := e.job.Src.Store, e.job.Dst.Store
 	if t.Op == OpCopy {
 		c := dst.(store.Copier)
@@ -118,12 +119,12 @@ func (e *executor) single(ctx context.Context, t Task) error {
 		if e.opts.Metadata != nil {
 			m, err := e.headMeta(ctx, t.SrcKey)
 			if err != nil {
-				return err
+				return false, err
 			}
 			m = e.withMetadata(m, t.DstKey)
 			replace = &m
 		}
-		return e.do(ctx, func(ctx context.Context) error {
+		return false, e.do(ctx, func(ctx context.Context) error {
 			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}, t.DstKey, replace)
 		})
 	}
@@ -134,14 +135,14 @@ func (e *executor) single(ctx context.Context, t Task) error {
 	if t.Op == OpStream && !e.job.Src.Loc.Local {
 		m, err := e.headMeta(ctx, t.SrcKey)
 		if err != nil {
-			return err
+			return false, err
 		}
 		meta = m
 	}
 	meta = e.withMetadata(meta, t.DstKey)
 	// Reading and writing are one request pair under one slot: the body
 	// streams from one to the other.
-	return e.do(ctx, func(ctx context.Context) error {
+	err = e.do(ctx, func(ctx context.Context) error {
 		body, err := src.Get(ctx, t.SrcKey, 0, -1, t.ETag)
 		if err != nil {
 			return fmt.Errorf("read: %w", err)
@@ -149,8 +150,11 @@ func (e *executor) single(ctx context.Context, t Task) error {
 		defer body.Close()
 		// Both stores check that exactly Size bytes arrived (a seekable body
 		// is passed through untouched so a retry can rewind it).
-		return dst.Put(ctx, t.DstKey, body, t.Size, meta)
+		err = dst.Put(ctx, t.DstKey, body, t.Size, meta)
+		unverified = store.Unverified(body)
+		return err
 	})
+	return unverified && err == nil, err
 }
 
 func (e *executor) headMeta(ctx context.Context, key string) (store.Metadata, error) {
@@ -208,31 +212,32 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 	}
 	mp, ok := dst.(store.Multipart)
 	if !ok {
-		return 0, false, e.single(ctx, t)
+		unverified, err := e.single(ctx, t)
+		return 0, unverified, err
 	}
 	if t.Op == OpCopy && e.noPartCopy.Load() {
-		n, err := e.copyWithoutPartCopy(ctx, t, mp)
-		return n, false, err
+		return e.copyWithoutPartCopy(ctx, t, mp)
 	}
-	err = e.multipartUpload(ctx, t, layout, mp)
+	unverified, err := e.multipartUpload(ctx, t, layout, mp)
 	if t.Op == OpCopy && errors.Is(err, store.ErrNotImplemented) && ctx.Err() == nil {
 		// The upload was aborted; the copy starts over another way.
 		e.noPartCopy.Store(true)
-		n, err := e.copyWithoutPartCopy(ctx, t, mp)
-		return n, false, err
+		return e.copyWithoutPartCopy(ctx, t, mp)
 	}
-	return int(layout.Count), false, err
+	return int(layout.Count), unverified, err
 }
 
 // copyWithoutPartCopy copies t on a server without UploadPartCopy: with one
 // CopyObject up to its 5 GiB limit, beyond it through this process (ranged
 // GETs of the source, UploadPart to the destination), as a stream between
-// two endpoints is. It returns the number of parts.
-func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Multipart) (int, error) {
+// two endpoints is. It returns the number of parts, and whether a copy
+// through this process went unchecked.
+func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Multipart) (int, bool, error) {
 	if t.Size <= e.copyObjectMax {
 		e.sayOnce("no-part-copy", slog.LevelDebug,
 			"the destination has no UploadPartCopy: objects up to 5 GiB are copied with one CopyObject each", "dst", e.job.Dst.Loc.String())
-		return 0, e.single(ctx, t)
+		unverified, err := e.single(ctx, t)
+		return 0, unverified, err
 	}
 	e.sayOnce("no-part-copy-stream", slog.LevelWarn,
 		"the destination has no UploadPartCopy and CopyObject takes at most 5 GiB: bigger objects are copied through this machine",
@@ -243,11 +248,12 @@ func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Mul
 	}
 	layout, err := parts.NewLayout(t.Size, ps)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	st := t
 	st.Op, st.PartSize = OpStream, layout.PartSize
-	return int(layout.Count), e.multipartUpload(ctx, st, layout, mp)
+	unverified, err := e.multipartUpload(ctx, st, layout, mp)
+	return int(layout.Count), unverified, err
 }
 
 // rangedDownload writes parallel ranged reads into a preallocated temp file
@@ -332,7 +338,9 @@ var downloadBuffers = sync.Pool{New: func() any {
 
 // multipartUpload covers upload, stream and server-side copy in parts. On
 // any failure the upload is aborted so no billed parts are left behind.
-func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (err error) {
+// It reports whether a stream's parts went unchecked: the source keeps
+// nothing to check them against, or only what needs them read back.
+func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (unverified bool, err error) {
 	src := e.job.Src.Store
 	var meta store.Metadata
 	switch {
@@ -342,7 +350,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		// UploadPartCopy carries no metadata: read it from the source so a
 		// big copy looks exactly like a small one.
 		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
-			return err
+			return false, err
 		}
 	}
 	meta = e.withMetadata(meta, t.DstKey)
@@ -360,13 +368,13 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 	j := e.opts.Journal
 	if j != nil && !resuming {
 		if err := j.UploadStarted(journalUpload(t, uploadID, layout)); err != nil {
-			return err
+			return false, err
 		}
 	}
 	defer func() {
@@ -402,7 +410,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 	done := make([]store.Part, layout.Count)
@@ -461,19 +469,27 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		})
 	}
 	if err = g.Wait(); err != nil {
-		return err
+		return false, err
 	}
+	// A stream from a source that keeps nothing to check its parts
+	// against is unverified, and so is a resumed one (an earlier run read
+	// some parts) and one whose parts can only be checked by reading them
+	// back (an MD5 or multipart ETag): nothing of a stream is kept. The
+	// destination's per-part checksums only show that it stored what this
+	// process read.
+	unverified = t.Op == OpStream && !e.job.Src.Loc.Local && check == nil
 	if check != nil {
-		// Nothing of a stream is kept to read back: a source whose parts
-		// can only be checked that way (an MD5 or multipart ETag) relies on
-		// the checksums the destination verified per part.
-		if err = check.Verify(ctx, nil); err != nil && !errors.Is(err, store.ErrUnverifiable) {
-			return err // the deferred abort leaves nothing behind
+		switch err = check.Verify(ctx, nil); {
+		case errors.Is(err, store.ErrUnverifiable):
+			unverified, err = true, nil
+		case err != nil:
+			return false, err // the deferred abort leaves nothing behind
 		}
 	}
-	return e.do(ctx, func(ctx context.Context) error {
+	err = e.do(ctx, func(ctx context.Context) error {
 		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
 	})
+	return unverified && err == nil, err
 }
 
 // uploadPart sends one part read from the source. A seekable source body is

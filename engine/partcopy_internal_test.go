@@ -3,17 +3,14 @@ package engine
 import (
 	"bytes"
 	"io"
-	"log"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -41,10 +38,7 @@ func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {
 			s3test.PutObject(t, client, bucket, "src/big", big)
 			var mu sync.Mutex
 			ops := map[string]int{}
-			target, _ := url.Parse(srv.Endpoint)
-			rp := httputil.NewSingleHostReverseProxy(target)
-			rp.ErrorLog = log.New(io.Discard, "", 0)
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hs, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 				q := r.URL.Query()
 				op := r.Method
 				switch {
@@ -64,16 +58,16 @@ func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {
 					io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>`+tt.code+`</Code><Message>no</Message></Error>`)
 					return
 				}
-				rp.ServeHTTP(w, r)
-			}))
-			t.Cleanup(hs.Close)
-			for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"} {
-				t.Setenv(k, "")
+				next.ServeHTTP(w, r)
+			}})
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Setenv("AWS_CONFIG_FILE", os.DevNull)
-			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", os.DevNull)
-			c, err := s3store.NewClient(t.Context(), s3store.Config{EndpointURL: hs.URL, Region: srv.Region,
-				AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, MaxAttempts: 2})
+			t.Cleanup(func() { hs.Close() })
+			// Nothing of the developer's AWS config files.
+			c, err := s3store.NewClient(t.Context(), s3store.Config{EndpointURL: hs.URL(), Region: srv.Region,
+				AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, MaxAttempts: 2,
+				ConfigFiles: []string{os.DevNull}, CredentialsFiles: []string{os.DevNull}})
 			if err != nil {
 				t.Fatal(err)
 			}

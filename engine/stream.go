@@ -32,10 +32,14 @@ import (
 // (PutObject's CRC32, a multipart upload's FULL_OBJECT CRC32C). A mismatch
 // fails the object before anything is visible at the destination; a
 // multipart upload is aborted.
-func (e *executor) stream(ctx context.Context, t Task) (int, error) {
+//
+// It returns the number of parts, and whether the bytes read went
+// unchecked (the source keeps nothing to check them against).
+func (e *executor) stream(ctx context.Context, t Task) (int, bool, error) {
 	t.Op = OpStream
 	if !parts.Split(parts.Upload, t.Size, e.opts.MultipartThreshold) {
-		return 0, e.streamOne(ctx, t)
+		unverified, err := e.streamOne(ctx, t)
+		return 0, unverified, err
 	}
 	ps := e.opts.PartSize
 	if ps == 0 {
@@ -43,31 +47,33 @@ func (e *executor) stream(ctx context.Context, t Task) (int, error) {
 	}
 	layout, err := parts.NewLayout(t.Size, ps)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	mp, ok := e.job.Dst.Store.(store.Multipart)
 	if !ok {
-		return 0, e.streamOne(ctx, t)
+		unverified, err := e.streamOne(ctx, t)
+		return 0, unverified, err
 	}
 	t.PartSize = layout.PartSize
-	return int(layout.Count), e.multipartUpload(ctx, t, layout, mp)
+	unverified, err := e.multipartUpload(ctx, t, layout, mp)
+	return int(layout.Count), unverified, err
 }
 
 // streamOne copies a whole object with one read and one write. The body is
 // read whole before the write starts: a read that fails (a checksum
 // mismatch, a source that changed) writes nothing, and the write can be
 // retried from memory.
-func (e *executor) streamOne(ctx context.Context, t Task) error {
+func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err error) {
 	src, dst := e.job.Src.Store, e.job.Dst.Store
 	if err := e.buffers.Acquire(ctx, t.Size); err != nil {
-		return err
+		return false, err
 	}
 	defer e.buffers.Release(t.Size)
 	bp := getObjectBuffer(t.Size)
 	defer putObjectBuffer(bp)
 	buf := *bp
 	var meta store.Metadata
-	err := e.do(ctx, func(ctx context.Context) error {
+	err = e.do(ctx, func(ctx context.Context) error {
 		var body io.ReadCloser
 		var err error
 		if mr, ok := src.(store.MetadataReader); ok {
@@ -79,20 +85,23 @@ func (e *executor) streamOne(ctx context.Context, t Task) error {
 			return fmt.Errorf("read: %w", err)
 		}
 		defer body.Close()
-		return readExactly(body, buf)
+		err = readExactly(body, buf)
+		unverified = store.Unverified(body)
+		return err
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	if _, ok := src.(store.MetadataReader); !ok {
 		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
-			return err
+			return false, err
 		}
 	}
 	meta = e.withMetadata(meta, t.DstKey)
-	return e.do(ctx, func(ctx context.Context) error {
+	err = e.do(ctx, func(ctx context.Context) error {
 		return dst.Put(ctx, t.DstKey, bytes.NewReader(buf), t.Size, meta)
 	})
+	return unverified && err == nil, err
 }
 
 // readExactly fills buf from r and checks that r ends there. The read that

@@ -76,17 +76,17 @@ func (e *DeleteLimitError) Error() string {
 func (e *executor) runSync(ctx context.Context) (Summary, error) {
 	// A sync is its own journal: rerunning it compares the listings again.
 	e.opts.Journal = nil
-	sp := &spool{dir: e.job.Sync.TempDir}
-	defer sp.close()
+	sp := &diff.Spool{Dir: e.job.Sync.TempDir}
+	defer sp.Close()
 	e.deletes = sp
 	sum, err := e.run(ctx)
-	if err != nil || sp.n == 0 {
+	if err != nil || sp.Len() == 0 {
 		return sum, err
 	}
 	start := time.Now().Add(-sum.Elapsed)
 	if err := e.deleteLimit(); err != nil {
-		e.progress.skipped.Add(sp.n)
-		sum.Skipped += sp.n
+		e.progress.skipped.Add(sp.Len())
+		sum.Skipped += sp.Len()
 		return sum, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -103,7 +103,7 @@ func (e *executor) runSync(ctx context.Context) (Summary, error) {
 				return ctx.Err()
 			}
 		}
-		held = sp.each(func(o store.Object) error {
+		held = sp.Each(func(o store.Object) error {
 			t := e.syncDelete(o)
 			if sum.Failed > 0 {
 				// The destination may still miss what replaces these.
@@ -125,11 +125,11 @@ func (e *executor) runSync(ctx context.Context) (Summary, error) {
 // deleteLimit checks the deletes held against MaxDelete, and against a
 // source that listed nothing (AllowEmptySource).
 func (e *executor) deleteLimit() error {
-	if e.deletes.n > 0 && e.sourceObjects.Load() == 0 && !e.job.Sync.AllowEmptySource {
-		return &EmptySourceError{Src: e.job.Src.Store.URL(e.job.Src.Loc.Key), Dst: e.job.Dst.Store.URL(e.job.Dst.Loc.Key), Count: e.deletes.n}
+	if e.deletes.Len() > 0 && e.sourceObjects.Load() == 0 && !e.job.Sync.AllowEmptySource {
+		return &EmptySourceError{Src: e.job.Src.Store.URL(e.job.Src.Loc.Key), Dst: e.job.Dst.Store.URL(e.job.Dst.Loc.Key), Count: e.deletes.Len()}
 	}
-	if max := e.job.Sync.MaxDelete; max > 0 && e.deletes.n > max {
-		return &DeleteLimitError{Count: e.deletes.n, Max: max}
+	if max := e.job.Sync.MaxDelete; max > 0 && e.deletes.Len() > max {
+		return &DeleteLimitError{Count: e.deletes.Len(), Max: max}
 	}
 	return nil
 }
@@ -137,8 +137,8 @@ func (e *executor) deleteLimit() error {
 // planSyncTo is Plan for a sync: the copies and skips as the listings are
 // compared, then the deletes.
 func (e *executor) planSyncTo(ctx context.Context, fn func(Task) error) error {
-	sp := &spool{dir: e.job.Sync.TempDir}
-	defer sp.close()
+	sp := &diff.Spool{Dir: e.job.Sync.TempDir}
+	defer sp.Close()
 	e.deletes = sp
 	if err := e.planTo(ctx, fn); err != nil {
 		return err
@@ -146,7 +146,7 @@ func (e *executor) planSyncTo(ctx context.Context, fn func(Task) error) error {
 	if err := e.deleteLimit(); err != nil {
 		return err
 	}
-	return sp.each(func(o store.Object) error { return fn(e.syncDelete(o)) })
+	return sp.Each(func(o store.Object) error { return fn(e.syncDelete(o)) })
 }
 
 // syncDelete is the task deleting destination object o (its key relative to
@@ -264,7 +264,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 			}
 			e.progress.planned.Add(1)
 			e.progress.plannedBytes.Add(d.Size)
-			return e.deletes.add(d)
+			return e.deletes.Add(d)
 		}
 	}
 	// Both listings in parallel and in order: the merge pairs them as they
@@ -369,19 +369,15 @@ func (e *executor) localChecksums(ctx context.Context, srcBase, dstBase string, 
 // "" when like is multipart with another number of parts: the part size
 // that made it is unknown.
 func (e *executor) fileETag(ctx context.Context, st store.Store, key string, size int64, like string) (string, error) {
-	like = strings.ToLower(strings.Trim(like, `"`))
 	var layout parts.Layout
 	multipart := false
-	if _, n, ok := strings.Cut(like, "-"); ok {
-		count, err := strconv.Atoi(n)
-		if err != nil {
-			return "", nil
-		}
+	if tag := diff.ParseETag(like); tag.Kind == diff.MultipartETag {
 		ps := e.opts.PartSize
 		if ps == 0 {
 			ps = parts.Auto(size, parts.Upload)
 		}
-		if layout, err = parts.NewLayout(size, ps); err != nil || int(layout.Count) != count {
+		var err error
+		if layout, err = parts.NewLayout(size, ps); err != nil || int64(layout.Count) != tag.Parts {
 			return "", nil
 		}
 		multipart = true

@@ -1,7 +1,3 @@
-// Package store defines the small interface every storage backend implements
-// (an S3 bucket, a local directory) and the optional capabilities the engine
-// looks for: server-side copy, multipart upload and copy, random-access temp
-// files. It imports no SDK.
 package store
 
 import (
@@ -46,6 +42,9 @@ type Object struct {
 	// IsPrefix marks a common prefix returned by a delimited listing
 	// ("directory"); only Key is set then.
 	IsPrefix bool
+	// VersionID is set by listings of versions (s3store's
+	// ListCurrentVersions); empty otherwise.
+	VersionID string
 }
 
 // Metadata is what travels with an object's bytes.
@@ -220,6 +219,24 @@ type Verifier interface {
 	// nil when the object carries nothing to check against. ifMatch, when
 	// set, fails with ErrPreconditionFailed if the object changed.
 	VerifyParts(ctx context.Context, key, ifMatch string, size int64) (PartsVerifier, error)
+}
+
+// CheckedBody is implemented by the bodies that a store checking what it
+// reads (S3: a full-object checksum, an MD5 or multipart ETag) returns for
+// a read of a whole object.
+type CheckedBody interface {
+	// Unverified reports, once the body was read to its end, whether the
+	// object carried nothing to check its bytes against (or checks were
+	// turned off).
+	Unverified() bool
+}
+
+// Unverified reports whether body, a whole object read to its end, went
+// unchecked: it is a CheckedBody that says so. Bodies of stores that check
+// nothing (a local file) are not downloads and never count.
+func Unverified(body io.Reader) bool {
+	c, ok := body.(CheckedBody)
+	return ok && c.Unverified()
 }
 
 // MetadataReader is implemented by stores whose reads return an object's

@@ -41,16 +41,11 @@ import (
 // server's: a missing or wrong credential, say.
 func runCLIEnv(t *testing.T, srv *s3test.Server, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	var kv []string
 	for k, v := range env {
-		t.Setenv(k, v)
+		kv = append(kv, k+"="+v)
 	}
-	var out, errOut bytes.Buffer
-	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
-	return out.String(), errOut.String(), code
+	return runCLI(t, withEnv(srv, kv...), args...)
 }
 
 // summaryLine matches the run summary that cp prints on stderr.
@@ -74,6 +69,7 @@ type snapshot struct {
 }
 
 func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	c := srv.Client(t)
@@ -248,6 +244,7 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 }
 
 func TestUnreadableLocalFileFailsThatFileAndNamesIt(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	// Against the same server; the server's config files are in a
 	// directory only root reads.
@@ -355,6 +352,7 @@ func collect(t *testing.T, job engine.Job, opts engine.Options) (engine.Summary,
 }
 
 func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	dir := t.TempDir()
@@ -438,6 +436,7 @@ func (e *enospcTemp) WriteAt(b []byte, off int64) (int, error) {
 }
 
 func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	objs := map[string][]byte{"small.bin": bodyFor(1, 64<<10), "big.bin": bodyFor(2, 11<<20)}
@@ -472,6 +471,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 }
 
 func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -517,6 +517,7 @@ func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
 }
 
 func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
@@ -575,6 +576,7 @@ func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
 }
 
 func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "k.txt", []byte("new"))
@@ -604,6 +606,7 @@ func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 }
 
 func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
+	t.Parallel()
 	t.Run("keys the server stores", func(t *testing.T) {
 		srv := s3test.Start(t)
 		srv.Require(t, s3test.BackslashKeys)

@@ -25,6 +25,7 @@ func isComplete(r *http.Request) bool {
 // moved, and no object has finished. The bar, drawn into a buffer (no
 // terminal), must say so, for an upload and for a server-side copy alike.
 func TestTheBarCountsTheBytesOfFinishedParts(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	const size = 15*mib + 1

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -141,14 +140,14 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	var sel engine.Options
-	if err := f.sel.apply(&sel); err != nil {
+	if err := f.sel.apply(&sel, a.env); err != nil {
 		return err
 	}
 	meta, err := f.meta.options()
 	if err != nil {
 		return err
 	}
-	srcOpts, dstOpts, err := f.obj.options(src, dst)
+	srcOpts, dstOpts, err := f.obj.options(src, dst, a.env)
 	if err != nil {
 		return err
 	}
@@ -211,7 +210,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if move {
 		verb = "mv"
 	}
-	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint()}
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env)}
 	if side != (sourceSide{}) {
 		// Another source is another job.
 		fields = append(fields, "source", side.endpointURL, side.profile)
@@ -243,7 +242,7 @@ func (a *app) openJournal(path string, fields ...string) (*journal.Writer, error
 	}
 	endpoint := a.g.endpointURL
 	if endpoint == "" {
-		endpoint = os.Getenv("AWS_ENDPOINT_URL_S3") + "|" + os.Getenv("AWS_ENDPOINT_URL")
+		endpoint = a.env.get("AWS_ENDPOINT_URL_S3") + "|" + a.env.get("AWS_ENDPOINT_URL")
 	}
 	fp := journal.Fingerprint(append(fields, endpoint, a.g.region, a.g.profile)...)
 	if path == "auto" {

@@ -34,6 +34,7 @@ import (
 )
 
 func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Checksums)
 	bucket := srv.NewBucket(t)
@@ -57,6 +58,7 @@ func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
 }
 
 func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
@@ -132,6 +134,7 @@ func (pc *partCounter) hold() {
 }
 
 func TestPartUploadsInFlightStayWithinTheirLimit(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	dir := t.TempDir()

@@ -110,7 +110,7 @@ func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Clie
 	if side.endpointURL != "" {
 		cfg.EndpointURL = side.endpointURL
 	}
-	return s3store.NewClient(ctx, cfg)
+	return s3store.NewClient(ctx, s.a.env.s3Config(cfg))
 }
 
 func ptr[T any](v T) *T { return &v }

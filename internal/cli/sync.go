@@ -114,13 +114,13 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		return err
 	}
 	var opts engine.Options
-	if err := f.sel.apply(&opts); err != nil {
+	if err := f.sel.apply(&opts, a.env); err != nil {
 		return err
 	}
 	if opts.Metadata, err = f.meta.options(); err != nil {
 		return err
 	}
-	srcOpts, dstOpts, err := f.obj.options(src, dst)
+	srcOpts, dstOpts, err := f.obj.options(src, dst, a.env)
 	if err != nil {
 		return err
 	}
