@@ -297,7 +297,7 @@ func (s *Store) createTemp(op, p string, flag int) (*os.File, string, error) {
 		// or before the file is created in it; MkdirAll then fails with
 		// ENOENT, or EEXIST when another Put made it before it vanished.
 		// Then make them again.
-		const attempts = 10
+		const attempts = 100 // each retry means a Delete made progress; many at once can take turns for a while
 		err := os.MkdirAll(dir, 0o755)
 		if err != nil {
 			if (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrExist)) && attempt < attempts {
