@@ -12,6 +12,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
 // Bar draws a progress bar for a run on a terminal. mpb redraws in place,
@@ -137,14 +138,14 @@ func BarText(s engine.Snapshot) (left, right string) {
 	left = fmt.Sprintf("%s/%s objects", Count(s.Done+s.Failed+s.Skipped), total)
 
 	var r []string
-	moved := HumanBytes(s.Bytes)
+	moved := units.Human(s.Bytes)
 	if s.PlanComplete && s.Bytes+s.RemainingBytes > 0 {
-		moved += "/" + HumanBytes(s.Bytes+s.RemainingBytes)
+		moved += "/" + units.Human(s.Bytes+s.RemainingBytes)
 	}
 	r = append(r, moved)
 	if s.Seconds > 0 && s.Bytes > 0 {
 		rate := float64(s.Bytes) / s.Seconds
-		r = append(r, HumanBytes(int64(rate))+"/s")
+		r = append(r, units.Human(int64(rate))+"/s")
 		if s.PlanComplete && s.RemainingBytes > 0 {
 			r = append(r, "ETA "+eta(time.Duration(float64(s.RemainingBytes)/rate*float64(time.Second))))
 		}

@@ -8,10 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
-
 	"github.com/s3bulk/s3bulk/internal/batchops"
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
 // JobOutput renders S3 Batch Operations workflows (batchops.Observer) and
@@ -24,9 +22,8 @@ type JobOutput struct {
 	Quiet    bool
 	Bar      bool
 
-	mu   sync.Mutex // the bar's decorators read last from mpb's goroutine
-	p    *mpb.Progress
-	bar  *mpb.Bar
+	mu   sync.Mutex // the bar's texts read last from mpb's goroutine
+	bar  *Counter
 	last batchops.Job
 	seen bool
 }
@@ -48,7 +45,7 @@ func sizeLimit(maxSize int64) string {
 	if maxSize == batchops.MaxCopySize || maxSize <= 0 {
 		return "5 GB or more"
 	}
-	return "over " + HumanBytes(maxSize)
+	return "over " + units.Human(maxSize)
 }
 
 // Plan prints a batch copy's plan.
@@ -69,14 +66,14 @@ func (o *JobOutput) Plan(r batchops.PlanRecord) {
 	if r.Versioned {
 		kind = ", versioned"
 	}
-	fmt.Fprintf(o.Err, "plan: %d objects (%s) for the job, manifest %s%s\n", r.Objects, HumanBytes(r.Bytes), where, kind)
+	fmt.Fprintf(o.Err, "plan: %d objects (%s) for the job, manifest %s%s\n", r.Objects, units.Human(r.Bytes), where, kind)
 	if r.Oversize > 0 {
 		fmt.Fprintf(o.Err, "plan: %d objects (%s) are %s, which a job cannot copy: %s with multipart copy\n",
-			r.Oversize, HumanBytes(r.OversizeBytes), sizeLimit(r.MaxSize), action)
+			r.Oversize, units.Human(r.OversizeBytes), sizeLimit(r.MaxSize), action)
 	}
 	if r.Archived > 0 {
 		fmt.Fprintf(o.Err, "plan: %d objects (%s) are in GLACIER or DEEP_ARCHIVE, which a job fails on until they are restored: %s (restore them first, or their copies fail)\n",
-			r.Archived, HumanBytes(r.ArchivedBytes), action)
+			r.Archived, units.Human(r.ArchivedBytes), action)
 	}
 }
 
@@ -100,7 +97,7 @@ func (o *JobOutput) Excluded(r batchops.ExcludedRecord) {
 	if why == batchops.ReasonTooBig {
 		why = sizeLimit(r.MaxSize) + ", a job cannot copy it"
 	}
-	fmt.Fprintf(o.Err, "EXCLUDED %s (%s): %s\n", r.Src, HumanBytes(r.Size), why)
+	fmt.Fprintf(o.Err, "EXCLUDED %s (%s): %s\n", r.Src, units.Human(r.Size), why)
 }
 
 // JobCreated prints a new job's id on Out.
@@ -117,32 +114,23 @@ func (o *JobOutput) Progress(j batchops.Job) {
 	o.mu.Lock()
 	changed := !o.seen || j.Status != o.last.Status
 	o.last, o.seen = j, true
-	if o.Bar && o.p == nil {
-		o.startBar()
+	if o.Bar && o.bar == nil {
+		o.bar = StartCounter(o.Err, 1, func(int64, int64, time.Duration) string { return o.snapshot().Status },
+			func(int64, int64, time.Duration) string {
+				j := o.snapshot()
+				return fmt.Sprintf("%d/%d tasks  %d failed  %s active", j.Succeeded+j.Failed, j.Total, j.Failed, j.Active)
+			})
 	}
 	bar := o.bar
 	o.mu.Unlock()
 	if bar != nil {
-		bar.SetTotal(max(j.Total, 1), false)
-		bar.SetCurrent(j.Succeeded + j.Failed)
+		bar.Set(j.Succeeded+j.Failed, max(j.Total, 1))
 		return
 	}
 	if changed && !o.Quiet && !o.JSON {
 		fmt.Fprintf(o.Err, "job %s: %s, %d/%d tasks done, %d failed, %s active\n",
 			j.ID, j.Status, j.Succeeded+j.Failed, j.Total, j.Failed, j.Active)
 	}
-}
-
-// startBar draws the job's bar; o.mu is held.
-func (o *JobOutput) startBar() {
-	o.p = mpb.New(mpb.WithOutput(o.Err), mpb.WithWidth(40))
-	o.bar = o.p.AddBar(1,
-		mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return o.snapshot().Status })),
-		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-			j := o.snapshot()
-			return fmt.Sprintf("%d/%d tasks  %d failed  %s active", j.Succeeded+j.Failed, j.Total, j.Failed, j.Active)
-		})),
-	)
 }
 
 func (o *JobOutput) snapshot() batchops.Job {
@@ -154,8 +142,8 @@ func (o *JobOutput) snapshot() batchops.Job {
 // StopProgress ends the watch with the last state seen.
 func (o *JobOutput) StopProgress(j batchops.Job) {
 	o.mu.Lock()
-	p, bar := o.p, o.bar
-	o.p, o.bar, o.seen = nil, nil, false
+	bar := o.bar
+	o.bar, o.seen = nil, false
 	o.mu.Unlock()
 	if bar == nil {
 		return
@@ -164,11 +152,9 @@ func (o *JobOutput) StopProgress(j batchops.Job) {
 		o.mu.Lock()
 		o.last = j
 		o.mu.Unlock()
-		bar.SetTotal(max(j.Total, 1), false)
-		bar.SetCurrent(j.Succeeded + j.Failed)
+		bar.Set(j.Succeeded+j.Failed, max(j.Total, 1))
 	}
-	bar.Abort(false)
-	p.Wait()
+	bar.Stop()
 }
 
 // Task prints a failed task of a report as cp prints a failed object.

@@ -215,7 +215,7 @@ func summaryText(s engine.Summary, verb string) string {
 		if verb == "" {
 			verb = "copied"
 		}
-		p := fmt.Sprintf("%s %s, %s in %s", verb, plural(copied, "object"), HumanBytes(s.Bytes), secs)
+		p := fmt.Sprintf("%s %s, %s in %s", verb, plural(copied, "object"), units.Human(s.Bytes), secs)
 		var rates []string
 		if s.Bytes > 0 && s.Seconds > 0 {
 			rates = append(rates, fmt.Sprintf("%.2f MiB/s", s.MiBPerSecond()))
@@ -267,6 +267,3 @@ func plural(n int64, noun string) string {
 	}
 	return Count(n) + " " + noun + "s"
 }
-
-// HumanBytes formats n with binary units: 1.5 MiB (units.Human).
-func HumanBytes(n int64) string { return units.Human(n) }

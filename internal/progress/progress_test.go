@@ -43,14 +43,6 @@ func TestLines(t *testing.T) {
 	}
 }
 
-func TestHumanBytes(t *testing.T) {
-	for in, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 5 << 30: "5.0 GiB", 1536 << 20: "1.5 GiB"} {
-		if got := HumanBytes(in); got != want {
-			t.Errorf("HumanBytes(%d) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestSkipsAreToldInOneLine(t *testing.T) {
 	skip := func(reason string) engine.Result {
 		return engine.Result{Task: engine.Task{Op: engine.OpSkip, Src: "s3://a/k", Reason: reason}, Status: engine.StatusSkipped}
