@@ -3,9 +3,8 @@
 // stream, delete, skip) and executing them on one run-wide budget of
 // requests in flight, big objects split into parts on the same budget; the
 // stop policy, resumption from a journal, and the run's summary. It never
-// prints, exits or reads
-// the environment: callers observe results through an Observer and a
-// Progress.
+// prints, exits or reads the environment: callers observe results through
+// an Observer and a Progress.
 //
 // An Engine (New) owns the budgets: requests in flight, part uploads in
 // flight and buffered bytes, shared by every run on it. Pass its Throttled

@@ -55,6 +55,9 @@ type DemoOptions struct {
 	// and the tools the demo runs, after it, so it wins (a caller with an
 	// environment of its own, as the CLI's tests have).
 	Env []string
+	// TempDir is where the server's data directory is made, "" for
+	// os.TempDir (the caller's TMPDIR, when its environment is its own).
+	TempDir string
 }
 
 // Demo is a local S3 server with an empty source and destination bucket,
@@ -76,7 +79,7 @@ type Demo struct {
 // StartDemo starts the server (and the proxy) and makes the buckets. On an
 // error nothing is left running.
 func StartDemo(ctx context.Context, opts DemoOptions) (d *Demo, err error) {
-	tmp, err := os.MkdirTemp("", "s3bulk-demo-")
+	tmp, err := os.MkdirTemp(opts.TempDir, "s3bulk-demo-")
 	if err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}

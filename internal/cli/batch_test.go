@@ -496,6 +496,7 @@ func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
 }
 
 func TestBatchRetryWithTheLocalEngineCopiesTheFailedTasksFromHere(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var e *batchEnv
 	var once sync.Once

@@ -528,7 +528,7 @@ func serveSelf(dir string) (*exec.Cmd, error) {
 }
 
 func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, prices bench.Prices) (err error) {
-	d, err := bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list()})
+	d, err := bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list(), TempDir: a.env.tempDir()})
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,6 @@ import (
 	"hash/crc32"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,7 +77,7 @@ func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
 	}
 }
 
-// partCounter is a reverse proxy in front of the real server that holds
+// partCounter is a proxy (hookServer) in front of the real server that holds
 // every UploadPart until expect of them are in flight together after it
 // came (or the last of total has come), and records how many were in
 // flight at once: parts beyond the limit would arrive while a full house
@@ -96,22 +93,16 @@ type partCounter struct {
 
 func startPartCounter(t *testing.T, srv *s3test.Server, expect, total int64) (string, *partCounter) {
 	t.Helper()
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(target)
 	pc := &partCounter{expect: expect, all: total}
 	pc.cond = sync.NewCond(&pc.mu)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		if r.Method == http.MethodPut && r.URL.Query().Has("partNumber") && r.Header.Get("X-Amz-Copy-Source") == "" {
 			pc.hold()
 			defer pc.cur.Add(-1)
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	return ts.URL, pc
+		next.ServeHTTP(w, r)
+	})
+	return endpoint, pc
 }
 
 func (pc *partCounter) hold() {

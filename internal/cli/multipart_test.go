@@ -433,6 +433,7 @@ func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
 }
 
 func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartETag)
 	bucket := srv.NewBucket(t)
@@ -444,11 +445,11 @@ func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
 	isObjectGet := func(r *http.Request) bool {
 		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/parts.bin")
 	}
-	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	env := withEnv(srv, "AWS_MAX_ATTEMPTS=2")
 	t.Run("a flipped bit fails the object and leaves no file", func(t *testing.T) {
 		proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true, CorruptRate: 1, Match: isObjectGet})
 		dir := t.TempDir()
-		_, errOut, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "cp", src, dir+"/")
+		_, errOut, code := runCLI(t, env, "--endpoint-url", proxy.URL(), "cp", src, dir+"/")
 		failedOnMismatch(t, code, errOut, dir)
 		if proxy.Stats().Faults[faultproxy.Corrupt] == 0 {
 			t.Error("the proxy corrupted nothing: the test tested nothing")
@@ -457,7 +458,7 @@ func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
 	t.Run("an intact object arrives, checked", func(t *testing.T) {
 		proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true})
 		dir := t.TempDir()
-		rec, sum := cpJSON(t, srv, "--endpoint-url", proxy.URL(), src, dir+"/")
+		rec, sum := cpJSON(t, env, "--endpoint-url", proxy.URL(), src, dir+"/")
 		if got, _ := os.ReadFile(filepath.Join(dir, "parts.bin")); !bytes.Equal(got, body) {
 			t.Error("the downloaded file differs from the object")
 		}
@@ -467,7 +468,7 @@ func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
 	})
 	t.Run("unchecked, the run says so", func(t *testing.T) {
 		dir := t.TempDir()
-		_, errOut, code := runCLI(t, srv, "--checksum-when-required", "cp", src, dir+"/")
+		_, errOut, code := runCLI(t, env, "--checksum-when-required", "cp", src, dir+"/")
 		if code != ExitOK {
 			t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
 		}

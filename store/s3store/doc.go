@@ -9,8 +9,8 @@
 // package does not wrap, and asks the bucket's region (HeadBucket,
 // GetBucketLocation) on Client.SDK; internal/bench's baseline methods
 // reproduce plain SDK programs, one attempt per request, so they must not
-// get this package's retries; internal/cli creates demo's buckets and hands
-// Client.SDK to batchops; internal/s3test's clients seed and check what
+// get this package's retries (demo's set-up is there too); internal/cli
+// hands Client.SDK to batchops; internal/s3test's clients seed and check what
 // tests did, independently of the code under test; and the fake Batch
 // Operations job (internal/batchops/fakecontrol) copies with CopyObject as
 // S3 would. docs/architecture.md keeps that list.
