@@ -46,7 +46,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 			return e.failed(r, err, start)
 		}
 		if exists {
-			r.Status, r.Task.Reason = StatusSkipped, "destination exists (--no-clobber)"
+			r.Status, r.Task.Reason = StatusSkipped, ReasonExists
 			return r
 		}
 	}
@@ -284,7 +284,7 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	pb := &partBytes{p: e.progress}
 	defer pb.end()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.Concurrency)
+	g.SetLimit(e.concurrency)
 	for p := range layout.All() {
 		g.Go(func() error {
 			return e.do(gctx, func(ctx context.Context) error {
@@ -417,7 +417,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	pb := &partBytes{p: e.progress}
 	defer pb.end()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.Concurrency)
+	g.SetLimit(e.concurrency)
 	var copySrc store.CopySource
 	if t.Op == OpCopy {
 		bucket, _ := mp.(store.Copier).CanCopyFrom(src)

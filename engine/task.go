@@ -27,14 +27,17 @@ const (
 
 // Task is one planned action on one object. It is plain data.
 type Task struct {
-	Op      Op        `json:"op"`
-	Src     string    `json:"src,omitempty"` // URL for messages: s3://b/k or a local path
-	Dst     string    `json:"dst,omitempty"`
-	SrcKey  string    `json:"src_key,omitempty"`
-	DstKey  string    `json:"dst_key,omitempty"`
-	Size    int64     `json:"size"`
-	ETag    string    `json:"etag,omitempty"`
-	ModTime time.Time `json:"mtime,omitzero"`
+	Op     Op     `json:"op"`
+	Src    string `json:"src,omitempty"` // URL for messages: s3://b/k or a local path
+	Dst    string `json:"dst,omitempty"`
+	SrcKey string `json:"src_key,omitempty"`
+	DstKey string `json:"dst_key,omitempty"`
+	Size   int64  `json:"size"`
+	ETag   string `json:"etag,omitempty"`
+	// VersionID is the source version listed, when the source store lists
+	// versions (a Batch Operations manifest pins it); empty otherwise.
+	VersionID string    `json:"version_id,omitempty"`
+	ModTime   time.Time `json:"mtime,omitzero"`
 	// PartSize is set when the object is moved in parts; 0 means one request.
 	PartSize int64  `json:"part_size,omitempty"`
 	Reason   string `json:"reason,omitempty"` // why a task is a skip

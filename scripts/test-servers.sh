@@ -30,16 +30,8 @@ REGION=us-east-1
 servers=("$@")
 [ ${#servers[@]} -gt 0 ] || servers=(versitygw gofakes3 s3rver seaweedfs)
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/lib.sh
+lib_init test-servers
 mkdir -p "$CACHE"
 
 log() { echo "test-servers: $*" >&2; }

@@ -1,7 +1,3 @@
-// Package store defines the small interface every storage backend implements
-// (an S3 bucket, a local directory) and the optional capabilities the engine
-// looks for: server-side copy, multipart upload and copy, random-access temp
-// files. It imports no SDK.
 package store
 
 import (
@@ -46,6 +42,9 @@ type Object struct {
 	// IsPrefix marks a common prefix returned by a delimited listing
 	// ("directory"); only Key is set then.
 	IsPrefix bool
+	// VersionID is set by listings of versions (s3store's
+	// ListCurrentVersions); empty otherwise.
+	VersionID string
 }
 
 // Metadata is what travels with an object's bytes.
@@ -159,6 +158,17 @@ type RandomWriter interface {
 // MaxBatchDelete is the most keys one BatchDeleter request takes: S3's
 // limit for DeleteObjects.
 const MaxBatchDelete = 1000
+
+// Skipper is implemented by stores whose listings may leave entries out:
+// a local directory's unreadable entries, symlinks not followed, special
+// files. A listing that skipped something is incomplete, so a sync must
+// not delete destination objects of those names (the engine does not).
+type Skipper interface {
+	// Skipped returns the entries the store's listings have left out so
+	// far, as keys ('/'-separated, relative to the store's root; "." is
+	// the root itself). Directories are named without a trailing '/'.
+	Skipped() []string
+}
 
 // DeleteError is one key a batch delete could not delete.
 type DeleteError struct {

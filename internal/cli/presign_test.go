@@ -12,6 +12,7 @@ import (
 )
 
 func TestPresignedURLsWorkWithAPlainHTTPClient(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
@@ -83,6 +84,7 @@ func TestPresignedURLsWorkWithAPlainHTTPClient(t *testing.T) {
 }
 
 func TestParseExpiry(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want time.Duration

@@ -27,9 +27,9 @@ func requestsOf(t *testing.T, stderr string) map[string]int64 {
 	return got
 }
 
-func mustRunJSON(t *testing.T, srv *s3test.Server, args ...string) (stdout, stderr string) {
+func mustRunJSON(t *testing.T, env environment, args ...string) (stdout, stderr string) {
 	t.Helper()
-	out, errOut, code := runCLI(t, srv, append([]string{"--json"}, args...)...)
+	out, errOut, code := runCLI(t, env, append([]string{"--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("s3bulk --json %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
 	}
@@ -45,6 +45,7 @@ func unprefixed(prefix string, m map[string]string) map[string]string {
 }
 
 func TestSyncInThreeDirections(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -153,6 +154,7 @@ func TestSyncInThreeDirections(t *testing.T) {
 }
 
 func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Listing)
 	bucket := srv.NewBucket(t)
@@ -187,6 +189,7 @@ func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
 }
 
 func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
@@ -217,6 +220,7 @@ func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
 }
 
 func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
@@ -232,6 +236,7 @@ func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
 }
 
 func TestSyncUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
@@ -263,6 +268,7 @@ func TestSyncUsageErrors(t *testing.T) {
 // ETag nothing local can reproduce; its full-object CRC32C (sent with
 // every multipart upload) still tells equal from different contents.
 func TestSyncChecksumFallsBackToFullObjectChecksums(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	up, down := t.TempDir(), t.TempDir()

@@ -49,6 +49,11 @@ type Config struct {
 	// body, in its middle byte: the response is whole and well formed, so
 	// only a check of the content can notice.
 	CorruptRate float64
+	// CorruptUploadRate forwards the request with one bit of its body
+	// flipped, in its middle byte (by Content-Length), as a damaged link
+	// on the way up would: only a checksum the server checks can notice.
+	// Requests without a body are forwarded untouched.
+	CorruptUploadRate float64
 
 	// DropChecksums removes the x-amz-checksum-* headers (and
 	// x-amz-checksum-type) from every response, eligible or not, as a
@@ -64,6 +69,14 @@ type Config struct {
 	// Match selects the requests eligible for latency and faults; nil
 	// selects all. Others are forwarded untouched.
 	Match func(*http.Request) bool
+
+	// Hook, when set, sees every request first, with next the rest of the
+	// proxy (DropChecksums, Match, latency and faults, then the server):
+	// it may count or hold the request and call next, change the world
+	// (the source object) before calling next, wrap w, or answer by
+	// itself without calling next, as a server with a quirk of its own
+	// would. Called concurrently.
+	Hook func(w http.ResponseWriter, r *http.Request, next http.Handler)
 }
 
 // Fault is one kind of injected failure.
@@ -80,11 +93,12 @@ const (
 	Truncate
 	Stall
 	Corrupt
+	CorruptUpload
 	numFaults
 )
 
 var faultNames = [numFaults]string{"none", "slow-down", "internal-error", "too-many-requests",
-	"reset-before", "reset-mid-body", "truncate", "stall", "corrupt"}
+	"reset-before", "reset-mid-body", "truncate", "stall", "corrupt", "corrupt-upload"}
 
 func (f Fault) String() string {
 	if f < 0 || f >= numFaults {
@@ -103,6 +117,7 @@ func (c Config) rates() [numFaults]float64 {
 		Truncate:        c.TruncateRate,
 		Stall:           c.StallRate,
 		Corrupt:         c.CorruptRate,
+		CorruptUpload:   c.CorruptUploadRate,
 	}
 }
 
@@ -322,6 +337,15 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.handlers.Done()
 	p.requests.Add(1)
 	st := p.state.Load()
+	if hook := st.cfg.Hook; hook != nil {
+		hook(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.inject(st, w, r) }))
+		return
+	}
+	p.inject(st, w, r)
+}
+
+// inject applies st's faults to r, or forwards it.
+func (p *Proxy) inject(st *state, w http.ResponseWriter, r *http.Request) {
 	if st.cfg.DropChecksums {
 		w = &noChecksums{ResponseWriter: w}
 	}
@@ -367,6 +391,11 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		p.stall(r)
 	case Corrupt:
 		p.forward.ServeHTTP(&flipWriter{ResponseWriter: w}, r)
+	case CorruptUpload:
+		if r.ContentLength > 0 {
+			r.Body = &flipReader{ReadCloser: r.Body, at: r.ContentLength / 2}
+		}
+		p.forward.ServeHTTP(w, r)
 	default:
 		p.forward.ServeHTTP(w, r)
 	}
@@ -585,6 +614,21 @@ func (c *noChecksums) WriteHeader(code int) {
 }
 
 func (c *noChecksums) Write(b []byte) (int, error) { return c.ResponseWriter.Write(b) }
+
+// flipReader passes a request body through with the bit of byte at flipped.
+type flipReader struct {
+	io.ReadCloser
+	at, seen int64
+}
+
+func (f *flipReader) Read(b []byte) (int, error) {
+	n, err := f.ReadCloser.Read(b)
+	if f.at >= f.seen && f.at < f.seen+int64(n) {
+		b[f.at-f.seen] ^= 0x01
+	}
+	f.seen += int64(n)
+	return n, err
+}
 
 // flipWriter passes a forwarded response through with one bit of its body
 // flipped, in the middle byte (by Content-Length).

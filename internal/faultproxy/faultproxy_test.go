@@ -7,11 +7,13 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -206,6 +208,46 @@ func TestCorruptFlipsOneBitInTheMiddle(t *testing.T) {
 	}
 }
 
+func TestCorruptUploadFlipsOneBitOfTheRequestBody(t *testing.T) {
+	body := bytes.Repeat([]byte("abcdefgh"), 64<<10)
+	p, c, bucket := setup(t, Config{CorruptUploadRate: 1})
+	ctx := t.Context()
+	// Neither a checksum nor a signed payload: the server stores what
+	// arrives, which shows what the proxy sent.
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(bucket), Key: aws.String("k"),
+		Body: bytes.NewReader(body), ContentLength: aws.Int64(int64(len(body))),
+	}, func(o *s3.Options) {
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
+	})
+	if err != nil {
+		t.Fatalf("unchecked put: %v", err)
+	}
+	// With the SDK's default CRC32 the server refuses the damaged body.
+	if err := put(ctx, c, bucket, "k2", body); err == nil {
+		t.Error("a put with a checksum and a flipped bit succeeded")
+	}
+	if err := p.SetConfig(Config{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := get(ctx, c, bucket, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Clone(body)
+	want[len(want)/2] ^= 0x01
+	if !bytes.Equal(got, want) {
+		t.Error("the stored object is not the body with the bit in its middle byte flipped")
+	}
+	if _, err := get(ctx, c, bucket, "k2"); err == nil {
+		t.Error("the refused put left an object behind")
+	}
+	if n := p.Stats().Faults[CorruptUpload]; n != 2 {
+		t.Errorf("stats count %d corrupt-upload faults, want 2", n)
+	}
+}
+
 func TestDropChecksumsHidesWhatTheServerKeeps(t *testing.T) {
 	s3test.Start(t).Require(t, s3test.Checksums)
 	p, c, bucket := setup(t, Config{})
@@ -323,6 +365,46 @@ func TestMatchLimitsFaultsToSomeRequests(t *testing.T) {
 	}
 	if _, err := get(ctx, c, bucket, "k"); err == nil {
 		t.Error("get, which is eligible, succeeded; want SlowDown")
+	}
+}
+
+// TestHookSeesEveryRequestBeforeTheFaults checks the three uses of a hook:
+// counting requests and passing them on, answering some by itself, and
+// running before the faults, which still apply to what it passes on.
+func TestHookSeesEveryRequestBeforeTheFaults(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	p, c, bucket := setup(t, Config{InternalErrorRate: 1,
+		Match: func(r *http.Request) bool { return r.Method == http.MethodGet },
+		Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+			mu.Lock()
+			seen[r.Method]++
+			mu.Unlock()
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusTeapot)
+				return
+			}
+			next.ServeHTTP(w, r)
+		}})
+	ctx := t.Context()
+	if err := put(ctx, c, bucket, "k", []byte("x")); err != nil {
+		t.Errorf("put, passed on and not eligible for faults: %v", err)
+	}
+	var re *smithyhttp.ResponseError
+	if _, err := get(ctx, c, bucket, "k"); !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusInternalServerError {
+		t.Errorf("get, passed on to the faults: %v, want a 500", err)
+	}
+	_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusTeapot {
+		t.Errorf("head, answered by the hook: %v, want its 418", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(map[string]int{"PUT": 1, "GET": 1, "HEAD": 1}, seen); diff != "" {
+		t.Errorf("requests the hook saw (-want +got):\n%s", diff)
+	}
+	if st := p.Stats(); st.Requests != 3 || st.Faults[InternalError] != 1 {
+		t.Errorf("stats %+v, want 3 requests and the GET's one fault", st)
 	}
 }
 

@@ -122,6 +122,7 @@ var codeSentinels = map[string]error{
 	// The server's checksum of a body differs from the one sent.
 	"BadDigest":                   store.ErrChecksumMismatch,
 	"XAmzContentChecksumMismatch": store.ErrChecksumMismatch,
+	"XAmzContentSHA256Mismatch":   store.ErrChecksumMismatch, // a signed payload's
 	"BucketAlreadyOwnedByYou":     store.ErrExists,
 	"BucketAlreadyExists":         store.ErrExists,
 	"NotImplemented":              store.ErrNotImplemented,

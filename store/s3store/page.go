@@ -2,6 +2,7 @@ package s3store
 
 import (
 	"context"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -28,21 +29,26 @@ func (s *Store) ListPage(ctx context.Context, q store.ListQuery) (store.Page, er
 	} else if q.StartAfter != "" {
 		in.StartAfter = aws.String(q.StartAfter)
 	}
-	out, err := s.c.s3.ListObjectsV2(ctx, in, s.optFns...)
+	out, err := s.c.s3.ListObjectsV2(ctx, in, append(slices.Clip(s.optFns), s.c.withListDecoder)...)
 	if err != nil {
 		return store.Page{}, wrap(err, "list", s.URL(q.Prefix))
 	}
-	objs, prefixes := out.Contents, out.CommonPrefixes
-	page := store.Page{Objects: make([]store.Object, 0, len(objs)+len(prefixes))}
-	for len(objs) > 0 || len(prefixes) > 0 {
-		if len(prefixes) > 0 && (len(objs) == 0 || aws.ToString(prefixes[0].Prefix) < aws.ToString(objs[0].Key)) {
-			page.Objects = append(page.Objects, store.Object{Key: aws.ToString(prefixes[0].Prefix), IsPrefix: true})
-			prefixes = prefixes[1:]
-			continue
-		}
-		v := objs[0]
-		objs = objs[1:]
-		page.Objects = append(page.Objects, store.Object{
+	if page, ok := out.ResultMetadata.Get(lightPage{}).(*store.Page); ok {
+		return *page, nil
+	}
+	return sdkPage(out), nil
+}
+
+// withListDecoder has ListObjectsV2 answers decoded by listDecoder.
+func (c *Client) withListDecoder(o *s3.Options) {
+	o.APIOptions = append(o.APIOptions, c.addListDecoder)
+}
+
+// sdkPage is the page of an answer the SDK decoded.
+func sdkPage(out *s3.ListObjectsV2Output) store.Page {
+	objs := make([]store.Object, 0, len(out.Contents))
+	for _, v := range out.Contents {
+		objs = append(objs, store.Object{
 			Key:          aws.ToString(v.Key),
 			Size:         aws.ToInt64(v.Size),
 			ModTime:      aws.ToTime(v.LastModified),
@@ -50,8 +56,13 @@ func (s *Store) ListPage(ctx context.Context, q store.ListQuery) (store.Page, er
 			StorageClass: string(v.StorageClass),
 		})
 	}
-	if aws.ToBool(out.IsTruncated) {
-		page.Next = aws.ToString(out.NextContinuationToken)
+	prefixes := make([]string, 0, len(out.CommonPrefixes))
+	for _, p := range out.CommonPrefixes {
+		prefixes = append(prefixes, aws.ToString(p.Prefix))
 	}
-	return page, nil
+	next := ""
+	if aws.ToBool(out.IsTruncated) {
+		next = aws.ToString(out.NextContinuationToken)
+	}
+	return mergePage(objs, prefixes, next)
 }
