@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -132,12 +133,17 @@ func TestLiteralWildcardKeysNeedRaw(t *testing.T) {
 			if code != ExitUsage || !strings.Contains(errOut, "--raw") {
 				t.Errorf("exit %d, stderr %q; want %d and a hint to use --raw", code, errOut, ExitUsage)
 			}
-			if diff := cmp.Diff(keys(files), s3test.ListKeys(t, srv.Client(t), bucket, "")); diff != "" {
+			// Compared as sets: the listing's order is the server's (s3rver's
+			// is not S3's byte order).
+			if diff := cmp.Diff(keys(files), slices.Sorted(slices.Values(s3test.ListKeys(t, srv.Client(t), bucket, "")))); diff != "" {
 				t.Errorf("refused, yet the bucket changed (-want +got):\n%s", diff)
+			}
+			if tt.verb == "mv" {
+				srv.Require(t, s3test.OddKeys) // a CopyObject from "k/a?"
 			}
 			raw := append([]string{args[0], "--raw"}, args[1:]...)
 			mustRun(t, srv, raw...)
-			left := s3test.ListKeys(t, srv.Client(t), bucket, "k/")
+			left := slices.Sorted(slices.Values(s3test.ListKeys(t, srv.Client(t), bucket, "k/")))
 			want := keys(files)
 			want = slicesDelete(want, tt.key)
 			if diff := cmp.Diff(want, left); diff != "" {

@@ -100,6 +100,7 @@ func TestCpEngineAutoPicksLocalAtS3bulksOwnRate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
+	e.srv.Require(t, s3test.Listing) // more than one page of keys
 	const objects = 2000
 	e.seedMany(t, objects)
 	r := e.run(ctx, append([]string{"cp", "--engine", "auto", "--recursive", "--concurrency", "8", "--auto-window", "200",
@@ -151,6 +152,7 @@ func TestCpEngineAutoHandsTheRestToAJob(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
+	e.srv.Require(t, s3test.Listing) // more than one page of keys
 	// The planner runs 2 x concurrency + 1,000 objects ahead of the
 	// workers: those are copied here whatever auto decides.
 	e.seedMany(t, 1300)

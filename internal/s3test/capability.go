@@ -69,9 +69,9 @@ const (
 	// Listing: ListObjectsV2 lists in byte order and pages with
 	// continuation tokens.
 	Listing Capability = "listings in byte order, in pages"
-	// OddKeys: keys with '+' and '=' round trip through PUT, LIST and
-	// CopyObject (whose source is percent-encoded).
-	OddKeys Capability = "keys with '+' and '='"
+	// OddKeys: keys with '+', '=' and '?' round trip through PUT, LIST
+	// and CopyObject (whose source is percent-encoded).
+	OddKeys Capability = "keys with '+', '=' and '?'"
 	// BackslashKeys: a key with a backslash can be written.
 	BackslashKeys Capability = `keys with '\'`
 	// NoAutoCreate: a put into a missing bucket fails (it does not make
@@ -540,7 +540,7 @@ func probeListing(ctx context.Context, p *prober) error {
 }
 
 func probeOddKeys(ctx context.Context, p *prober) error {
-	const key = "a+b=c"
+	const key = "a+b=c?"
 	if _, err := p.put(ctx, key, []byte("x")); err != nil {
 		return err
 	}
@@ -551,7 +551,7 @@ func probeOddKeys(ctx context.Context, p *prober) error {
 	if len(out.Contents) != 1 || aws.ToString(out.Contents[0].Key) != key {
 		return fmt.Errorf("%q is listed as %v", key, out.Contents)
 	}
-	_, err = p.c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("c"), CopySource: aws.String(p.bucket + "/a%2Bb%3Dc")})
+	_, err = p.c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("c"), CopySource: aws.String(p.bucket + "/a%2Bb%3Dc%3F")})
 	if err != nil {
 		return fmt.Errorf("a copy from %q: %w", key, err)
 	}
