@@ -43,8 +43,8 @@ func TestAStreamedPartWaitsForRoomInTheByteBudget(t *testing.T) {
 	const partSize = 5 << 20
 	src := streamSource{body: bytes.Repeat([]byte("x"), 2*partSize), got: make(chan struct{}, 2)}
 	dst := &recordingMultipart{}
-	e := newExecutor(Job{Src: Endpoint{Store: src, Loc: s3url.Location{Bucket: "a"}}},
-		Options{Concurrency: 4, MaxBufferBytes: partSize})
+	e := New(Config{Concurrency: 4, MaxBufferBytes: partSize}).newExecutor(Job{Src: Endpoint{Store: src, Loc: s3url.Location{Bucket: "a"}}},
+		Options{})
 	task := Task{SrcKey: "k", DstKey: "k", Size: 2 * partSize}
 	p := parts.Part{Number: 1, Offset: 0, Size: partSize}
 

@@ -1,14 +1,8 @@
 package engine
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -57,8 +51,8 @@ func (e *executor) planRemove(ctx context.Context, out chan<- Task) error {
 // single key is looked up (a missing one yields nothing), and
 // opts.Filter and opts.Shard apply. It touches nothing; only the source is
 // used. An error from fn stops it and is returned.
-func Walk(ctx context.Context, job Job, opts Options, fn func(store.Object) error) error {
-	return newExecutor(job, opts).walk(ctx, true, fn)
+func (e *Engine) Walk(ctx context.Context, job Job, opts Options, fn func(store.Object) error) error {
+	return e.newExecutor(job, opts).walk(ctx, true, fn)
 }
 
 // walk is Walk; head says whether a single key is looked up (otherwise it
@@ -67,7 +61,7 @@ func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) er
 	src := e.job.Src
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
-			return &FatalError{Op: "list", URL: src.Loc.String(), Err: errors.New("is a prefix or directory: use --recursive or a wildcard")}
+			return &FatalError{Op: "list", URL: src.Loc.String(), Err: ErrPrefix}
 		}
 		o := store.Object{Key: src.Loc.Key}
 		if head {
@@ -145,7 +139,7 @@ func (e *executor) deleteAll(ctx context.Context, cancel context.CancelCauseFunc
 	if batched {
 		g.SetLimit(deleteBatchesInFlight)
 	} else {
-		g.SetLimit(e.opts.Concurrency)
+		g.SetLimit(e.concurrency)
 	}
 	fail := func(err error) {
 		if isFatal(err) {
@@ -234,123 +228,5 @@ func (e *executor) deleteBatch(ctx context.Context, bd store.BatchDeleter, batch
 		}
 		e.finish(r)
 	}
-	return err
-}
-
-// spool holds a sync's deletes until its copies are done: in memory while
-// they are few, then in a temporary file, so that a sync deleting millions
-// of objects holds none of them. Records are length-prefixed binary:
-// key, ETag, size, modification time.
-type spool struct {
-	dir string // for the temporary file; "" means os.TempDir()
-	n   int64
-
-	mem bytes.Buffer
-	f   *os.File
-	w   *bufio.Writer
-	buf []byte
-}
-
-// spoolMemory is how much of a spool stays in memory before it moves to a
-// file: a sync deleting a few thousand objects writes nothing to disk.
-const spoolMemory = 1 << 20
-
-func (s *spool) add(o store.Object) error {
-	b := s.buf[:0]
-	b = binary.AppendUvarint(b, uint64(len(o.Key)))
-	b = append(b, o.Key...)
-	b = binary.AppendUvarint(b, uint64(len(o.ETag)))
-	b = append(b, o.ETag...)
-	b = binary.AppendVarint(b, o.Size)
-	var mt int64
-	if !o.ModTime.IsZero() {
-		mt = o.ModTime.UnixNano()
-	}
-	b = binary.AppendVarint(b, mt)
-	s.buf = b
-	s.n++
-	if s.w != nil {
-		_, err := s.w.Write(b)
-		return err
-	}
-	s.mem.Write(b)
-	if s.mem.Len() < spoolMemory {
-		return nil
-	}
-	f, err := os.CreateTemp(s.dir, "s3bulk-deletes-*")
-	if err != nil {
-		return fmt.Errorf("hold deletes: %w", err)
-	}
-	s.f, s.w = f, bufio.NewWriterSize(f, 64<<10)
-	_, err = s.w.Write(s.mem.Bytes())
-	s.mem = bytes.Buffer{}
-	return err
-}
-
-// each calls fn for every object added, in order. It may be called once.
-func (s *spool) each(fn func(store.Object) error) error {
-	var r *bufio.Reader
-	if s.f != nil {
-		if err := s.w.Flush(); err != nil {
-			return fmt.Errorf("hold deletes: %w", err)
-		}
-		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("hold deletes: %w", err)
-		}
-		r = bufio.NewReaderSize(s.f, 64<<10)
-	} else {
-		r = bufio.NewReader(&s.mem)
-	}
-	for range s.n {
-		o, err := readSpooled(r)
-		if err != nil {
-			return fmt.Errorf("read held deletes: %w", err)
-		}
-		if err := fn(o); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func readSpooled(r *bufio.Reader) (store.Object, error) {
-	var o store.Object
-	str := func() (string, error) {
-		n, err := binary.ReadUvarint(r)
-		if err != nil {
-			return "", err
-		}
-		b := make([]byte, n)
-		_, err = io.ReadFull(r, b)
-		return string(b), err
-	}
-	var err error
-	if o.Key, err = str(); err != nil {
-		return o, err
-	}
-	if o.ETag, err = str(); err != nil {
-		return o, err
-	}
-	if o.Size, err = binary.ReadVarint(r); err != nil {
-		return o, err
-	}
-	mt, err := binary.ReadVarint(r)
-	if mt != 0 {
-		o.ModTime = time.Unix(0, mt)
-	}
-	return o, err
-}
-
-// close removes the temporary file, if any.
-func (s *spool) close() error {
-	if s.f == nil {
-		return nil
-	}
-	name := s.f.Name()
-	err := s.f.Close()
-	if rerr := os.Remove(name); err == nil {
-		err = rerr
-	}
-	s.f = nil
 	return err
 }

@@ -1,62 +1,22 @@
 package engine
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/localstore"
 )
 
-func TestSpoolGivesBackWhatWasAdded(t *testing.T) {
-	for _, n := range []int{0, 3, 30_000} {
-		t.Run(fmt.Sprintf("%d objects come back in order", n), func(t *testing.T) {
-			dir := t.TempDir()
-			sp := &spool{dir: dir}
-			var want []store.Object
-			for i := range n {
-				o := store.Object{Key: fmt.Sprintf("dir/with\nnewline-%06d", i), Size: int64(i) - 1, ETag: strings.Repeat("e", i%40)}
-				if i%2 == 0 {
-					o.ModTime = time.Unix(1_700_000_000+int64(i), int64(i))
-				}
-				want = append(want, o)
-				if err := sp.add(o); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var got []store.Object
-			err := sp.each(func(o store.Object) error { got = append(got, o); return nil })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
-				t.Errorf("objects (-want +got):\n%s", diff)
-			}
-			spilled := sp.f != nil
-			if spilled != (n == 30_000) {
-				t.Errorf("spilled to a file = %v for %d objects", spilled, n)
-			}
-			if err := sp.close(); err != nil {
-				t.Fatal(err)
-			}
-			if left, _ := os.ReadDir(dir); len(left) != 0 {
-				t.Errorf("temporary files left: %v", left)
-			}
-		})
-	}
-}
-
 func TestProtectionCoversSkippedNamesAndWhatIsBelow(t *testing.T) {
-	p := newProtection(func() []string { return []string{"base/dir", "base/f.txt", "elsewhere/x"} }, "base/")
+	p := newProtection(skipper{"base/dir", "base/f.txt", "elsewhere/x"}, "base/")
 	for rel, want := range map[string]bool{
 		"dir": true, "dir/a": true, "dir/a/b": true, "f.txt": true,
 		"dir2": false, "dirx/a": false, "f.txt.bak": false, "x": false, "other/dir": false,
@@ -65,10 +25,37 @@ func TestProtectionCoversSkippedNamesAndWhatIsBelow(t *testing.T) {
 			t.Errorf("covers(%q) = %v, want %v", rel, got, want)
 		}
 	}
-	if !newProtection(func() []string { return []string{"a"} }, "a/b/").covers("anything") {
+	if !newProtection(skipper{"a"}, "a/b/").covers("anything") {
 		t.Error("a skipped directory above the base does not protect everything")
 	}
+	if newProtection(noSkips{}, "").covers("anything") {
+		t.Error("a store that skips nothing protects a name")
+	}
 }
+
+// skipper is a store whose listings left out its names (only Skipped is
+// used).
+type skipper []string
+
+func (s skipper) Skipped() []string { return s }
+
+func (skipper) Head(context.Context, string) (store.Object, store.Metadata, error) {
+	panic("not used")
+}
+func (skipper) Get(context.Context, string, int64, int64, string) (io.ReadCloser, error) {
+	panic("not used")
+}
+func (skipper) Put(context.Context, string, io.Reader, int64, store.Metadata) error {
+	panic("not used")
+}
+func (skipper) List(context.Context, string, string, func(store.Object) error) error {
+	panic("not used")
+}
+func (skipper) Delete(context.Context, string) error { panic("not used") }
+func (skipper) URL(k string) string                  { return k }
+
+// noSkips is a store without store.Skipper.
+type noSkips struct{ store.Store }
 
 func TestFileETagMatchesWhatS3WouldCompute(t *testing.T) {
 	dir := t.TempDir()
@@ -81,7 +68,7 @@ func TestFileETagMatchesWhatS3WouldCompute(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := Endpoint{Store: st, Loc: s3url.Location{Local: true}}
-	e := newExecutor(Job{Src: ep, Dst: ep}, Options{PartSize: 5 << 20})
+	e := New(Config{}).newExecutor(Job{Src: ep, Dst: ep}, Options{PartSize: 5 << 20})
 
 	sum := md5.Sum(body)
 	whole := hex.EncodeToString(sum[:])

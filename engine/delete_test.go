@@ -34,7 +34,7 @@ func TestRemove(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			testfs.Write(t, dir, tree)
-			sum, err := engine.Run(context.Background(), engine.Job{Src: endpoint(t, dir, tt.key), Recursive: tt.recursive, Remove: true}, engine.Options{Concurrency: 4})
+			sum, err := engine.New(engine.Config{Concurrency: 4}).Run(context.Background(), engine.Job{Src: endpoint(t, dir, tt.key), Recursive: tt.recursive, Remove: true}, engine.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func keys(m map[string]string) []string {
 func TestRemoveOfAPrefixWithoutRecursiveIsFatal(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{"logs/a": "a"})
-	_, err := engine.Run(context.Background(), engine.Job{Src: endpoint(t, dir, "logs/"), Remove: true}, engine.Options{})
+	_, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{Src: endpoint(t, dir, "logs/"), Remove: true}, engine.Options{})
 	var fe *engine.FatalError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v, want a FatalError", err)
@@ -75,7 +75,7 @@ func TestRemoveDryRunTouchesNothing(t *testing.T) {
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{"a": "1", "b/c": "2"})
 	var c collector
-	sum, err := engine.Run(context.Background(), engine.Job{Src: endpoint(t, dir, ""), Recursive: true, Remove: true}, engine.Options{DryRun: true, Observer: c.observe})
+	sum, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{Src: endpoint(t, dir, ""), Recursive: true, Remove: true}, engine.Options{DryRun: true, Observer: c.observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestRemoveBatchesKeysAThousandARequest(t *testing.T) {
 	bs := &batchStore{Store: ep.Store, fail: map[string]bool{"d1/0001": true}}
 	ep.Store = bs
 	var c collector
-	sum, err := engine.Run(context.Background(), engine.Job{Src: ep, Recursive: true, Remove: true}, engine.Options{Observer: c.observe})
+	sum, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{Src: ep, Recursive: true, Remove: true}, engine.Options{Observer: c.observe})
 	if err != nil {
 		t.Fatal(err)
 	}

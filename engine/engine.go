@@ -11,31 +11,18 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine/diff"
 	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/engine/shard"
-	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
 
 // DefaultPartStreams is where the search for the number of part uploads in
-// flight starts (Options.PartStreams): few enough not to crowd a server on
+// flight starts (Config.PartStreams): few enough not to crowd a server on
 // the same machine, which more streams only slow down.
 const DefaultPartStreams = 4
-
-// NewPartStreams returns the run-wide limiter of part uploads: fixed at
-// fixed when it is above 0, else searching from DefaultPartStreams up to
-// concurrency (0: DefaultConcurrency).
-func NewPartStreams(fixed, concurrency int) *limiter.Streams {
-	if concurrency <= 0 {
-		concurrency = DefaultConcurrency
-	}
-	if fixed > 0 {
-		return limiter.NewStreams(fixed, fixed)
-	}
-	return limiter.NewStreams(DefaultPartStreams, concurrency)
-}
 
 // DefaultConcurrency is where the search for the number of requests in
 // flight starts (docs/design/0004-requests-in-flight.md), and the ceiling
@@ -47,13 +34,109 @@ const DefaultConcurrency = 256
 // requests/s, nine times what S3 accepts per prefix.
 const DefaultMaxConcurrency = 4096
 
-// NewLimiter returns the run-wide budget of requests in flight: fixed at
-// fixed (halved by throttling, grown back to fixed) when it is above 0,
-// else found by measuring from DefaultConcurrency up to ceiling (0:
+// DefaultMaxBufferBytes bounds the part bytes an Engine holds in memory at
+// once. Only parts that cannot be re-read from their source are held
+// (streams between two endpoints); local files are sent from the file and
+// downloads stream into it. 512 MiB fits a 1 GB machine (report 4).
+const DefaultMaxBufferBytes = 512 << 20
+
+// Config configures an Engine: the budgets every run on it shares. The
+// zero value is usable.
+type Config struct {
+	// Concurrency fixes the number of requests in flight, parts included
+	// (throttling still halves it for a while). 0 finds it by measuring,
+	// from DefaultConcurrency up to MaxConcurrency.
+	Concurrency int
+	// MaxConcurrency is the ceiling of that search; 0 means
+	// DefaultMaxConcurrency.
+	MaxConcurrency int
+	// PartStreams fixes how many parts whose bytes pass through this
+	// process (uploads, streams) are in flight at once. 0 finds the
+	// number by measuring, from DefaultPartStreams up to the ceiling of
+	// requests in flight.
+	PartStreams int
+	// MaxBufferBytes bounds the bytes of parts held in memory at once,
+	// across the engine's runs; 0 means DefaultMaxBufferBytes, negative
+	// no bound. A part larger than the budget still runs, alone.
+	MaxBufferBytes int64
+	// ThrottleWindow, with a fixed Concurrency, is how long after a
+	// throttle halved the budget further throttles are taken as echoes of
+	// the same congestion and shrink it no more; 0 means a second.
+	ThrottleWindow time.Duration
+	// Logger, when set, is told once per run of each fallback the run
+	// takes because a server lacks an operation (a copy without
+	// UploadPartCopy, say).
+	Logger *slog.Logger
+}
+
+// Engine runs jobs on one budget of requests in flight, one of part
+// uploads in flight and one of buffered bytes, shared by every run on it,
+// concurrent ones included. Make one per process (or per command) and pass
+// its Throttled method to the stores, so that a throttled request (503
+// SlowDown) shrinks the budget:
+//
+//	eng := engine.New(engine.Config{})
+//	client, err := s3store.NewClient(ctx, s3store.Config{
+//		Concurrency: eng.MaxConcurrency(), OnThrottle: eng.Throttled})
+//
+// An Engine is safe for concurrent use.
+type Engine struct {
+	lim     *limiter.Limiter
+	streams *limiter.Streams
+	buffers *limiter.ByteBudget
+	logger  *slog.Logger
+}
+
+// New returns an Engine with cfg's budgets.
+func New(cfg Config) *Engine {
+	lim := newLimiter(cfg.Concurrency, cfg.MaxConcurrency, cfg.ThrottleWindow)
+	max := cfg.MaxBufferBytes
+	if max == 0 {
+		max = DefaultMaxBufferBytes
+	}
+	return &Engine{lim: lim, streams: newStreams(cfg.PartStreams, lim.Ceiling()), buffers: limiter.NewByteBudget(max), logger: cfg.Logger}
+}
+
+// Throttled tells the engine that a request was throttled (503 SlowDown,
+// 429): the budget of requests in flight shrinks, and grows back as
+// requests succeed. Stores call it (s3store.Config.OnThrottle) once per
+// throttled attempt, retries included.
+func (e *Engine) Throttled() { e.lim.Throttled() }
+
+// MaxConcurrency is the most requests the engine ever has in flight: the
+// size for the stores' connection pools (s3store.Config.Concurrency).
+func (e *Engine) MaxConcurrency() int { return e.lim.Ceiling() }
+
+// Concurrency is the budget of requests in flight now: fixed, or where
+// the search stands.
+func (e *Engine) Concurrency() int { return e.lim.Limit() }
+
+// Do runs one request under the engine's budget of requests in flight,
+// for a caller that makes requests of its own beside the engine's runs.
+func (e *Engine) Do(ctx context.Context, req func(context.Context) error) error {
+	if err := e.lim.Acquire(ctx); err != nil {
+		return err
+	}
+	start := time.Now()
+	err := req(ctx)
+	e.lim.Release()
+	if err == nil {
+		e.lim.Completed(time.Since(start))
+	}
+	return err
+}
+
+// newLimiter returns the budget of requests in flight: fixed at fixed
+// (halved by throttling, grown back to fixed) when it is above 0, else
+// found by measuring from DefaultConcurrency up to ceiling (0:
 // DefaultMaxConcurrency).
-func NewLimiter(fixed, ceiling int) *limiter.Limiter {
+func newLimiter(fixed, ceiling int, window time.Duration) *limiter.Limiter {
 	if fixed > 0 {
-		return limiter.New(fixed, max(1, fixed/16))
+		var opts []limiter.Option
+		if window > 0 {
+			opts = append(opts, limiter.WithWindow(window))
+		}
+		return limiter.New(fixed, max(1, fixed/16), opts...)
 	}
 	if ceiling <= 0 {
 		ceiling = DefaultMaxConcurrency
@@ -61,11 +144,14 @@ func NewLimiter(fixed, ceiling int) *limiter.Limiter {
 	return limiter.NewSearching(DefaultConcurrency, ceiling, max(1, min(ceiling, DefaultConcurrency)/16))
 }
 
-// DefaultMaxBufferBytes bounds the part bytes a run holds in memory at
-// once. Only parts that cannot be re-read from their source are held
-// (streams between two endpoints); local files are sent from the file and
-// downloads stream into it. 512 MiB fits a 1 GB machine (report 4).
-const DefaultMaxBufferBytes = 512 << 20
+// newStreams returns the limiter of part uploads: fixed at fixed when it
+// is above 0, else searching from DefaultPartStreams up to ceiling.
+func newStreams(fixed, ceiling int) *limiter.Streams {
+	if fixed > 0 {
+		return limiter.NewStreams(fixed, fixed)
+	}
+	return limiter.NewStreams(DefaultPartStreams, ceiling)
+}
 
 // Endpoint is one side of a job: a store and a location in it. For a local
 // store the location's key is relative to the store's root directory.
@@ -90,41 +176,26 @@ type Job struct {
 	Sync *SyncOptions
 }
 
-// Options say how. The zero value is usable.
+// Options say how one run goes. The zero value is usable.
 type Options struct {
-	// Concurrency fixes the number of requests in flight for the whole
-	// run, parts included (throttling still halves it for a while). 0
-	// finds it by measuring, from DefaultConcurrency up to MaxConcurrency.
-	Concurrency int
-	// MaxConcurrency is the ceiling of that search; 0 means
-	// DefaultMaxConcurrency.
-	MaxConcurrency int
-	// Limiter, when set, is the run's budget of requests in flight (shared
-	// with the stores' throttling callbacks, or with other runs), and
-	// Concurrency and MaxConcurrency are not used; when nil one is made
-	// from them (NewLimiter).
-	Limiter *limiter.Limiter
 	// PartSize fixes the part size of multipart transfers; 0 chooses it per
 	// object (parts.Auto).
 	PartSize int64
-	// PartStreams fixes how many parts whose bytes pass through this
-	// process (uploads) are in flight at once, for the whole run. 0 finds
-	// the number by measuring (limiter.Streams), from DefaultPartStreams
-	// up to Concurrency.
+	// PartStreams, when above 0, fixes the part uploads in flight for
+	// this run alone, instead of the engine's shared budget
+	// (Config.PartStreams).
 	PartStreams int
-	// Streams, when set, is the run's shared limiter of part uploads (see
-	// PartStreams); when nil one is made from PartStreams.
-	Streams *limiter.Streams
-	// MaxBufferBytes bounds the bytes of parts held in memory at once for
-	// the whole run; 0 means DefaultMaxBufferBytes, negative no bound. A
-	// part larger than the budget still runs, alone.
+	// MaxBufferBytes, when not 0, gives this run a budget of buffered
+	// part bytes of its own (negative: no bound) instead of the engine's
+	// (Config.MaxBufferBytes).
 	MaxBufferBytes int64
 	// MultipartThreshold is the size from which objects move in parts; 0
 	// chooses it per kind of transfer (parts.Threshold).
 	MultipartThreshold int64
 	// DryRun plans and reports without touching any store.
 	DryRun bool
-	// NoClobber skips objects whose destination already exists.
+	// NoClobber skips objects whose destination already exists (the
+	// result's Reason is ReasonExists).
 	NoClobber bool
 	// Filter, when set, is asked about every listed source object (and,
 	// in a sync, every destination object that could be deleted) with its
@@ -151,8 +222,10 @@ type Options struct {
 	// Journal, when set, makes the run resumable: objects it records as
 	// done are skipped, finished and failed objects and multipart
 	// checkpoints are appended, and checkpointed multipart uploads are
-	// resumed instead of restarted. The caller opens and closes it.
-	Journal *journal.Writer
+	// resumed instead of restarted. The caller opens and closes it. Syncs
+	// and removes do not use it: rerunning them compares the listings
+	// again.
+	Journal Journal
 	// StopAfter stops the run, with a *StoppedError, once this many
 	// objects in a row have failed with the same server error (a status of
 	// 5xx, 401 or 403, or the same connection failure), each after its
@@ -164,10 +237,6 @@ type Options struct {
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
-	// Logger, when set, is told once per run of each fallback the run
-	// takes because a server lacks an operation (a copy without
-	// UploadPartCopy, say).
-	Logger *slog.Logger
 }
 
 // MetadataOptions change the metadata written with each object. By default
@@ -206,9 +275,10 @@ func (e *FatalError) Unwrap() error { return e.Err }
 
 // Run plans and executes job, returning when every task has ended. The error
 // is nil when the run went through, even if some objects failed (see
-// Summary.Failed); it is a *FatalError, or ctx's error, when the run stopped.
-func Run(ctx context.Context, job Job, opts Options) (Summary, error) {
-	ex := newExecutor(job, opts)
+// Summary.Failed); it is a *FatalError, a *StoppedError, or ctx's error,
+// when the run stopped.
+func (e *Engine) Run(ctx context.Context, job Job, opts Options) (Summary, error) {
+	ex := e.newExecutor(job, opts)
 	switch {
 	case job.Remove:
 		return ex.remove(ctx)
@@ -223,6 +293,10 @@ type executor struct {
 	opts     Options
 	lim      *limiter.Limiter
 	progress *Progress
+	logger   *slog.Logger
+	// concurrency is the most requests the run may ever have in flight: it
+	// bounds goroutines, not requests.
+	concurrency int
 
 	mu      sync.Mutex
 	summary Summary
@@ -241,7 +315,7 @@ type executor struct {
 	// sources of finished copies; nil deletes each one after its copy.
 	moves *moveDeletes
 	// deletes holds a sync's deletes until its copies are done.
-	deletes *spool
+	deletes *diff.Spool
 	// noPartCopy is set once the destination answered that it has no
 	// UploadPartCopy: later copies go straight to the fallback.
 	noPartCopy atomic.Bool
@@ -259,47 +333,41 @@ type executor struct {
 // sayOnce logs msg at level the first time the run takes the fallback
 // that topic names.
 func (e *executor) sayOnce(topic string, level slog.Level, msg string, args ...any) {
-	if _, dup := e.said.LoadOrStore(topic, true); dup || e.opts.Logger == nil {
+	if _, dup := e.said.LoadOrStore(topic, true); dup || e.logger == nil {
 		return
 	}
-	e.opts.Logger.Log(context.Background(), level, msg, args...)
+	e.logger.Log(context.Background(), level, msg, args...)
 }
 
-func newExecutor(job Job, opts Options) *executor {
-	lim := opts.Limiter
-	if lim == nil {
-		lim = NewLimiter(opts.Concurrency, opts.MaxConcurrency)
-	}
-	// From here on Concurrency is the most requests the run may ever have
-	// in flight: it bounds goroutines, not requests.
-	opts.Concurrency = lim.Ceiling()
+func (en *Engine) newExecutor(job Job, opts Options) *executor {
 	p := opts.Progress
 	if p == nil {
 		p = &Progress{}
 	}
-	p.limiter.Store(lim)
-	if opts.MaxBufferBytes == 0 {
-		opts.MaxBufferBytes = DefaultMaxBufferBytes
+	p.limiter.Store(en.lim)
+	streams := en.streams
+	if opts.PartStreams > 0 {
+		streams = newStreams(opts.PartStreams, opts.PartStreams)
 	}
-	streams := opts.Streams
-	if streams == nil {
-		streams = NewPartStreams(opts.PartStreams, opts.Concurrency)
+	buffers := en.buffers
+	if opts.MaxBufferBytes != 0 {
+		buffers = limiter.NewByteBudget(opts.MaxBufferBytes)
 	}
 	stopAfter := opts.StopAfter
 	if stopAfter == 0 {
 		stopAfter = DefaultStopAfter
 	}
-	buffers := limiter.NewByteBudget(opts.MaxBufferBytes)
-	return &executor{job: job, opts: opts, lim: lim, progress: p, buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
+	return &executor{job: job, opts: opts, lim: en.lim, concurrency: en.lim.Ceiling(), logger: en.logger, progress: p,
+		buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
 		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject}
 }
 
 // maxWorkers is the most object workers the run may start.
 func (e *executor) maxWorkers() int {
 	if e.opts.Workers > 0 {
-		return min(e.opts.Workers, e.opts.Concurrency)
+		return min(e.opts.Workers, e.concurrency)
 	}
-	return e.opts.Concurrency
+	return e.concurrency
 }
 
 // wantWorkers is how many object workers keep the limit busy now: the
@@ -319,7 +387,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	// The queue between the planner and the workers is bounded: the listing
 	// runs ahead of the copies by at most this many tasks, so memory stays
 	// flat whatever the number of keys.
-	tasks, planned := e.startPlanner(ctx, cancel, 2*e.opts.Concurrency+1000)
+	tasks, planned := e.startPlanner(ctx, cancel, 2*e.concurrency+1000)
 	if bd, ok := e.job.Src.Store.(store.BatchDeleter); ok && e.job.Move && !e.opts.DryRun {
 		e.moves = e.startMoveDeletes(ctx, bd)
 	}
@@ -474,7 +542,7 @@ func (e *executor) record(r Result) {
 			err = j.Failed(r.Task.object(), r.Task.DstKey, r.Err)
 		}
 		if err != nil {
-			e.setFatal(&FatalError{Op: "write journal", URL: j.Path(), Err: err})
+			e.setFatal(&FatalError{Op: "write journal", URL: journalName(j), Err: err})
 		}
 	}
 	switch r.Status {

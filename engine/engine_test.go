@@ -113,9 +113,9 @@ func TestRun(t *testing.T) {
 			srcDir, dstDir := t.TempDir(), t.TempDir()
 			testfs.Write(t, srcDir, src)
 			var c collector
-			sum, err := engine.Run(context.Background(), engine.Job{
+			sum, err := engine.New(engine.Config{Concurrency: 4}).Run(context.Background(), engine.Job{
 				Src: endpoint(t, srcDir, tt.srcKey), Dst: endpoint(t, dstDir, tt.dstKey), Recursive: tt.recursive,
-			}, engine.Options{Concurrency: 4, Observer: c.observe})
+			}, engine.Options{Observer: c.observe})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestDryRunTouchesNothing(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
 	testfs.Write(t, srcDir, map[string]string{"a/1": "1", "a/2": "22"})
 	var c collector
-	sum, err := engine.Run(context.Background(), engine.Job{
+	sum, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "a/"), Dst: endpoint(t, dstDir, "b/"), Recursive: true, Move: true,
 	}, engine.Options{DryRun: true, Observer: c.observe})
 	if err != nil {
@@ -159,7 +159,7 @@ func TestDryRunTouchesNothing(t *testing.T) {
 func TestMoveDeletesSourceAfterCopy(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
 	testfs.Write(t, srcDir, map[string]string{"a/1": "1", "a/2": "22"})
-	_, err := engine.Run(context.Background(), engine.Job{
+	_, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "a/"), Dst: endpoint(t, dstDir, ""), Recursive: true, Move: true,
 	}, engine.Options{})
 	if err != nil {
@@ -178,7 +178,7 @@ func TestNoClobberSkipsExisting(t *testing.T) {
 	testfs.Write(t, srcDir, map[string]string{"1": "new", "2": "new"})
 	testfs.Write(t, dstDir, map[string]string{"1": "old"})
 	var c collector
-	sum, err := engine.Run(context.Background(), engine.Job{
+	sum, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "./"), Dst: endpoint(t, dstDir, ""), Recursive: true,
 	}, engine.Options{NoClobber: true, Observer: c.observe})
 	if err != nil {
@@ -194,7 +194,7 @@ func TestNoClobberSkipsExisting(t *testing.T) {
 
 func TestMissingSingleSourceMatchesNothing(t *testing.T) {
 	srcDir, dstDir := t.TempDir(), t.TempDir()
-	_, err := engine.Run(context.Background(), engine.Job{
+	_, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "nope.txt"), Dst: endpoint(t, dstDir, "x"),
 	}, engine.Options{})
 	var nm *engine.NoMatchError
@@ -211,7 +211,7 @@ func TestMultipartLocalCopyIsExact(t *testing.T) {
 	big := strings.Repeat("0123456789abcdef", (12<<20)/16+3) // 12 MiB + 48 bytes: 3 parts of 5 MiB
 	testfs.Write(t, srcDir, map[string]string{"big.bin": big})
 	var c collector
-	_, err := engine.Run(context.Background(), engine.Job{
+	_, err := engine.New(engine.Config{}).Run(context.Background(), engine.Job{
 		Src: endpoint(t, srcDir, "big.bin"), Dst: endpoint(t, dstDir, "copy.bin"),
 	}, engine.Options{PartSize: 5 << 20, MultipartThreshold: 5 << 20, Observer: c.observe})
 	if err != nil {

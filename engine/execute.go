@@ -46,7 +46,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 			return e.failed(r, err, start)
 		}
 		if exists {
-			r.Status, r.Task.Reason = StatusSkipped, "destination exists (--no-clobber)"
+			r.Status, r.Task.Reason = StatusSkipped, ReasonExists
 			return r
 		}
 	}
@@ -57,7 +57,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 	case t.PartSize > 0:
 		r.Parts, r.Unverified, err = e.multipart(ctx, t)
 	default:
-		err = e.single(ctx, t)
+		r.Unverified, err = e.single(ctx, t)
 	}
 	if err == nil && t.DeleteSource && e.moves == nil {
 		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
@@ -108,8 +108,9 @@ func (e *TaskError) Error() string {
 }
 func (e *TaskError) Unwrap() error { return e.Err }
 
-// single moves an object with one request (two for a stream).
-func (e *executor) single(ctx context.Context, t Task) error {
+// single moves an object with one request (two for a stream). It reports
+// whether the bytes read went unchecked (store.Unverified).
+func (e *executor) single(ctx context.Context, t Task) (unverified bool, err error) {
 	src, dst := e.job.Src.Store, e.job.Dst.Store
 	if t.Op == OpCopy {
 		c := dst.(store.Copier)
@@ -118,12 +119,12 @@ func (e *executor) single(ctx context.Context, t Task) error {
 		if e.opts.Metadata != nil {
 			m, err := e.headMeta(ctx, t.SrcKey)
 			if err != nil {
-				return err
+				return false, err
 			}
 			m = e.withMetadata(m, t.DstKey)
 			replace = &m
 		}
-		return e.do(ctx, func(ctx context.Context) error {
+		return false, e.do(ctx, func(ctx context.Context) error {
 			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}, t.DstKey, replace)
 		})
 	}
@@ -134,14 +135,14 @@ func (e *executor) single(ctx context.Context, t Task) error {
 	if t.Op == OpStream && !e.job.Src.Loc.Local {
 		m, err := e.headMeta(ctx, t.SrcKey)
 		if err != nil {
-			return err
+			return false, err
 		}
 		meta = m
 	}
 	meta = e.withMetadata(meta, t.DstKey)
 	// Reading and writing are one request pair under one slot: the body
 	// streams from one to the other.
-	return e.do(ctx, func(ctx context.Context) error {
+	err = e.do(ctx, func(ctx context.Context) error {
 		body, err := src.Get(ctx, t.SrcKey, 0, -1, t.ETag)
 		if err != nil {
 			return fmt.Errorf("read: %w", err)
@@ -149,8 +150,11 @@ func (e *executor) single(ctx context.Context, t Task) error {
 		defer body.Close()
 		// Both stores check that exactly Size bytes arrived (a seekable body
 		// is passed through untouched so a retry can rewind it).
-		return dst.Put(ctx, t.DstKey, body, t.Size, meta)
+		err = dst.Put(ctx, t.DstKey, body, t.Size, meta)
+		unverified = store.Unverified(body)
+		return err
 	})
+	return unverified && err == nil, err
 }
 
 func (e *executor) headMeta(ctx context.Context, key string) (store.Metadata, error) {
@@ -208,7 +212,8 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 	}
 	mp, ok := dst.(store.Multipart)
 	if !ok {
-		return 0, false, e.single(ctx, t)
+		unverified, err := e.single(ctx, t)
+		return 0, unverified, err
 	}
 	if t.Op == OpCopy && e.noPartCopy.Load() {
 		return e.copyWithoutPartCopy(ctx, t, mp)
@@ -225,13 +230,14 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 // copyWithoutPartCopy copies t on a server without UploadPartCopy: with one
 // CopyObject up to its 5 GiB limit, beyond it through this process (ranged
 // GETs of the source, UploadPart to the destination), as a stream between
-// two endpoints is. It returns the number of parts, and whether the bytes
-// read went unchecked.
+// two endpoints is. It returns the number of parts, and whether a copy
+// through this process went unchecked.
 func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Multipart) (int, bool, error) {
 	if t.Size <= e.copyObjectMax {
 		e.sayOnce("no-part-copy", slog.LevelDebug,
 			"the destination has no UploadPartCopy: objects up to 5 GiB are copied with one CopyObject each", "dst", e.job.Dst.Loc.String())
-		return 0, false, e.single(ctx, t)
+		unverified, err := e.single(ctx, t)
+		return 0, unverified, err
 	}
 	e.sayOnce("no-part-copy-stream", slog.LevelWarn,
 		"the destination has no UploadPartCopy and CopyObject takes at most 5 GiB: bigger objects are copied through this machine",
@@ -278,7 +284,7 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	pb := &partBytes{p: e.progress}
 	defer pb.end()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.Concurrency)
+	g.SetLimit(e.concurrency)
 	for p := range layout.All() {
 		g.Go(func() error {
 			return e.do(gctx, func(ctx context.Context) error {
@@ -332,8 +338,8 @@ var downloadBuffers = sync.Pool{New: func() any {
 
 // multipartUpload covers upload, stream and server-side copy in parts. On
 // any failure the upload is aborted so no billed parts are left behind.
-// For a stream it reports whether the bytes read went unchecked: the
-// source kept nothing to check them against that this run could use.
+// It reports whether a stream's parts went unchecked: the source keeps
+// nothing to check them against, or only what needs them read back.
 func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (unverified bool, err error) {
 	src := e.job.Src.Store
 	var meta store.Metadata
@@ -411,7 +417,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	pb := &partBytes{p: e.progress}
 	defer pb.end()
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.opts.Concurrency)
+	g.SetLimit(e.concurrency)
 	var copySrc store.CopySource
 	if t.Op == OpCopy {
 		bucket, _ := mp.(store.Copier).CanCopyFrom(src)
@@ -465,21 +471,25 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	if err = g.Wait(); err != nil {
 		return false, err
 	}
-	// A stream whose source keeps nothing to check against, or whose
-	// parts could only be checked by reading them back (an MD5 or
-	// multipart ETag; nothing of a stream is kept), relies on the
-	// checksums the destination verified per part: it is unverified.
-	unverified = t.Op == OpStream && len(already) == 0 && check == nil
+	// A stream from a source that keeps nothing to check its parts
+	// against is unverified, and so is a resumed one (an earlier run read
+	// some parts) and one whose parts can only be checked by reading them
+	// back (an MD5 or multipart ETag): nothing of a stream is kept. The
+	// destination's per-part checksums only show that it stored what this
+	// process read.
+	unverified = t.Op == OpStream && !e.job.Src.Loc.Local && check == nil
 	if check != nil {
-		if err = check.Verify(ctx, nil); errors.Is(err, store.ErrUnverifiable) {
+		switch err = check.Verify(ctx, nil); {
+		case errors.Is(err, store.ErrUnverifiable):
 			unverified, err = true, nil
-		} else if err != nil {
+		case err != nil:
 			return false, err // the deferred abort leaves nothing behind
 		}
 	}
-	return unverified, e.do(ctx, func(ctx context.Context) error {
+	err = e.do(ctx, func(ctx context.Context) error {
 		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
 	})
+	return unverified && err == nil, err
 }
 
 // uploadPart sends one part read from the source. A seekable source body is

@@ -138,7 +138,7 @@ func TestParallelListingsListWhatOneChainLists(t *testing.T) {
 				_ = st.List(t.Context(), tt.prefix, "", func(o store.Object) error { want = append(want, o.Key); return nil })
 				st.requests.Store(0)
 				var got []string
-				l := &parallelList{e: newExecutor(Job{}, Options{}), p: st, prefix: tt.prefix, serialPages: c.serial, fn: func(o store.Object) error {
+				l := &parallelList{e: New(Config{}).newExecutor(Job{}, Options{}), p: st, prefix: tt.prefix, serialPages: c.serial, fn: func(o store.Object) error {
 					if o.IsPrefix {
 						t.Errorf("a common prefix %q was passed on", o.Key)
 					}
@@ -173,7 +173,7 @@ func TestParallelListingOfKeysWithoutSlashCostsNoRequestMore(t *testing.T) {
 		st := newPagedStore(tt.keys, 10)
 		_ = st.List(t.Context(), "", "", func(store.Object) error { return nil })
 		one := st.requests.Swap(0)
-		e := newExecutor(Job{}, Options{})
+		e := New(Config{}).newExecutor(Job{}, Options{})
 		if err := e.list(t.Context(), st, "", false, func(store.Object) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestParallelListingSplitsTheReportLayout(t *testing.T) {
 	st := newPagedStore(keys, 1000)
 	_ = st.List(t.Context(), "", "", func(store.Object) error { return nil })
 	one := st.requests.Swap(0)
-	e := newExecutor(Job{}, Options{})
+	e := New(Config{}).newExecutor(Job{}, Options{})
 	n := 0
 	if err := e.list(t.Context(), st, "", false, func(store.Object) error { n++; return nil }); err != nil {
 		t.Fatal(err)
@@ -222,7 +222,7 @@ func TestParallelListingStopsWithTheConsumer(t *testing.T) {
 	stop := errors.New("enough")
 	for _, ordered := range []bool{true, false} {
 		st := newPagedStore(reportKeys(20_000), 50)
-		e := newExecutor(Job{}, Options{})
+		e := New(Config{}).newExecutor(Job{}, Options{})
 		n := 0
 		err := e.list(t.Context(), st, "", ordered, func(store.Object) error {
 			if n++; n == 500 {

@@ -3,23 +3,18 @@ package engine
 import (
 	"bytes"
 	"io"
-	"log"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
-
-func TestMain(m *testing.M) { s3test.Main(m) }
 
 // TestACopyWithoutUploadPartCopyFallsBack runs against the real server,
 // behind a proxy that answers UploadPartCopy as servers without it do.
@@ -43,10 +38,7 @@ func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {
 			s3test.PutObject(t, client, bucket, "src/big", big)
 			var mu sync.Mutex
 			ops := map[string]int{}
-			target, _ := url.Parse(srv.Endpoint)
-			rp := httputil.NewSingleHostReverseProxy(target)
-			rp.ErrorLog = log.New(io.Discard, "", 0)
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hs, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 				q := r.URL.Query()
 				op := r.Method
 				switch {
@@ -66,16 +58,16 @@ func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {
 					io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>`+tt.code+`</Code><Message>no</Message></Error>`)
 					return
 				}
-				rp.ServeHTTP(w, r)
-			}))
-			t.Cleanup(hs.Close)
-			for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"} {
-				t.Setenv(k, "")
+				next.ServeHTTP(w, r)
+			}})
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Setenv("AWS_CONFIG_FILE", os.DevNull)
-			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", os.DevNull)
-			c, err := s3store.NewClient(t.Context(), s3store.Config{EndpointURL: hs.URL, Region: srv.Region,
-				AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, MaxAttempts: 2})
+			t.Cleanup(func() { hs.Close() })
+			// Nothing of the developer's AWS config files.
+			c, err := s3store.NewClient(t.Context(), s3store.Config{EndpointURL: hs.URL(), Region: srv.Region,
+				AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, MaxAttempts: 2,
+				ConfigFiles: []string{os.DevNull}, CredentialsFiles: []string{os.DevNull}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +77,7 @@ func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {
 			src, _ := s3url.Parse("s3://" + bucket + "/src/")
 			dst, _ := s3url.Parse("s3://" + bucket + "/dst/")
 			job := Job{Src: Endpoint{Store: c.Bucket(bucket), Loc: src}, Dst: Endpoint{Store: c.Bucket(bucket), Loc: dst}, Recursive: true}
-			ex := newExecutor(job, Options{Concurrency: 8, Workers: 1, PartSize: 5 << 20, MultipartThreshold: 5 << 20, Logger: logger})
+			ex := New(Config{Concurrency: 8, Logger: logger}).newExecutor(job, Options{Workers: 1, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
 			ex.copyObjectMax = 16 << 20
 			sum, err := ex.run(t.Context())
 			if err != nil || sum.Objects != 2 || sum.Failed != 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/s3bulk/s3bulk/engine/parts"
@@ -16,9 +15,9 @@ import (
 var errStop = errors.New("stop listing")
 
 // Plan streams the tasks of job into fn without executing anything. It is
-// what --dry-run and `plan` print, and what Run executes.
-func Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error {
-	e := newExecutor(job, opts)
+// what a dry run reports, and what Run executes.
+func (en *Engine) Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error {
+	e := en.newExecutor(job, opts)
 	if job.Sync != nil {
 		return e.planSyncTo(ctx, fn)
 	}
@@ -72,7 +71,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
-			return fmt.Errorf("copy %s: is a prefix or directory: use --recursive or a wildcard", src.Loc)
+			return fmt.Errorf("copy %s: %w", src.Loc, ErrPrefix)
 		}
 		var obj store.Object
 		err := e.do(ctx, func(ctx context.Context) error {
@@ -82,7 +81,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		})
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
-				return &NoMatchError{URL: src.Loc.String(), Hint: "for a prefix use --recursive"}
+				return &NoMatchError{URL: src.Loc.String(), Exact: true}
 			}
 			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
 		}
@@ -90,18 +89,14 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if !e.keep(obj.Key[len(src.Loc.Base()):], obj) {
 			return nil
 		}
-		key := singleDestKey(obj.Key, dst.Loc)
+		key, err := destKey(src.Loc, obj.Key, dst.Loc, true)
+		if err != nil {
+			return &FatalError{Op: "copy", URL: src.Loc.String(), Err: err}
+		}
 		return send(e.journaled(e.task(obj, key)))
 	}
 
 	loc, base := listing(src.Loc)
-	dstPrefix := dst.Loc.AsDir().Key
-	if dst.Loc.Local {
-		dstPrefix = strings.TrimPrefix(dstPrefix, "./")
-	}
-	if dstPrefix == "/" {
-		dstPrefix = ""
-	}
 	wild, match := loc.HasWildcard(), loc.Matcher()
 	matched := false
 	pageDone := func(o store.Object) error {
@@ -122,12 +117,16 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if rel == "" {
 			return nil // the prefix itself (its folder marker): nothing to name
 		}
-		if IsFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
+		if isFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
 			// A folder marker is no object of the tree, and a key ending
 			// in '/' has no file to become.
 			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
 		}
-		return send(e.journaled(e.task(o, dstPrefix+rel)))
+		key, err := destKey(loc, o.Key, dst.Loc, false)
+		if err != nil {
+			return err
+		}
+		return send(e.journaled(e.task(o, key)))
 	}
 	err := e.do(ctx, func(ctx context.Context) error { return nil }) // fail fast on a cancelled run
 	if err != nil {
@@ -178,20 +177,20 @@ func (e *executor) keep(rel string, o store.Object) bool {
 	return e.opts.Filter(o)
 }
 
-// singleDestKey names the destination of one object: an exact key, or the
-// object's base name inside a dir-like destination.
-func singleDestKey(srcKey string, dst s3url.Location) string {
-	if dst.Key == "" || dst.IsDirLike() {
-		d := dst.Key
-		if d == "." || d == "./" || d == "/" {
-			d = ""
-		}
-		if d != "" && !strings.HasSuffix(d, "/") {
-			d += "/"
-		}
-		return d + path.Base(srcKey)
+// destKey names the destination of srcKey by s3url's rule (s3url.DestKey),
+// with the destination's key as the engine holds it: a local one relative
+// to its store's root, where "" and "/" are the root itself.
+func destKey(src s3url.Location, srcKey string, dst s3url.Location, single bool) (string, error) {
+	if dst.Local && (dst.Key == "" || dst.Key == "/") {
+		dst.Key = "."
+	} else if dst.Key == "/" {
+		dst.Key = ""
 	}
-	return dst.Key
+	key, err := s3url.DestKey(src, srcKey, dst, single)
+	if dst.Local {
+		key = strings.TrimPrefix(key, "./")
+	}
+	return key, err
 }
 
 func dstIsLocal(d Endpoint) bool { return d.Loc.Local }
@@ -202,7 +201,7 @@ func (e *executor) task(o store.Object, dstKey string) Task {
 	t := Task{
 		Src: src.Store.URL(o.Key), Dst: dst.Store.URL(dstKey),
 		SrcKey: o.Key, DstKey: dstKey,
-		Size: o.Size, ETag: o.ETag, ModTime: o.ModTime,
+		Size: o.Size, ETag: o.ETag, ModTime: o.ModTime, VersionID: o.VersionID,
 		DeleteSource: e.job.Move,
 	}
 	var kind parts.Kind
@@ -236,7 +235,7 @@ func (e *executor) task(o store.Object, dstKey string) Task {
 // journaled turns a task the journal records as done (same source size and
 // ETag or mtime) into a skip.
 func (e *executor) journaled(t Task) Task {
-	if j := e.opts.Journal; j != nil && t.Op != OpSkip && j.State().Done(t.object(), t.DstKey) {
+	if j := e.opts.Journal; j != nil && t.Op != OpSkip && j.IsDone(t.object(), t.DstKey) {
 		t.Op, t.Reason = OpSkip, "done in journal"
 	}
 	return t

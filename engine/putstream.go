@@ -40,11 +40,11 @@ const streamPartsPerSize = 1000
 // is aborted: nothing is left at the destination.
 //
 // opts.PartSize sets the first part size (default DefaultStreamPartSize);
-// opts.Metadata the object's metadata; opts.Concurrency, Limiter and
-// Streams the run's budgets, as for Run. The result's Task names src,
+// opts.Metadata the object's metadata; PartStreams and MaxBufferBytes
+// override the engine's budgets, as for Run. The result's Task names src,
 // which is only used in messages, as its source.
-func PutStream(ctx context.Context, r io.Reader, src string, dst Endpoint, key string, opts Options) (Result, error) {
-	e := newExecutor(Job{Dst: dst}, opts)
+func (en *Engine) PutStream(ctx context.Context, r io.Reader, src string, dst Endpoint, key string, opts Options) (Result, error) {
+	e := en.newExecutor(Job{Dst: dst}, opts)
 	start := time.Now()
 	res := Result{Task: Task{Op: OpUpload, Src: src, Dst: dst.Store.URL(key), DstKey: key}}
 	n, count, err := e.putStream(ctx, r, key)
@@ -219,7 +219,7 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 			break
 		}
 		if number == parts.MaxParts {
-			err = fmt.Errorf("the stream is longer than %d parts (%d bytes so far): give a larger --part-size", parts.MaxParts, size)
+			err = &PartsLimitError{Size: size}
 			break
 		}
 		number++

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/s3bulk/s3bulk/engine/parts"
-	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -42,7 +41,7 @@ func (e *executor) resumeUpload(ctx context.Context, t Task, layout parts.Layout
 	if j == nil {
 		return "", nil, false
 	}
-	u, found := j.State().Upload(t.DstKey)
+	u, found := j.Upload(t.DstKey)
 	if !found || !u.Matches(t.object()) || u.PartSize != layout.PartSize || e.resumedIDs.has(u.UploadID) {
 		return "", nil, false
 	}
@@ -79,7 +78,7 @@ func (e *executor) abortStaleUploads(ctx context.Context) {
 	if !ok {
 		return
 	}
-	for _, u := range j.State().Uploads() {
+	for _, u := range j.Uploads() {
 		if e.resumedIDs.has(u.UploadID) {
 			continue
 		}
@@ -90,6 +89,6 @@ func (e *executor) abortStaleUploads(ctx context.Context) {
 	}
 }
 
-func journalUpload(t Task, id string, layout parts.Layout) journal.Upload {
-	return journal.Upload{SrcKey: t.SrcKey, DstKey: t.DstKey, UploadID: id, PartSize: layout.PartSize, Size: t.Size, ETag: t.ETag, ModTime: t.ModTime}
+func journalUpload(t Task, id string, layout parts.Layout) Upload {
+	return Upload{SrcKey: t.SrcKey, DstKey: t.DstKey, UploadID: id, PartSize: layout.PartSize, Size: t.Size, ETag: t.ETag, ModTime: t.ModTime}
 }

@@ -31,14 +31,14 @@ import (
 // destination gets a checksum of the bytes sent that its server verifies
 // (PutObject's CRC32, a multipart upload's FULL_OBJECT CRC32C). A mismatch
 // fails the object before anything is visible at the destination; a
-// multipart upload is aborted. A source with nothing to check the bytes
-// read against (no full-object checksum, no MD5 ETag, or checksums off)
-// is copied, and reported unverified: only the destination's check of the
-// bytes sent vouches for it.
-func (e *executor) stream(ctx context.Context, t Task) (n int, unverified bool, err error) {
+// multipart upload is aborted.
+//
+// It returns the number of parts, and whether the bytes read went
+// unchecked (the source keeps nothing to check them against).
+func (e *executor) stream(ctx context.Context, t Task) (int, bool, error) {
 	t.Op = OpStream
 	if !parts.Split(parts.Upload, t.Size, e.opts.MultipartThreshold) {
-		unverified, err = e.streamOne(ctx, t)
+		unverified, err := e.streamOne(ctx, t)
 		return 0, unverified, err
 	}
 	ps := e.opts.PartSize
@@ -51,18 +51,18 @@ func (e *executor) stream(ctx context.Context, t Task) (n int, unverified bool, 
 	}
 	mp, ok := e.job.Dst.Store.(store.Multipart)
 	if !ok {
-		unverified, err = e.streamOne(ctx, t)
+		unverified, err := e.streamOne(ctx, t)
 		return 0, unverified, err
 	}
 	t.PartSize = layout.PartSize
-	unverified, err = e.multipartUpload(ctx, t, layout, mp)
+	unverified, err := e.multipartUpload(ctx, t, layout, mp)
 	return int(layout.Count), unverified, err
 }
 
 // streamOne copies a whole object with one read and one write. The body is
 // read whole before the write starts: a read that fails (a checksum
 // mismatch, a source that changed) writes nothing, and the write can be
-// retried from memory. It reports whether the bytes read went unchecked.
+// retried from memory.
 func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err error) {
 	src, dst := e.job.Src.Store, e.job.Dst.Store
 	if err := e.buffers.Acquire(ctx, t.Size); err != nil {
@@ -85,9 +85,9 @@ func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err 
 			return fmt.Errorf("read: %w", err)
 		}
 		defer body.Close()
-		cr, ok := body.(store.CheckedReader)
-		unverified = !ok || !cr.Checked()
-		return readExactly(body, buf)
+		err = readExactly(body, buf)
+		unverified = store.Unverified(body)
+		return err
 	})
 	if err != nil {
 		return false, err
@@ -98,9 +98,10 @@ func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err 
 		}
 	}
 	meta = e.withMetadata(meta, t.DstKey)
-	return unverified, e.do(ctx, func(ctx context.Context) error {
+	err = e.do(ctx, func(ctx context.Context) error {
 		return dst.Put(ctx, t.DstKey, bytes.NewReader(buf), t.Size, meta)
 	})
+	return unverified && err == nil, err
 }
 
 // readExactly fills buf from r and checks that r ends there. The read that

@@ -33,6 +33,10 @@ import (
 //
 // Objects a filter leaves out are neither copied nor deleted, on either
 // side; with a shard, each run copies and deletes the names of its shard.
+// A name the source's listing left out (a store.Skipper's Skipped: a local
+// directory's unreadable entries, symlinks not followed, special files) is
+// never deleted at the destination, nor anything below it: its source may
+// well exist. A skipped root protects every name.
 type SyncOptions struct {
 	// Mode is how a pair is compared: diff.SizeAndTime (the default),
 	// diff.SizeOnly or diff.Checksum. With Checksum, a local file of the
@@ -46,13 +50,6 @@ type SyncOptions struct {
 	// MaxDelete, when positive, is the most objects a sync may delete: with
 	// more to delete, it deletes none and fails with a *DeleteLimitError.
 	MaxDelete int64
-	// SourceSkipped, when set, returns the entries the source's listing left
-	// out (a local directory's unreadable entries, symlinks not followed,
-	// special files), as keys relative to the source store's root. It is
-	// called once, after the listings ended. A destination object with such
-	// a name, or below such a directory, is never deleted: its source may
-	// well exist. A skipped root protects every name.
-	SourceSkipped func() []string
 	// AllowEmptySource lets a sync with Delete go on when the source lists
 	// no object at all while the destination has some to delete; without
 	// it such a sync deletes nothing and fails with an *EmptySourceError,
@@ -79,17 +76,17 @@ func (e *DeleteLimitError) Error() string {
 func (e *executor) runSync(ctx context.Context) (Summary, error) {
 	// A sync is its own journal: rerunning it compares the listings again.
 	e.opts.Journal = nil
-	sp := &spool{dir: e.job.Sync.TempDir}
-	defer sp.close()
+	sp := &diff.Spool{Dir: e.job.Sync.TempDir}
+	defer sp.Close()
 	e.deletes = sp
 	sum, err := e.run(ctx)
-	if err != nil || sp.n == 0 {
+	if err != nil || sp.Len() == 0 {
 		return sum, err
 	}
 	start := time.Now().Add(-sum.Elapsed)
 	if err := e.deleteLimit(); err != nil {
-		e.progress.skipped.Add(sp.n)
-		sum.Skipped += sp.n
+		e.progress.skipped.Add(sp.Len())
+		sum.Skipped += sp.Len()
 		return sum, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -106,7 +103,7 @@ func (e *executor) runSync(ctx context.Context) (Summary, error) {
 				return ctx.Err()
 			}
 		}
-		held = sp.each(func(o store.Object) error {
+		held = sp.Each(func(o store.Object) error {
 			t := e.syncDelete(o)
 			if sum.Failed > 0 {
 				// The destination may still miss what replaces these.
@@ -128,11 +125,11 @@ func (e *executor) runSync(ctx context.Context) (Summary, error) {
 // deleteLimit checks the deletes held against MaxDelete, and against a
 // source that listed nothing (AllowEmptySource).
 func (e *executor) deleteLimit() error {
-	if e.deletes.n > 0 && e.sourceObjects.Load() == 0 && !e.job.Sync.AllowEmptySource {
-		return &EmptySourceError{Src: e.job.Src.Store.URL(e.job.Src.Loc.Key), Dst: e.job.Dst.Store.URL(e.job.Dst.Loc.Key), Count: e.deletes.n}
+	if e.deletes.Len() > 0 && e.sourceObjects.Load() == 0 && !e.job.Sync.AllowEmptySource {
+		return &EmptySourceError{Src: e.job.Src.Store.URL(e.job.Src.Loc.Key), Dst: e.job.Dst.Store.URL(e.job.Dst.Loc.Key), Count: e.deletes.Len()}
 	}
-	if max := e.job.Sync.MaxDelete; max > 0 && e.deletes.n > max {
-		return &DeleteLimitError{Count: e.deletes.n, Max: max}
+	if max := e.job.Sync.MaxDelete; max > 0 && e.deletes.Len() > max {
+		return &DeleteLimitError{Count: e.deletes.Len(), Max: max}
 	}
 	return nil
 }
@@ -140,8 +137,8 @@ func (e *executor) deleteLimit() error {
 // planSyncTo is Plan for a sync: the copies and skips as the listings are
 // compared, then the deletes.
 func (e *executor) planSyncTo(ctx context.Context, fn func(Task) error) error {
-	sp := &spool{dir: e.job.Sync.TempDir}
-	defer sp.close()
+	sp := &diff.Spool{Dir: e.job.Sync.TempDir}
+	defer sp.Close()
 	e.deletes = sp
 	if err := e.planTo(ctx, fn); err != nil {
 		return err
@@ -149,7 +146,7 @@ func (e *executor) planSyncTo(ctx context.Context, fn func(Task) error) error {
 	if err := e.deleteLimit(); err != nil {
 		return err
 	}
-	return sp.each(func(o store.Object) error { return fn(e.syncDelete(o)) })
+	return sp.Each(func(o store.Object) error { return fn(e.syncDelete(o)) })
 }
 
 // syncDelete is the task deleting destination object o (its key relative to
@@ -184,7 +181,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	// marker skips a source folder marker; a destination one is left
 	// alone, never deleted (as the AWS CLI and s5cmd do).
 	marker := func(s store.Object) (bool, error) {
-		if !IsFolderMarker(s) {
+		if !isFolderMarker(s) {
 			e.sourceObjects.Add(1)
 			return false, nil
 		}
@@ -253,12 +250,12 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	if so.Delete {
 		var prot *protection
 		h.OnlyDest = func(d store.Object) error {
-			if IsFolderMarker(d) || !e.keep(d.Key, d) {
+			if isFolderMarker(d) || !e.keep(d.Key, d) {
 				return nil
 			}
 			if prot == nil {
 				// The listings have ended: what the source skipped is known.
-				prot = newProtection(so.SourceSkipped, srcBase)
+				prot = newProtection(src.Store, srcBase)
 			}
 			if prot.covers(d.Key) {
 				t := e.syncDelete(d)
@@ -267,7 +264,7 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 			}
 			e.progress.planned.Add(1)
 			e.progress.plannedBytes.Add(d.Size)
-			return e.deletes.add(d)
+			return e.deletes.Add(d)
 		}
 	}
 	// Both listings in parallel and in order: the merge pairs them as they
@@ -304,12 +301,13 @@ type protection struct {
 	names map[string]bool // relative to the source's base
 }
 
-func newProtection(skipped func() []string, base string) *protection {
+func newProtection(src store.Store, base string) *protection {
 	p := &protection{}
-	if skipped == nil {
+	sk, ok := src.(store.Skipper)
+	if !ok {
 		return p
 	}
-	for _, k := range skipped() {
+	for _, k := range sk.Skipped() {
 		k = strings.TrimSuffix(filepath.ToSlash(k), "/")
 		switch {
 		case k == "" || k == "." || strings.HasPrefix(base, k+"/"):
@@ -371,19 +369,15 @@ func (e *executor) localChecksums(ctx context.Context, srcBase, dstBase string, 
 // "" when like is multipart with another number of parts: the part size
 // that made it is unknown.
 func (e *executor) fileETag(ctx context.Context, st store.Store, key string, size int64, like string) (string, error) {
-	like = strings.ToLower(strings.Trim(like, `"`))
 	var layout parts.Layout
 	multipart := false
-	if _, n, ok := strings.Cut(like, "-"); ok {
-		count, err := strconv.Atoi(n)
-		if err != nil {
-			return "", nil
-		}
+	if tag := diff.ParseETag(like); tag.Kind == diff.MultipartETag {
 		ps := e.opts.PartSize
 		if ps == 0 {
 			ps = parts.Auto(size, parts.Upload)
 		}
-		if layout, err = parts.NewLayout(size, ps); err != nil || int(layout.Count) != count {
+		var err error
+		if layout, err = parts.NewLayout(size, ps); err != nil || int64(layout.Count) != tag.Parts {
 			return "", nil
 		}
 		multipart = true

@@ -18,6 +18,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/filter"
 	"github.com/s3bulk/s3bulk/internal/testfs"
+	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -51,7 +52,7 @@ func TestSyncBetweenDirectories(t *testing.T) {
 	run := func(t *testing.T, so engine.SyncOptions) (engine.Summary, []string) {
 		t.Helper()
 		var c collector
-		sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, so), engine.Options{Concurrency: 4, Observer: c.observe})
+		sum, err := engine.New(engine.Config{Concurrency: 4}).Run(context.Background(), syncJob(t, srcDir, dstDir, so), engine.Options{Observer: c.observe})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestSyncIntoADirectoryNotMadeYetCopiesEverything(t *testing.T) {
 	dstDir := filepath.Join(t.TempDir(), "not", "yet")
 	testfs.Write(t, srcDir, map[string]string{"a": "1", "b/c": "2"})
 	var c collector
-	sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{DryRun: true, Observer: c.observe})
+	sum, err := engine.New(engine.Config{}).Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{DryRun: true, Observer: c.observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestSyncDeletesOnlyAfterEveryCopy(t *testing.T) {
 	}
 	testfs.Write(t, srcDir, files)
 	var c collector
-	_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Concurrency: 8, Observer: c.observe})
+	_, err := engine.New(engine.Config{Concurrency: 8}).Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Observer: c.observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
 	testfs.Write(t, dstDir, map[string]string{"keep": "k", "x1": "1", "x2": "2", "x3": "3"})
 	before := testfs.Read(t, dstDir)
 	var c collector
-	_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{Observer: c.observe})
+	_, err := engine.New(engine.Config{}).Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{Observer: c.observe})
 	var le *engine.DeleteLimitError
 	if !errors.As(err, &le) || le.Count != 3 || le.Max != 2 {
 		t.Fatalf("err = %v, want a DeleteLimitError of 3 over 2", err)
@@ -174,13 +175,13 @@ func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
 	}
 
 	t.Run("and a plan says so too", func(t *testing.T) {
-		err := engine.Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{}, func(engine.Task) error { return nil })
+		err := engine.New(engine.Config{}).Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{}, func(engine.Task) error { return nil })
 		if !errors.As(err, &le) {
 			t.Errorf("err = %v, want a DeleteLimitError", err)
 		}
 	})
 	t.Run("a limit as high as the deletes lets them through", func(t *testing.T) {
-		_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 3}), engine.Options{})
+		_, err := engine.New(engine.Config{}).Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 3}), engine.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestSyncDeletesNothingWhenACopyFailed(t *testing.T) {
 	testfs.Write(t, srcDir, map[string]string{"x": "file", "ok": "ok"})
 	testfs.Write(t, dstDir, map[string]string{"x/inner": "i", "stale": "s"})
 	var c collector
-	sum, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Observer: c.observe})
+	sum, err := engine.New(engine.Config{}).Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Observer: c.observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestSyncFiltersApplyToBothSides(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c collector
-	_, err = engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Filter: f.Keep, Observer: c.observe})
+	_, err = engine.New(engine.Config{}).Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true}), engine.Options{Filter: f.Keep, Observer: c.observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestSyncShardsTogetherCoverEveryNameOnce(t *testing.T) {
 	testfs.Write(t, dstDir, dst)
 	var all []string
 	job := syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true})
-	err := engine.Plan(context.Background(), job, engine.Options{}, func(t engine.Task) error {
+	err := engine.New(engine.Config{}).Plan(context.Background(), job, engine.Options{}, func(t engine.Task) error {
 		all = append(all, string(t.Op)+" "+t.Src)
 		return nil
 	})
@@ -261,7 +262,7 @@ func TestSyncShardsTogetherCoverEveryNameOnce(t *testing.T) {
 	var union []string
 	for i := range n {
 		opts := engine.Options{Shard: shard.Shard{Index: i, Count: n}}
-		err := engine.Plan(context.Background(), job, opts, func(t engine.Task) error {
+		err := engine.New(engine.Config{}).Plan(context.Background(), job, opts, func(t engine.Task) error {
 			union = append(union, string(t.Op)+" "+t.Src)
 			return nil
 		})
@@ -298,8 +299,10 @@ func TestSyncNeverDeletesWhatTheSourceListingSkipped(t *testing.T) {
 			calls := 0
 			// The source lists nothing: AllowEmptySource lets the deletes
 			// through to what this test is about.
-			so := engine.SyncOptions{Delete: true, AllowEmptySource: true, SourceSkipped: func() []string { calls++; return tt.skipped }}
-			_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, so), engine.Options{Observer: c.observe})
+			so := engine.SyncOptions{Delete: true, AllowEmptySource: true}
+			job := syncJob(t, srcDir, dstDir, so)
+			job.Src.Store = skippingStore{Store: job.Src.Store, skipped: tt.skipped, calls: &calls}
+			_, err := engine.New(engine.Config{}).Run(context.Background(), job, engine.Options{Observer: c.observe})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,9 +310,49 @@ func TestSyncNeverDeletesWhatTheSourceListingSkipped(t *testing.T) {
 				t.Errorf("results (-want +got):\n%s", diff)
 			}
 			if calls != 1 {
-				t.Errorf("SourceSkipped called %d times, want once", calls)
+				t.Errorf("Skipped called %d times, want once", calls)
 			}
 		})
+	}
+}
+
+// skippingStore is a store whose listings say they left names out.
+type skippingStore struct {
+	store.Store
+	skipped []string
+	calls   *int
+}
+
+func (s skippingStore) Skipped() []string { *s.calls++; return s.skipped }
+
+func TestSyncFromADirectoryNeverDeletesWhatItsListingSkipped(t *testing.T) {
+	srcDir, dstDir, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	testfs.Write(t, srcDir, map[string]string{"kept": "k"})
+	testfs.Write(t, elsewhere, map[string]string{"a": "a"})
+	// A symlinked directory is not followed: the listing skips it, and its
+	// names at the destination must survive a sync with deletes.
+	if err := os.Symlink(elsewhere, filepath.Join(srcDir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	testfs.Write(t, dstDir, map[string]string{"kept": "k", "linked/a": "a", "gone": "g"})
+	src, err := engine.LocalSource(s3url.Location{Local: true, Key: srcDir + "/"}, engine.LocalOptions{Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := engine.LocalDestination(s3url.Location{Local: true, Key: dstDir + "/"}, engine.LocalOptions{Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c collector
+	_, err = engine.New(engine.Config{}).Run(context.Background(), engine.Job{Src: src, Dst: dst, Sync: &engine.SyncOptions{Delete: true}}, engine.Options{Observer: c.observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"delete gone done", "skip linked/a skipped"}, c.ops()); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"kept": "k", "linked/a": "a"}, testfs.Read(t, dstDir)); diff != "" {
+		t.Errorf("destination (-want +got):\n%s", diff)
 	}
 }
 
@@ -334,7 +377,7 @@ func TestSyncChecksumComparesContents(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var c collector
-			_, err := engine.Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Mode: tt.mode}), engine.Options{DryRun: true, Observer: c.observe})
+			_, err := engine.New(engine.Config{}).Run(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Mode: tt.mode}), engine.Options{DryRun: true, Observer: c.observe})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -350,7 +393,7 @@ func TestSyncPlanListsCopiesThenDeletes(t *testing.T) {
 	testfs.Write(t, srcDir, map[string]string{"b": "1", "c": "2"})
 	testfs.Write(t, dstDir, map[string]string{"a": "old", "c": "2"})
 	var got []string
-	err := engine.Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly}), engine.Options{}, func(t engine.Task) error {
+	err := engine.New(engine.Config{}).Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly}), engine.Options{}, func(t engine.Task) error {
 		got = append(got, fmt.Sprintf("%s %s %s", t.Op, t.SrcKey, t.Reason))
 		return nil
 	})
@@ -400,7 +443,7 @@ func TestSyncOfListingsOutOfOrderIsExact(t *testing.T) {
 	job := syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly})
 	job.Src.Store, job.Dst.Store = reversed{job.Src.Store}, reversed{job.Dst.Store}
 	var c collector
-	sum, err := engine.Run(context.Background(), job, engine.Options{Observer: c.observe})
+	sum, err := engine.New(engine.Config{}).Run(context.Background(), job, engine.Options{Observer: c.observe})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,14 +27,17 @@ const (
 
 // Task is one planned action on one object. It is plain data.
 type Task struct {
-	Op      Op        `json:"op"`
-	Src     string    `json:"src,omitempty"` // URL for messages: s3://b/k or a local path
-	Dst     string    `json:"dst,omitempty"`
-	SrcKey  string    `json:"src_key,omitempty"`
-	DstKey  string    `json:"dst_key,omitempty"`
-	Size    int64     `json:"size"`
-	ETag    string    `json:"etag,omitempty"`
-	ModTime time.Time `json:"mtime,omitzero"`
+	Op     Op     `json:"op"`
+	Src    string `json:"src,omitempty"` // URL for messages: s3://b/k or a local path
+	Dst    string `json:"dst,omitempty"`
+	SrcKey string `json:"src_key,omitempty"`
+	DstKey string `json:"dst_key,omitempty"`
+	Size   int64  `json:"size"`
+	ETag   string `json:"etag,omitempty"`
+	// VersionID is the source version listed, when the source store lists
+	// versions (a Batch Operations manifest pins it); empty otherwise.
+	VersionID string    `json:"version_id,omitempty"`
+	ModTime   time.Time `json:"mtime,omitzero"`
 	// PartSize is set when the object is moved in parts; 0 means one request.
 	PartSize int64  `json:"part_size,omitempty"`
 	Reason   string `json:"reason,omitempty"` // why a task is a skip
@@ -61,11 +64,12 @@ type Result struct {
 	Duration time.Duration
 	// Parts is the number of parts the object moved in (0 for one request).
 	Parts int
-	// Unverified marks a download in parts, or a stream between two
-	// endpoints, whose source kept nothing to check the bytes read against
-	// (no full-object checksum, no MD5 ETag nor, for a download in parts, a
-	// multipart ETag; or checksums turned off). A stream's destination
-	// still verified the bytes it received.
+	// Unverified marks an object whose bytes were read from a store and
+	// checked against nothing: its source kept no full-object checksum,
+	// no MD5 or multipart ETag that could be rebuilt (SSE-KMS, SSE-C, a
+	// server that does not say), checksums were turned off, or it was
+	// streamed in parts from a source that can only be checked by reading
+	// the parts back.
 	Unverified bool
 }
 

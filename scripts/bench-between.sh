@@ -28,15 +28,9 @@ small_size=${SMALL_SIZE:-102400}
 huge_count=${HUGE_COUNT:-5}
 huge_size=${HUGE_SIZE:-$((1 << 30))}
 command -v rclone >/dev/null || { echo "rclone is not on PATH" >&2; exit 2; }
-work=$(mktemp -d "${WORK:-${TMPDIR:-/tmp}}/bench-between.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-go build -o "$work/s3bulk" ./cmd/s3bulk
+. scripts/lib.sh
+lib_init bench-between
+build_s3bulk
 methods=(s3bulk rclone)
 if [ -n "${BASE:-}" ]; then
   mkdir "$work/base-src"
@@ -50,17 +44,11 @@ unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3
 unset AWS_CA_BUNDLE
 export AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 
-# start NAME ACCESS SECRET: an S3 server for one account; sets $endpoint.
-start() {
-  local out="$work/$1.out"
-  "$work/s3bulk" serve --dir "$work/$1" --access-key "$2" --secret-key "$3" >"$out" 2>"$out.err" &
-  pids+=($!)
-  for _ in $(seq 400); do grep -q '^endpoint: ' "$out" 2>/dev/null && break; sleep 0.05; done
-  endpoint=$(sed -n 's/^endpoint: //p' "$out")
-  [ -n "$endpoint" ] || { cat "$out.err" >&2; exit 1; }
-}
-start src src-account src-secret-key; src=$endpoint src_pid=${pids[0]}
-start dst dst-account dst-secret-key; dst=$endpoint dst_pid=${pids[1]}
+# Two S3 servers, one account each.
+start "$work/s3bulk" serve --dir "$work/src" --access-key src-account --secret-key src-secret-key
+src=$endpoint src_pid=$child
+start "$work/s3bulk" serve --dir "$work/dst" --access-key dst-account --secret-key dst-secret-key
+dst=$endpoint dst_pid=$child
 
 # The destination's credentials are the environment's; the source's are a
 # profile, as a user copying from another account has them.
@@ -95,24 +83,16 @@ ondst() { "$work/s3bulk" --no-progress --endpoint-url "$dst" "$@"; }
 AWS_ACCESS_KEY_ID=src-account AWS_SECRET_ACCESS_KEY=src-secret-key onsrc mb s3://bench >/dev/null
 ondst mb s3://bench >/dev/null
 
-tick=$(getconf CLK_TCK)
-servers_cpu() { # CPU seconds both servers have used so far
-  awk -v t="$tick" '{s += ($14 + $15) / t} END {printf "%.2f", s}' "/proc/$src_pid/stat" "/proc/$dst_pid/stat"
-}
-# measure NAME CMD... : appends "NAME wall client_cpu rss_mib servers_cpu".
+# measure NAME CMD... : appends "NAME wall client_cpu rss_mib servers_cpu"
+# to $work/results.
 measure() {
   local name=$1; shift
   sync
-  local s0; s0=$(servers_cpu)
-  /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >"$work/out" 2>"$work/err" || {
-    echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
-  local s1; s1=$(servers_cpu)
-  read -r wall user sys rss <"$work/t"
-  printf '%s %s %s %s %s\n' "$name" "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1024))" "$(echo "$s1 - $s0" | bc)" |
-    tee -a "$work/results"
+  local s0; s0=$(proc_cpu "$src_pid" "$dst_pid")
+  timed "$name" "$@"
+  local s1; s1=$(proc_cpu "$src_pid" "$dst_pid")
+  printf '%s %s %s %s %s\n' "$name" "$wall" "$cpu" "$rss_mib" "$(echo "$s1 - $s0" | bc)" | tee -a "$work/results"
 }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-col() { awk -v n="$1" -v c="$2" '$1==n {print $c}' "$work/results" | median; }
 count_dst() { ondst --json du "s3://bench/$1" | sed -n 's/.*"objects":\([0-9]*\).*/\1/p' | tail -1; }
 clear_dst() { ondst --quiet rm --recursive "s3://bench/$1" >/dev/null 2>&1 || true; }
 
@@ -121,7 +101,7 @@ run() {
   local part=$1 n=$2 size=$3 prefix=$1/
   AWS_ACCESS_KEY_ID=src-account AWS_SECRET_ACCESS_KEY=src-secret-key \
     onsrc --quiet seed "s3://bench/$prefix" --objects "$n" --size "$size"
-  echo "($part) $n x $size bytes between two servers, $rounds rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "($part) $n x $size bytes between two servers, $rounds rounds; load: $(load)"
   for _ in $(seq "$rounds"); do
     for m in $(printf '%s\n' "${methods[@]}" | shuf); do
       case $m in
@@ -135,7 +115,7 @@ run() {
     done
   done
   local mib; mib=$(echo "scale=3; $n * $size / 1048576" | bc)
-  echo "== ($part) medians of $rounds; load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "== ($part) medians of $rounds; load after: $(load)"
   printf '  %-8s %8s %10s %8s %12s %8s %10s\n' method wall_s objects/s MiB/s client_ms/obj rss_MiB servers_s
   for m in "${methods[@]}"; do
     local w c; w=$(col "$part-$m" 2) c=$(col "$part-$m" 3)

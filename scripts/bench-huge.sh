@@ -30,36 +30,14 @@ fsize=${FILE_SIZE:-$((256 << 20))}
 rounds=${ROUNDS:-3}
 latency=${LATENCY:-30ms}
 s5cmd=${S5CMD:-$(command -v s5cmd || true)}
-work=$(mktemp -d "${WORK:-${TMPDIR:-/tmp}}/bench-huge.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-go build -o "$work/s3bulk" ./cmd/s3bulk
-export AWS_ACCESS_KEY_ID=s3bulk AWS_SECRET_ACCESS_KEY=s3bulk-secret AWS_REGION=us-east-1
-unset AWS_PROFILE AWS_SESSION_TOKEN
+. scripts/lib.sh
+lib_init bench-huge
+build_s3bulk
+local_credentials
 b() { "$work/s3bulk" --no-progress "$@"; }
 
-# start CMD... : runs a server-like child that prints "endpoint: URL";
-# sets $endpoint.
-start() {
-  local out="$work/child.$RANDOM"
-  "$@" >"$out" 2>"$out.err" &
-  pids+=($!)
-  for _ in $(seq 200); do grep -q '^endpoint: ' "$out" 2>/dev/null && break; sleep 0.05; done
-  endpoint=$(sed -n 's/^endpoint: //p' "$out")
-  [ -n "$endpoint" ] || { cat "$out.err" >&2; exit 1; }
-}
 start "$work/s3bulk" serve --dir "$work/data"
-server=$endpoint server_pid=${pids[0]}
-tick=$(getconf CLK_TCK)
-# server_cpu: CPU seconds the server has used so far. On a shared machine
-# it is steadier than wall time, and a local server's work bounds every
-# method here.
-server_cpu() { awk -v t="$tick" '{printf "%.2f", ($14 + $15) / t}' "/proc/$server_pid/stat"; }
+server=$endpoint server_pid=$child
 export AWS_ENDPOINT_URL=$server
 
 cat >"$work/boto.py" <<'EOF'
@@ -108,20 +86,16 @@ python3 -c 'import boto3' 2>/dev/null || { have_boto=0; echo "no boto3: its runs
 
 # measure NAME CMD... : runs CMD under /usr/bin/time after flushing dirty
 # pages, appends "NAME wall client_cpu rss_mib server_cpu" to
-# $work/results.
+# $work/results. The server's CPU seconds are steadier than wall time on a
+# shared machine, and a local server's work bounds every method here.
 measure() {
   local name=$1; shift
   sync
-  local s0; s0=$(server_cpu)
-  /usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >"$work/out" 2>"$work/err" || {
-    echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
-  local s1; s1=$(server_cpu)
-  read -r wall user sys rss <"$work/t"
-  printf '%s %s %s %s %s\n' "$name" "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1024))" "$(echo "$s1 - $s0" | bc)" |
-    tee -a "$work/results"
+  local s0; s0=$(proc_cpu "$server_pid")
+  timed "$name" "$@"
+  local s1; s1=$(proc_cpu "$server_pid")
+  printf '%s %s %s %s %s\n' "$name" "$wall" "$cpu" "$rss_mib" "$(echo "$s1 - $s0" | bc)" | tee -a "$work/results"
 }
-median() { sort -n | awk '{a[NR]=$1} END {if (NR) print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-col() { awk -v n="$1" -v c="$2" '$1==n {print $c}' "$work/results" | median; }
 report() { # label NAME... : medians, and each against the first
   local label=$1; shift
   local base; base=$(col "$1" 2)
@@ -248,5 +222,5 @@ run_c() {
   report "(c) download of 5 x $((fsize >> 20)) MiB" c-down-s3bulk c-down-s5cmd c-down-boto3-256MiB
 }
 
-echo "machine: $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB RAM; load $(load)"
 for p in "${parts[@]}"; do "run_$p"; done

@@ -31,50 +31,24 @@ rounds=${ROUNDS:-3}
 s5cmd=${S5CMD:-$(command -v s5cmd || true)}
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(copy list throttle memory upload local)
-work=$(mktemp -d "${TMPDIR:-/tmp}/bench-latency.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-go build -o "$work/new" ./cmd/s3bulk
+. scripts/lib.sh
+lib_init bench-latency
+build_s3bulk "$work/new"
 go build -o "$work/fakes3" ./internal/fakes3/cmd/fakes3
 mkdir "$work/base-src"
 git archive "$base" | tar -x -C "$work/base-src"
 (cd "$work/base-src" && go build -o "$work/base" ./cmd/s3bulk)
-export AWS_ACCESS_KEY_ID=s3bulk AWS_SECRET_ACCESS_KEY=s3bulk-secret AWS_REGION=us-east-1
-unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); base $base; delay $delay"
+local_credentials
+echo "load before: $(load); base $base; delay $delay"
+START_TIMEOUT=60 # a million keys take a while to make
 
-# start CMD...: runs a server-like child that prints "endpoint: URL"; sets
-# $endpoint and $child.
-start() {
-  local out="$work/child.$RANDOM"
-  "$@" >"$out" 2>"$out.err" &
-  child=$!
-  pids+=("$child")
-  for _ in $(seq 600); do grep -q '^endpoint: ' "$out" 2>/dev/null && break; sleep 0.05; done
-  endpoint=$(sed -n 's/^endpoint: //p' "$out")
-  [ -n "$endpoint" ] || { cat "$out.err" >&2; exit 1; }
-  childerr=$out.err
-}
-# stop: ends the last child started and prints its counts (the fixture's).
-stop() {
-  kill -INT "$child"
-  wait "$child" 2>/dev/null || true
-  cat "$childerr"
-}
 # measure NAME ITEMS CMD...: runs CMD, prints NAME seconds items/s MiB cpu.
 measure() {
   local name=$1 items=$2
   shift 2
-  /usr/bin/time -f "%e %M %U %S" -o "$work/t" "$@" >/dev/null 2>"$work/err" ||
-    { echo "$name failed:" >&2; tail -5 "$work/err" >&2; exit 1; }
-  read -r wall rss user sys <"$work/t"
-  awk -v n="$name" -v w="$wall" -v i="$items" -v r="$rss" -v u="$user" -v s="$sys" \
-    'BEGIN {printf "%-28s %8.2f s %10.0f /s %6.0f MiB %7.2f cpu-s\n", n, w, i / w, r / 1024, u + s}'
+  timed "$name" "$@"
+  awk -v n="$name" -v w="$wall" -v i="$items" -v r="$rss_mib" -v c="$cpu" \
+    'BEGIN {printf "%-28s %8.2f s %10.0f /s %6.0f MiB %7.2f cpu-s\n", n, w, i / w, r, c}'
 }
 q=(--no-progress --quiet)
 
@@ -152,4 +126,4 @@ for part in "${parts[@]}"; do
     ;;
   esac
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load after: $(load)"

@@ -14,14 +14,12 @@ cd "$(dirname "$0")/.."
 rounds=${1:-5}
 s5cmd=${S5CMD:-$(command -v s5cmd || true)}
 [ -x "$s5cmd" ] || { echo "set S5CMD to an s5cmd binary" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/s3bulk" ./cmd/s3bulk
-export AWS_ACCESS_KEY_ID=s3bulk AWS_SECRET_ACCESS_KEY=s3bulk-secret AWS_REGION=us-east-1
-"$work/s3bulk" serve --dir "$work/data" >"$work/serve.out" 2>"$work/serve.err" &
-server=$!
-for _ in $(seq 100); do grep -q '^endpoint: ' "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-export AWS_ENDPOINT_URL=$(sed -n 's/^endpoint: //p' "$work/serve.out")
+. scripts/lib.sh
+lib_init bench-s5cmd
+build_s3bulk
+local_credentials
+start "$work/s3bulk" serve --dir "$work/data"
+export AWS_ENDPOINT_URL=$endpoint
 b() { "$work/s3bulk" --no-progress "$@"; }
 s5() { "$s5cmd" --endpoint-url "$AWS_ENDPOINT_URL" "$@"; }
 b mb s3://src >/dev/null
@@ -31,18 +29,16 @@ clear_dst() { s5 rm 's3://dst/*' >/dev/null 2>&1 || true; }
 measure() { # name cmd... -> "name wall cpu"
   local name=$1; shift
   clear_dst
-  /usr/bin/time -f "%e %U %S" -o "$work/t" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+  timed "$name" "$@"
   local n
   n=$(b ls --recursive s3://dst/ | wc -l)
   [ "$n" -eq 5000 ] || { echo "$name copied $n objects, want 5000" >&2; exit 1; }
-  read -r wall user sys <"$work/t"
-  echo "$name $wall $(echo "$user + $sys" | bc)"
+  echo "$name $wall $cpu"
 }
 for i in $(seq "$rounds"); do
   measure s3bulk "$work/s3bulk" --no-progress cp --recursive s3://src/ s3://dst/
   measure s5cmd "$s5cmd" --endpoint-url "$AWS_ENDPOINT_URL" cp 's3://src/*' s3://dst/
 done | tee "$work/results"
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 for tool in s3bulk s5cmd; do
   w=$(awk -v t=$tool '$1==t {print $2}' "$work/results" | median)
   c=$(awk -v t=$tool '$1==t {print $3}' "$work/results" | median)

@@ -11,14 +11,12 @@ cd "$(dirname "$0")/.."
 counts=("$@")
 [ ${#counts[@]} -gt 0 ] || counts=(5000 100000)
 size=${SIZE:-100KiB}
-work=$(mktemp -d)
-trap 'kill "$server" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/s3bulk" ./cmd/s3bulk
-export AWS_ACCESS_KEY_ID=s3bulk AWS_SECRET_ACCESS_KEY=s3bulk-secret AWS_REGION=us-east-1
-"$work/s3bulk" serve --dir "$work/data" >"$work/serve.out" 2>"$work/serve.err" &
-server=$!
-for _ in $(seq 100); do grep -q '^endpoint: ' "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-export AWS_ENDPOINT_URL=$(sed -n 's/^endpoint: //p' "$work/serve.out")
+. scripts/lib.sh
+lib_init engine-auto
+build_s3bulk
+local_credentials
+start "$work/s3bulk" serve --dir "$work/data"
+export AWS_ENDPOINT_URL=$endpoint
 b() { "$work/s3bulk" --no-progress "$@"; }
 for n in "${counts[@]}"; do
   b mb "s3://src-$n" >/dev/null

@@ -6,6 +6,8 @@
 #   scripts/test-servers.sh                      # versitygw gofakes3 s3rver seaweedfs
 #   scripts/test-servers.sh gofakes3 s3rver      # some of them
 #   TEST_RUN=TestCopy scripts/test-servers.sh    # a -run pattern
+#   TEST_SERVERS_KEEP=out scripts/test-servers.sh # keep each server's log and
+#                                                 # `go test -json` output in out/
 #
 # Each server is built or installed once and cached under
 # ${XDG_CACHE_HOME:-~/.cache}/s3bulk/test-servers (SEAWEEDFS_BIN may name a
@@ -28,16 +30,8 @@ REGION=us-east-1
 servers=("$@")
 [ ${#servers[@]} -gt 0 ] || servers=(versitygw gofakes3 s3rver seaweedfs)
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for pid in "${pids[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/lib.sh
+lib_init test-servers
 mkdir -p "$CACHE"
 
 log() { echo "test-servers: $*" >&2; }
@@ -186,13 +180,19 @@ for name in "${servers[@]}"; do
 		exit 2
 		;;
 	esac
+	if [ -n "${TEST_SERVERS_KEEP:-}" ]; then
+		mkdir -p "$TEST_SERVERS_KEEP"
+		cp "$json" "$TEST_SERVERS_KEEP/$name.json"
+		[ ! -f "$work/$name.log" ] || cp "$work/$name.log" "$TEST_SERVERS_KEEP/$name.log"
+	fi
 	go run ./scripts/testtable -server "$name" -version "$version" -details <"$json" >"$work/$name.row"
 	head -n 1 "$work/$name.row" >>"$table"
 	tail -n +2 "$work/$name.row" | sed "s/^/$name: /" >>"$details"
 done
 
 echo
-echo "Integration suite by server ($(date -u +%F)):"
+tree=$(git describe --always --dirty 2>/dev/null || echo "a tree outside git")
+echo "Integration suite by server ($(date -u +%F), $tree):"
 echo
 cat "$table"
 if [ -s "$details" ]; then

@@ -1,7 +1,3 @@
-// Package store defines the small interface every storage backend implements
-// (an S3 bucket, a local directory) and the optional capabilities the engine
-// looks for: server-side copy, multipart upload and copy, random-access temp
-// files. It imports no SDK.
 package store
 
 import (
@@ -46,6 +42,9 @@ type Object struct {
 	// IsPrefix marks a common prefix returned by a delimited listing
 	// ("directory"); only Key is set then.
 	IsPrefix bool
+	// VersionID is set by listings of versions (s3store's
+	// ListCurrentVersions); empty otherwise.
+	VersionID string
 }
 
 // Metadata is what travels with an object's bytes.
@@ -160,6 +159,17 @@ type RandomWriter interface {
 // limit for DeleteObjects.
 const MaxBatchDelete = 1000
 
+// Skipper is implemented by stores whose listings may leave entries out:
+// a local directory's unreadable entries, symlinks not followed, special
+// files. A listing that skipped something is incomplete, so a sync must
+// not delete destination objects of those names (the engine does not).
+type Skipper interface {
+	// Skipped returns the entries the store's listings have left out so
+	// far, as keys ('/'-separated, relative to the store's root; "." is
+	// the root itself). Directories are named without a trailing '/'.
+	Skipped() []string
+}
+
 // DeleteError is one key a batch delete could not delete.
 type DeleteError struct {
 	Key string
@@ -203,21 +213,30 @@ type PartsVerifier interface {
 	Verify(ctx context.Context, written io.ReaderAt) error
 }
 
-// CheckedReader is implemented by object bodies that check the bytes they
-// deliver against what the store keeps of the object (a stored checksum,
-// an MD5 ETag).
-type CheckedReader interface {
-	// Checked reports whether the bytes are checked: false when the
-	// object carries nothing to check them against, or checks are off.
-	Checked() bool
-}
-
 // Verifier is implemented by stores that keep checksums of whole objects.
 type Verifier interface {
 	// VerifyParts returns a PartsVerifier for a read of key in parts, or
 	// nil when the object carries nothing to check against. ifMatch, when
 	// set, fails with ErrPreconditionFailed if the object changed.
 	VerifyParts(ctx context.Context, key, ifMatch string, size int64) (PartsVerifier, error)
+}
+
+// CheckedBody is implemented by the bodies that a store checking what it
+// reads (S3: a full-object checksum, an MD5 or multipart ETag) returns for
+// a read of a whole object.
+type CheckedBody interface {
+	// Unverified reports, once the body was read to its end, whether the
+	// object carried nothing to check its bytes against (or checks were
+	// turned off).
+	Unverified() bool
+}
+
+// Unverified reports whether body, a whole object read to its end, went
+// unchecked: it is a CheckedBody that says so. Bodies of stores that check
+// nothing (a local file) are not downloads and never count.
+func Unverified(body io.Reader) bool {
+	c, ok := body.(CheckedBody)
+	return ok && c.Unverified()
 }
 
 // MetadataReader is implemented by stores whose reads return an object's

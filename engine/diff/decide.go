@@ -2,7 +2,6 @@ package diff
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/s3bulk/s3bulk/store"
@@ -22,8 +21,9 @@ const (
 	// Checksum copies when the sizes differ or the contents' checksums
 	// differ. From a listing that means ETags: two single-part MD5 ETags
 	// (32 hex digits) are compared; two equal multipart ETags ("hex-N") mean
-	// equal contents, but two different ones prove nothing unless both used
-	// the same part size, which a listing does not tell. When no comparable
+	// equal contents, but two different ones prove nothing unless the size
+	// leaves one part size only for their number of parts (Compare, the
+	// rule verify reports by too). When no comparable
 	// checksum exists, Decide says "cannot compare checksums" and why, and
 	// falls back to comparing sizes, as rclone --checksum does.
 	//
@@ -67,7 +67,7 @@ func Decide(src, dst *store.Object, mode Mode) (copy bool, reason string) {
 	case SizeOnly:
 		return false, "same size"
 	case Checksum:
-		return decideChecksum(src.ETag, dst.ETag)
+		return decideChecksum(src, dst)
 	}
 	s, d := src.ModTime.Truncate(time.Second), dst.ModTime.Truncate(time.Second)
 	if s.After(d) {
@@ -76,69 +76,33 @@ func Decide(src, dst *store.Object, mode Mode) (copy bool, reason string) {
 	return false, "same size, destination not older"
 }
 
-func decideChecksum(srcTag, dstTag string) (bool, string) {
-	s, d := normETag(srcTag), normETag(dstTag)
-	sk, dk := etagKind(s), etagKind(d)
-	switch {
-	case sk == md5ETag && dk == md5ETag:
-		if s == d {
-			return false, "same MD5"
+func decideChecksum(src, dst *store.Object) (bool, string) {
+	c := Compare(*src, *dst)
+	multipart := c.Src.Kind == MultipartETag
+	switch c.Verdict {
+	case Same:
+		if multipart {
+			return false, "same multipart ETag"
+		}
+		return false, "same MD5"
+	case Differs:
+		if multipart {
+			return true, fmt.Sprintf("multipart ETag differs (both %d parts of %d bytes)", c.Src.Parts, c.PartLo)
 		}
 		return true, "MD5 differs"
-	case sk == multipartETag && dk == multipartETag && s == d:
-		return false, "same multipart ETag"
 	}
 	var why string
 	switch {
-	case sk == noETag:
+	case c.Src.Kind == NoETag:
 		why = "no ETag at the source"
-	case dk == noETag:
+	case c.Dst.Kind == NoETag:
 		why = "no ETag at the destination"
-	case sk == multipartETag && dk == multipartETag:
+	case multipart && c.Dst.Kind == MultipartETag:
 		why = "different multipart ETags, part sizes unknown"
-	case sk == multipartETag || dk == multipartETag:
+	case multipart || c.Dst.Kind == MultipartETag:
 		why = "one ETag is multipart and the other is not"
 	default:
 		why = "an ETag is not an MD5"
 	}
 	return false, "cannot compare checksums: " + why + "; same size"
-}
-
-type etagKindT int
-
-const (
-	noETag etagKindT = iota
-	md5ETag
-	multipartETag
-	otherETag
-)
-
-// normETag drops the quotes S3 puts around ETags (stores should have, but
-// one that did not must not make every object look changed) and folds case.
-func normETag(e string) string {
-	return strings.ToLower(strings.Trim(e, `"`))
-}
-
-func etagKind(e string) etagKindT {
-	switch {
-	case e == "":
-		return noETag
-	case len(e) == 32 && isHex(e):
-		return md5ETag
-	}
-	h, n, ok := strings.Cut(e, "-")
-	if ok && len(h) == 32 && isHex(h) && n != "" && strings.Trim(n, "0123456789") == "" {
-		return multipartETag
-	}
-	return otherETag
-}
-
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -367,10 +367,14 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 			Filter:               g.filter(),
 		}}
 	} else {
+		fields := []types.JobManifestFieldName{types.JobManifestFieldNameBucket, types.JobManifestFieldNameKey}
+		if s.Manifest.Versioned {
+			fields = append(fields, types.JobManifestFieldNameVersionId)
+		}
 		in.Manifest = &types.JobManifest{
 			Spec: &types.JobManifestSpec{
 				Format: types.JobManifestFormatS3BatchOperationsCsv20180820,
-				Fields: []types.JobManifestFieldName{types.JobManifestFieldNameBucket, types.JobManifestFieldNameKey},
+				Fields: fields,
 			},
 			Location: &types.JobManifestLocation{
 				ObjectArn: aws.String(s.Manifest.ARN(part)),

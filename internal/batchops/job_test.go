@@ -41,7 +41,12 @@ type env struct {
 
 func newEnv(t *testing.T, fo fakecontrol.Options, co ClientOptions) *env {
 	t.Helper()
-	srv := s3test.Start(t)
+	return newEnvOn(t, s3test.Start(t), fo, co)
+}
+
+// newEnvOn is newEnv on a server of the test's choosing.
+func newEnvOn(t *testing.T, srv *s3test.Server, fo fakecontrol.Options, co ClientOptions) *env {
+	t.Helper()
 	e := &env{srv: srv, sdk: srv.Client(t), src: srv.NewBucket(t), dst: srv.NewBucket(t)}
 	var err error
 	e.s3, err = s3store.NewClient(context.Background(), s3store.Config{

@@ -39,6 +39,8 @@ type ManifestOptions struct {
 	// copies it another way (multipart copy) or reports it as excluded. Nil
 	// only counts them. An error stops the listing.
 	Route func(o store.Object, reason string) error
+	// Versioned writes each object's VersionID as a third column.
+	Versioned bool
 }
 
 // Why an object stays out of a manifest.
@@ -70,18 +72,18 @@ type ManifestStats struct {
 }
 
 // WriteManifest streams src's listing into w as manifest lines. Nothing is
-// held per object, so memory does not grow with the listing.
+// held per object, so memory does not grow with the listing. (A batch copy
+// writes its manifest from the engine's plan instead: Runner.Copy.)
 func WriteManifest(ctx context.Context, src store.Lister, opts ManifestOptions, w io.Writer) (ManifestStats, error) {
-	var st ManifestStats
 	if opts.Bucket == "" {
-		return st, errors.New("write manifest: no source bucket")
+		return ManifestStats{}, errors.New("write manifest: no source bucket")
 	}
 	maxSize := opts.MaxSize
 	if maxSize <= 0 {
 		maxSize = MaxCopySize
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	line := make([]byte, 0, 1024)
+	mw := newManifestWriter(w, opts.Bucket)
+	mw.versioned = opts.Versioned
 	err := src.List(ctx, opts.Prefix, "", func(o store.Object) error {
 		if o.IsPrefix || (opts.Match != nil && !opts.Match(o)) {
 			return nil
@@ -89,12 +91,12 @@ func WriteManifest(ctx context.Context, src store.Lister, opts ManifestOptions, 
 		reason := ""
 		switch {
 		case o.Size > maxSize:
-			st.Oversize++
-			st.OversizeBytes += o.Size
+			mw.stats.Oversize++
+			mw.stats.OversizeBytes += o.Size
 			reason = ReasonTooBig
 		case archived(o.StorageClass):
-			st.Archived++
-			st.ArchivedBytes += o.Size
+			mw.stats.Archived++
+			mw.stats.ArchivedBytes += o.Size
 			reason = ReasonArchived
 		}
 		if reason != "" {
@@ -103,25 +105,56 @@ func WriteManifest(ctx context.Context, src store.Lister, opts ManifestOptions, 
 			}
 			return nil
 		}
-		line = append(line[:0], opts.Bucket...)
-		line = append(line, ',')
-		line = append(line, EncodeKey(o.Key)...)
-		line = append(line, '\n')
-		if _, err := bw.Write(line); err != nil {
-			return err
-		}
-		st.Objects++
-		st.Bytes += o.Size
-		return nil
+		return mw.add(o)
 	})
 	if err == nil {
-		err = bw.Flush()
+		err = mw.flush()
 	}
 	if err != nil {
-		return st, fmt.Errorf("write manifest of s3://%s/%s: %w", opts.Bucket, opts.Prefix, err)
+		return mw.stats, fmt.Errorf("write manifest of s3://%s/%s: %w", opts.Bucket, opts.Prefix, err)
 	}
-	return st, nil
+	return mw.stats, nil
 }
+
+// manifestWriter writes manifest lines, buffered, and counts them.
+type manifestWriter struct {
+	bw     *bufio.Writer
+	bucket string
+	line   []byte
+	stats  ManifestStats
+	// versioned writes a third column, the version ID, on every line: the
+	// user guide wants version IDs for all objects of a manifest or none.
+	versioned bool
+}
+
+func newManifestWriter(w io.Writer, bucket string) *manifestWriter {
+	return &manifestWriter{bw: bufio.NewWriterSize(w, 64<<10), bucket: bucket, line: make([]byte, 0, 1024)}
+}
+
+// add writes o's line: Bucket,Key, or Bucket,Key,VersionId. Keys and
+// version IDs are URL-encoded (S3's version IDs may hold '+' and '/').
+func (m *manifestWriter) add(o store.Object) error {
+	if m.versioned && o.VersionID == "" {
+		return fmt.Errorf("%s has no version ID for a versioned manifest", o.Key)
+	}
+	line := append(m.line[:0], m.bucket...)
+	line = append(line, ',')
+	line = append(line, EncodeKey(o.Key)...)
+	if m.versioned {
+		line = append(line, ',')
+		line = append(line, EncodeKey(o.VersionID)...)
+	}
+	line = append(line, '\n')
+	m.line = line
+	if _, err := m.bw.Write(line); err != nil {
+		return err
+	}
+	m.stats.Objects++
+	m.stats.Bytes += o.Size
+	return nil
+}
+
+func (m *manifestWriter) flush() error { return m.bw.Flush() }
 
 // Manifest is an uploaded manifest: what CreateJob needs to find it.
 type Manifest struct {
@@ -129,8 +162,11 @@ type Manifest struct {
 	Key    string
 	// ETag of the manifest object, without quotes. CreateJob requires it,
 	// and a job fails if the object changed since.
-	ETag  string
-	Stats ManifestStats
+	ETag string
+	// Versioned manifests have a third column, the VersionId of each
+	// object: the job copies that version, not the current one.
+	Versioned bool
+	Stats     ManifestStats
 }
 
 // ARN is the manifest object's ARN in partition ("" means "aws").
@@ -142,20 +178,35 @@ func (m Manifest) ARN(partition string) string { return BucketARN(partition, m.B
 // at one part whether the listing has a thousand keys or a hundred million.
 // partSize 0 means DefaultPartSize.
 func PutManifest(ctx context.Context, src store.Lister, opts ManifestOptions, dst store.Store, bucket, key string, partSize int64) (Manifest, error) {
+	m, err := putManifestParts(ctx, bucket, key, dst, partSize, func(w io.Writer) (ManifestStats, error) {
+		st, err := WriteManifest(ctx, src, opts, w)
+		if err == nil && st.Objects == 0 {
+			err = fmt.Errorf("write manifest of s3://%s/%s: %w", opts.Bucket, opts.Prefix, ErrNothingToCopy)
+		}
+		return st, err
+	})
+	m.Versioned = opts.Versioned
+	return m, err
+}
+
+// putManifest uploads what write writes to key of dst (a store of bucket)
+// while it writes, then reads back its ETag; see PutManifest.
+func putManifest(ctx context.Context, bucket, key string, dst store.Store, write func(io.Writer) (ManifestStats, error)) (Manifest, error) {
+	return putManifestParts(ctx, bucket, key, dst, 0, write)
+}
+
+func putManifestParts(ctx context.Context, bucket, key string, dst store.Store, partSize int64, write func(io.Writer) (ManifestStats, error)) (Manifest, error) {
 	m := Manifest{Bucket: bucket, Key: key}
 	up := newUpload(ctx, dst, key, partSize)
-	st, err := WriteManifest(ctx, src, opts, up)
+	st, err := write(up)
 	m.Stats = st
 	if err != nil {
+		// A job over an empty manifest fails in Preparing; it is refused
+		// here. Nothing was uploaded: an empty listing never fills a part.
 		if aerr := up.abort(); aerr != nil {
 			err = errors.Join(err, aerr)
 		}
 		return m, err
-	}
-	if st.Objects == 0 {
-		// A job over an empty manifest fails in Preparing; say so now.
-		// Nothing was uploaded: an empty listing never fills a part.
-		return m, fmt.Errorf("write manifest of s3://%s/%s: %w", opts.Bucket, opts.Prefix, ErrNothingToCopy)
 	}
 	if err := up.close(); err != nil {
 		return m, err

@@ -42,7 +42,24 @@ func TestBlockers(t *testing.T) {
 }
 
 func TestDestKeyKeepsTheWholeSourceKey(t *testing.T) {
-	if got := DestKey("archive/", "logs/a b.json"); got != "archive/logs/a b.json" {
-		t.Errorf("DestKey = %q", got)
+	tests := []struct{ src, dst, key, want string }{
+		{"s3://src/logs/", "s3://dst/archive/", "logs/a b.json", "archive/logs/a b.json"},
+		{"s3://src/logs", "s3://dst/archive", "logs/2026/a.json", "archive/logs/2026/a.json"},
+		{"s3://src", "s3://dst", "a.json", "a.json"},
+		{"s3://src/logs/2026-*/*.json", "s3://dst/x/", "logs/2026-01/a.json", "x/logs/2026-01/a.json"},
+		{"s3://src/*.json", "s3://dst", "a.json", "a.json"},
+	}
+	for _, tt := range tests {
+		src, err := s3url.Parse(tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := s3url.Parse(tt.dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := DestKey(src, dst, tt.key); err != nil || got != tt.want {
+			t.Errorf("DestKey(%s, %s, %q) = %q, %v; want %q", tt.src, tt.dst, tt.key, got, err, tt.want)
+		}
 	}
 }

@@ -115,9 +115,11 @@ func NewPolicies(in PolicyInput) Policies {
 	// failed copy is aborted).
 	caller := Policy{Version: "2012-10-17", Statement: []Statement{
 		{
-			Sid:      "ListSource",
-			Effect:   "Allow",
-			Action:   []string{"s3:ListBucket"},
+			Sid:    "ListSource",
+			Effect: "Allow",
+			// Versions: a versioned source's manifest pins the version
+			// listed (ListObjectVersions, GetBucketVersioning).
+			Action:   []string{"s3:ListBucket", "s3:ListBucketVersions", "s3:GetBucketVersioning"},
 			Resource: []string{bucketARN(in.SourceBucket)},
 		},
 		{

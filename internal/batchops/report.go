@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -129,7 +130,14 @@ func parseRow(rec []string, line int) TaskResult {
 	if err != nil {
 		return unreadable(err.Error())
 	}
-	res := TaskResult{Bucket: rec[0], Key: key, VersionID: rec[2], Status: rec[3]}
+	// A version ID is written as the manifest gave it, URL-encoded; S3's
+	// own IDs may hold '+', which path decoding keeps whether or not it
+	// was encoded.
+	version, err := url.PathUnescape(rec[2])
+	if err != nil {
+		return unreadable(fmt.Sprintf("decode version ID %q: %v", rec[2], err))
+	}
+	res := TaskResult{Bucket: rec[0], Key: key, VersionID: version, Status: rec[3]}
 	a, b := field(rec, 4), field(rec, 5)
 	if n, err := strconv.Atoi(b); err == nil && !isNumber(a) {
 		res.ErrorCode, res.HTTPStatus = a, n

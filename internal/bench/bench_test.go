@@ -64,7 +64,7 @@ func TestSeedWritesTheLayout(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("seeded objects (-want +got):\n%s", diff)
 	}
-	if g := GroupByCompany(got); len(g) != 4 || len(g[3].Objects) != 4 {
+	if g := groupByCompany(got); len(g) != 4 || len(g[3].Objects) != 4 {
 		t.Errorf("got %d companies, the last with %d objects; want 4, the last with 4", len(g), len(g[len(g)-1].Objects))
 	}
 	obj, err := client.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("seed/company-0004/user-0010/file-04.json")})
@@ -97,7 +97,7 @@ func sdkEngine(conn Conn, limit int) EngineFunc {
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		counter := NewRequestCounter()
+		counter := newRequestCounter()
 		client := conn.Client(counter, 0)
 		entries, err := listEntries(ctx, client, s)
 		if err != nil {

@@ -7,8 +7,8 @@ import (
 	"strconv"
 )
 
-// MinBodySize is the smallest body that is still JSON: "{}".
-const MinBodySize = 2
+// minBodySize is the smallest body that is still JSON: "{}".
+const minBodySize = 2
 
 // padLen is the length of the shared filler every body reads from. Bodies
 // start at different offsets in it and wrap around, so no body of any size
@@ -26,8 +26,8 @@ type Bodies struct {
 	pad  []byte
 }
 
-// NewBodies returns the body generator for seed.
-func NewBodies(seed int64) *Bodies {
+// newBodies returns the body generator for seed.
+func newBodies(seed int64) *Bodies {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	pad := make([]byte, padLen)
 	for i := range pad {
@@ -58,7 +58,7 @@ func (b *Bodies) Body(key string, index int, size int64) *Body {
 	body.head = append(body.headBuf[:0], '{')
 	body.tail = "}"
 	body.spaces = true
-	if size < MinBodySize {
+	if size < minBodySize {
 		// Not JSON, but still exactly size bytes: callers validate layouts.
 		body.head = body.head[:0]
 		body.tail = ""

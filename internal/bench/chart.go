@@ -11,13 +11,15 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
-// WriteChart draws the report as a PNG with two panels: objects/s per
+// writeChart draws the report as a PNG with two panels: objects/s per
 // finished method as bars, and each method's projected time against the
 // object count as lines on a log scale (so a method 100x faster than another
 // stays visible beside it).
-func WriteChart(w io.Writer, r *Report) error {
+func writeChart(w io.Writer, r *Report) error {
 	bars, err := rateChart(r)
 	if err != nil {
 		return fmt.Errorf("draw chart: %w", err)
@@ -131,7 +133,7 @@ func sizeOf(r *Report) string {
 	if r.Environment.Objects == 0 {
 		return "0 B"
 	}
-	return FormatSize(r.Environment.Bytes / r.Environment.Objects)
+	return units.HumanExact(r.Environment.Bytes / r.Environment.Objects)
 }
 
 func projectionChart(r *Report) (*plot.Plot, error) {

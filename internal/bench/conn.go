@@ -125,8 +125,8 @@ type RequestCounter struct {
 	counts map[string]int64
 }
 
-// NewRequestCounter returns an empty counter.
-func NewRequestCounter() *RequestCounter { return &RequestCounter{counts: map[string]int64{}} }
+// newRequestCounter returns an empty counter.
+func newRequestCounter() *RequestCounter { return &RequestCounter{counts: map[string]int64{}} }
 
 // Add counts n requests of op.
 func (c *RequestCounter) Add(op string, n int64) {

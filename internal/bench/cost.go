@@ -85,9 +85,9 @@ func PricesFor(table map[string]Prices, region string) (p Prices, ok bool) {
 	return table[DefaultPriceRegion], false
 }
 
-// RequestTier tells how S3 bills an operation (by its SDK name): 1 for
+// requestTier tells how S3 bills an operation (by its SDK name): 1 for
 // PUT/COPY/POST/LIST, 2 for GET and the rest, 0 when free (DELETE, abort).
-func RequestTier(op string) int {
+func requestTier(op string) int {
 	switch op {
 	case "PutObject", "CopyObject", "PostObject", "UploadPart", "UploadPartCopy",
 		"CreateMultipartUpload", "CompleteMultipartUpload",
@@ -105,7 +105,7 @@ func RequestTier(op string) int {
 func (p Prices) RequestCost(requests map[string]int64) float64 {
 	var tier1, tier2 int64
 	for op, n := range requests {
-		switch RequestTier(op) {
+		switch requestTier(op) {
 		case 1:
 			tier1 += n
 		case 2:

@@ -18,12 +18,12 @@ type Projection struct {
 	EstimatedCostUSD []float64 `json:"estimated_cost_usd"`
 }
 
-// ReportObjectCounts are the report's projection points.
-var ReportObjectCounts = []int64{50_000, 100_000, 150_000}
+// reportObjectCounts are the report's projection points.
+var reportObjectCounts = []int64{50_000, 100_000, 150_000}
 
-// Extrapolate projects every result to counts. Request costs scale with the
+// extrapolate projects every result to counts. Request costs scale with the
 // object count; Batch Operations keeps its one job fee.
-func Extrapolate(results []Result, counts []int64, prices Prices) Extrapolation {
+func extrapolate(results []Result, counts []int64, prices Prices) Extrapolation {
 	ex := Extrapolation{Model: "linear in object count", ObjectCounts: counts, Methods: []Projection{}}
 	for _, r := range results {
 		if r.Method == MethodBatchOps && (r.Status == StatusOK || r.Status == StatusNotRun) {

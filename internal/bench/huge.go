@@ -12,22 +12,23 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
-// ReportPartSizes are the part sizes report 3 tried by hand.
-var ReportPartSizes = []int64{8 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20}
+// reportPartSizes are the part sizes report 3 tried by hand.
+var reportPartSizes = []int64{8 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20}
 
-// DefaultHugeConcurrency is boto3's default thread count, which report 3
+// defaultHugeConcurrency is boto3's default thread count, which report 3
 // kept for most of its runs.
-const DefaultHugeConcurrency = 10
+const defaultHugeConcurrency = 10
 
 // HugeConfig is report 3's experiment: one object of Size copied
 // server-side with each part size, then with s3bulk's automatic choice.
 type HugeConfig struct {
 	Size int64
-	// PartSizes default to ReportPartSizes.
+	// PartSizes default to reportPartSizes.
 	PartSizes []int64
-	// Concurrency is the parts in flight; 0 means DefaultHugeConcurrency.
+	// Concurrency is the parts in flight; 0 means defaultHugeConcurrency.
 	Concurrency int
 	// Auto picks s3bulk's part size; nil means the engine's own choice for
 	// server-side copies.
@@ -52,10 +53,10 @@ func hugeKey(prefix string, size int64) string {
 // is already there), copies it once per part size, and removes what it made.
 func (r *runner) huge(ctx context.Context, cfg HugeConfig) (*HugeReport, error) {
 	if cfg.PartSizes == nil {
-		cfg.PartSizes = ReportPartSizes
+		cfg.PartSizes = reportPartSizes
 	}
 	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = DefaultHugeConcurrency
+		cfg.Concurrency = defaultHugeConcurrency
 	}
 	if cfg.Auto == nil {
 		cfg.Auto = func(size int64) int64 { return parts.Auto(size, parts.Copy) }
@@ -67,7 +68,7 @@ func (r *runner) huge(ctx context.Context, cfg HugeConfig) (*HugeReport, error) 
 	head, err := r.admin.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(src.Bucket), Key: aws.String(srcKey)})
 	created := false
 	if err != nil || aws.ToInt64(head.ContentLength) != cfg.Size {
-		body := NewBodies(DefaultLayout().Seed).Body(srcKey, 0, cfg.Size)
+		body := newBodies(DefaultLayout().Seed).Body(srcKey, 0, cfg.Size)
 		if err := putObject(ctx, r.admin, src.Bucket, srcKey, body); err != nil {
 			return nil, fmt.Errorf("seed the huge object: %w", err)
 		}
@@ -88,10 +89,10 @@ func (r *runner) huge(ctx context.Context, cfg HugeConfig) (*HugeReport, error) 
 	}
 	var runs []run
 	for _, ps := range cfg.PartSizes {
-		runs = append(runs, run{label: FormatSize(ps), partSize: ps})
+		runs = append(runs, run{label: units.HumanExact(ps), partSize: ps})
 	}
 	auto := cfg.Auto(cfg.Size)
-	runs = append(runs, run{label: "auto (" + FormatSize(auto) + ")", auto: true, partSize: auto})
+	runs = append(runs, run{label: "auto (" + units.HumanExact(auto) + ")", auto: true, partSize: auto})
 	r.cfg.Observe(Event{Method: "huge warm-up", Stage: "start"})
 	r.hugeCopy(ctx, src.Bucket, srcKey, dst.Bucket, dstKey, cfg.Size, auto, cfg.Concurrency)
 	var best, autoSecs float64
@@ -139,11 +140,11 @@ func (r *runner) hugeCopy(ctx context.Context, srcBucket, srcKey, dstBucket, dst
 	}
 	if layout.PartSize != partSize {
 		row.Status = StatusSkipped
-		row.Reason = fmt.Sprintf("%s parts would be more than %d", FormatSize(partSize), parts.MaxParts)
+		row.Reason = fmt.Sprintf("%s parts would be more than %d", units.HumanExact(partSize), parts.MaxParts)
 		return row
 	}
 	row.Parts = int(layout.Count)
-	counter := NewRequestCounter()
+	counter := newRequestCounter()
 	client := r.cfg.Conn.Client(counter, 0)
 	start := time.Now()
 	err = multipartCopy(ctx, client, srcBucket, srcKey, dstBucket, dstKey, layout, concurrency)

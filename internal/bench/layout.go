@@ -31,8 +31,8 @@ func (l Layout) Validate() error {
 	if l.Objects < 0 {
 		errs = append(errs, fmt.Errorf("objects %d: must not be negative", l.Objects))
 	}
-	if l.Size < MinBodySize {
-		errs = append(errs, fmt.Errorf("size %d: must be at least %d bytes to hold JSON", l.Size, MinBodySize))
+	if l.Size < minBodySize {
+		errs = append(errs, fmt.Errorf("size %d: must be at least %d bytes to hold JSON", l.Size, minBodySize))
 	}
 	if l.FilesPerUser < 1 {
 		errs = append(errs, fmt.Errorf("files per user %d: must be at least 1", l.FilesPerUser))
@@ -83,9 +83,9 @@ type Entry struct {
 	Size int64
 }
 
-// GroupByCompany splits entries by their first path segment, keeping the
+// groupByCompany splits entries by their first path segment, keeping the
 // order in which companies first appear.
-func GroupByCompany(entries []Entry) []Group {
+func groupByCompany(entries []Entry) []Group {
 	var groups []Group
 	index := map[string]int{}
 	for _, e := range entries {

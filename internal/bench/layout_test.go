@@ -49,7 +49,7 @@ func TestGroupByCompanyGivesTheLastCompanyTheRest(t *testing.T) {
 	for i := range entries {
 		entries[i] = Entry{Key: l.Key(i), Size: l.Size}
 	}
-	groups := GroupByCompany(entries)
+	groups := groupByCompany(entries)
 	var sizes []int
 	for _, g := range groups {
 		sizes = append(sizes, len(g.Objects))
@@ -64,7 +64,7 @@ func TestGroupByCompanyGivesTheLastCompanyTheRest(t *testing.T) {
 }
 
 func TestGroupByCompanyKeepsRootKeysTogether(t *testing.T) {
-	got := GroupByCompany([]Entry{{Key: "a.json"}, {Key: "x/1"}, {Key: "b.json"}})
+	got := groupByCompany([]Entry{{Key: "a.json"}, {Key: "x/1"}, {Key: "b.json"}})
 	want := []Group{
 		{Company: "", Objects: []Entry{{Key: "a.json"}, {Key: "b.json"}}},
 		{Company: "x/", Objects: []Entry{{Key: "x/1"}}},
@@ -98,7 +98,7 @@ func TestLayoutValidateRejects(t *testing.T) {
 }
 
 func TestBodiesAreJSONOfExactlyTheSize(t *testing.T) {
-	b := NewBodies(1)
+	b := newBodies(1)
 	key := "company-0001/user-0001/file-01.json"
 	for _, size := range []int64{2, 3, 10, 70, 71, 72, 100, 1000, padLen - 1, padLen, padLen + 1, 100 << 10, 3*padLen + 17} {
 		data, err := io.ReadAll(b.Body(key, 7, size))
@@ -115,7 +115,7 @@ func TestBodiesAreJSONOfExactlyTheSize(t *testing.T) {
 }
 
 func TestBodiesCarryTheirKeyWhenTheyCan(t *testing.T) {
-	data, err := io.ReadAll(NewBodies(1).Body("k/1.json", 3, 1000))
+	data, err := io.ReadAll(newBodies(1).Body("k/1.json", 3, 1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestBodiesCarryTheirKeyWhenTheyCan(t *testing.T) {
 func TestBodiesAreDeterministicAndDistinct(t *testing.T) {
 	read := func(seed int64, index int) []byte {
 		t.Helper()
-		data, err := io.ReadAll(NewBodies(seed).Body("same/key", index, 4096))
+		data, err := io.ReadAll(newBodies(seed).Body("same/key", index, 4096))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +154,7 @@ func TestBodiesAreDeterministicAndDistinct(t *testing.T) {
 }
 
 func TestBodySeekAndReadAtAgreeWithRead(t *testing.T) {
-	b := NewBodies(9).Body("company-0001/user-0001/file-01.json", 1, 3*padLen+5)
+	b := newBodies(9).Body("company-0001/user-0001/file-01.json", 1, 3*padLen+5)
 	all, err := io.ReadAll(b)
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +182,7 @@ func TestBodySeekAndReadAtAgreeWithRead(t *testing.T) {
 }
 
 func BenchmarkBody100KiB(b *testing.B) {
-	bodies := NewBodies(1)
+	bodies := newBodies(1)
 	buf := make([]byte, 32<<10)
 	b.SetBytes(100 << 10)
 	b.ReportAllocs()

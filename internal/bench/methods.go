@@ -36,11 +36,11 @@ func (r *runner) perCompany(ctx context.Context, groups []Group, fn func(ctx con
 
 // put is the report's baseline: upload every object with PutObject.
 func (r *runner) put(ctx context.Context) (outcome, error) {
-	counter := NewRequestCounter()
+	counter := newRequestCounter()
 	client := r.cfg.Conn.Client(counter, reportAttempts)
 	// The source listing order gives each key the index it was seeded with,
 	// when it was seeded by Seed; bodies need not match the source anyway.
-	bodies := NewBodies(DefaultLayout().Seed)
+	bodies := newBodies(DefaultLayout().Seed)
 	dst := r.cfg.Dest
 	err := r.perCompany(ctx, r.groups, func(ctx context.Context, e Entry, index int) error {
 		key := dst.Prefix + e.Key
@@ -52,7 +52,7 @@ func (r *runner) put(ctx context.Context) (outcome, error) {
 // copyPerCompany is the report's SDK method: list the source, group keys by
 // company, CopyObject one at a time inside each company.
 func (r *runner) copyPerCompany(ctx context.Context) (outcome, error) {
-	counter := NewRequestCounter()
+	counter := newRequestCounter()
 	client := r.cfg.Conn.Client(counter, reportAttempts)
 	src, dst := r.cfg.Source, r.cfg.Dest
 	// The report timed its listing too, so list again with the measured client.
@@ -60,7 +60,7 @@ func (r *runner) copyPerCompany(ctx context.Context) (outcome, error) {
 	if err != nil {
 		return outcome{requests: counter.Counts()}, err
 	}
-	err = r.perCompany(ctx, GroupByCompany(entries), func(ctx context.Context, e Entry, _ int) error {
+	err = r.perCompany(ctx, groupByCompany(entries), func(ctx context.Context, e Entry, _ int) error {
 		_, err := client.CopyObject(ctx, &s3.CopyObjectInput{
 			Bucket: aws.String(dst.Bucket), Key: aws.String(dst.Prefix + e.Key),
 			CopySource: aws.String(copySource(src.Bucket, src.Prefix+e.Key)),

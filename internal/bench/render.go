@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
 // WriteJSON writes the report as one indented JSON document.
@@ -28,7 +30,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 // each method is; the reasons of the methods that did not finish; what a
 // local server's results depend on; then the huge-object table.
 func WriteTable(w io.Writer, r *Report) error {
-	fmt.Fprintln(w, Intro(r))
+	fmt.Fprintln(w, intro(r))
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tstatus\tobjects\tMiB\tseconds\tobjects/s\tMiB/s\tCPU s\trequests\tcost $\tspeed-up\t")
@@ -60,7 +62,7 @@ func WriteTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "The S3 server runs on this machine and shares its %d CPUs with the clients: figures move with the machine's load, so compare methods within one run.\n", r.Environment.CPUs)
 	}
 	if h := r.Huge; h != nil {
-		fmt.Fprintf(w, "\nOne %s object copied server-side in parts, %d parts at a time%s:\n", FormatSize(h.Size), h.Concurrency, bestOf(h.Repeat))
+		fmt.Fprintf(w, "\nOne %s object copied server-side in parts, %d parts at a time%s:\n", units.HumanExact(h.Size), h.Concurrency, bestOf(h.Repeat))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "part size\tstatus\tparts\tseconds\tMiB/s\t")
 		for _, row := range h.Rows {
@@ -79,15 +81,15 @@ func WriteTable(w io.Writer, r *Report) error {
 			}
 		}
 		if h.AutoVsBest != nil {
-			fmt.Fprintf(w, "Automatic part size: %.0f%% of the best fixed part size's time (%s).\n", *h.AutoVsBest*100, FormatSize(h.BestPartSize))
+			fmt.Fprintf(w, "Automatic part size: %.0f%% of the best fixed part size's time (%s).\n", *h.AutoVsBest*100, units.HumanExact(h.BestPartSize))
 		}
 	}
 	return nil
 }
 
-// Intro says in one paragraph what the table measures: report 1's
+// intro says in one paragraph what the table measures: report 1's
 // benchmark, the data set, the endpoint and the latency added.
-func Intro(r *Report) string {
+func intro(r *Report) string {
 	e := r.Environment
 	where := "AWS"
 	if e.Endpoint != "" {
@@ -104,7 +106,7 @@ func Intro(r *Report) string {
 		"each method in turn, on %s, %s.\n"+
 		"(Report 1 compared four ways to copy per-user files between two buckets in ap-northeast-1;\n"+
 		"its SDK program is copy-per-company. Its own figures are in docs/benchmarks.md.)",
-		e.Objects, sizeOf(r), FormatSize(e.Bytes), where, latency)
+		e.Objects, sizeOf(r), units.HumanExact(e.Bytes), where, latency)
 }
 
 // Local reports whether the endpoint is on this machine, sharing its CPUs
@@ -184,16 +186,16 @@ var reportFigures = []struct {
 	{MethodBatchOps, "S3 Batch Operations (wall clock)", 63.3, 79.02, 7.72, 0.2785},
 }
 
-// WriteMarkdown writes a self-contained Markdown report. chart, when not
+// writeMarkdown writes a self-contained Markdown report. chart, when not
 // empty, is the chart file's name relative to the report.
-func WriteMarkdown(w io.Writer, r *Report, chart string) error {
+func writeMarkdown(w io.Writer, r *Report, chart string) error {
 	var b strings.Builder
 	e := r.Environment
 	endpoint := e.Endpoint
 	if endpoint == "" {
 		endpoint = "AWS"
 	}
-	fmt.Fprintf(&b, "# s3bulk bench: %d objects, %s\n\n", e.Objects, FormatSize(e.Bytes))
+	fmt.Fprintf(&b, "# s3bulk bench: %d objects, %s\n\n", e.Objects, units.HumanExact(e.Bytes))
 	fmt.Fprintf(&b, "Copied from `%s` to `%s` on %s (region %s", e.Source, e.Dest, endpoint, e.Region)
 	if e.Latency != "" {
 		fmt.Fprintf(&b, ", %s added to every request", e.Latency)
@@ -248,7 +250,7 @@ func WriteMarkdown(w io.Writer, r *Report, chart string) error {
 		b.WriteString("\n")
 	}
 	if h := r.Huge; h != nil {
-		fmt.Fprintf(&b, "\n## One %s object, server-side copy in parts\n\n", FormatSize(h.Size))
+		fmt.Fprintf(&b, "\n## One %s object, server-side copy in parts\n\n", units.HumanExact(h.Size))
 		fmt.Fprintf(&b, "UploadPartCopy, %d parts at a time%s, as report 3 varied its part size. The automatic row uses the engine's part size for server-side copies.\n\n", h.Concurrency, bestOf(h.Repeat))
 		b.WriteString("| part size | status | parts | seconds | MiB/s |\n|---|---|--:|--:|--:|\n")
 		for _, row := range h.Rows {
@@ -263,7 +265,7 @@ func WriteMarkdown(w io.Writer, r *Report, chart string) error {
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", row.Label, status, row.Parts, secs, rate)
 		}
 		if h.AutoVsBest != nil {
-			fmt.Fprintf(&b, "\nThe automatic part size took %.0f%% of the best fixed size's time (%s).\n", *h.AutoVsBest*100, FormatSize(h.BestPartSize))
+			fmt.Fprintf(&b, "\nThe automatic part size took %.0f%% of the best fixed size's time (%s).\n", *h.AutoVsBest*100, units.HumanExact(h.BestPartSize))
 		}
 	}
 	b.WriteString("\n## The field report, for comparison\n\n")

@@ -41,7 +41,7 @@ func sampleReport() *Report {
 	prices := DefaultPrices()["ap-northeast-1"]
 	r := &Report{Methods: results}
 	r.Baseline = setSpeedups(r.Methods)
-	r.Extrapolation = Extrapolate(r.Methods, ReportObjectCounts, prices)
+	r.Extrapolation = extrapolate(r.Methods, reportObjectCounts, prices)
 	r.Environment = Environment{
 		Endpoint: "http://127.0.0.1:9000", Region: "us-east-1", PriceRegion: "ap-northeast-1",
 		Source: "s3://src/seed/", Dest: "s3://dst/copy/", Objects: 5000, Bytes: 5000 * 102400, Companies: 13,
@@ -77,11 +77,11 @@ func TestSpeedupsFallBackToTheFirstFinishedMethod(t *testing.T) {
 
 func TestExtrapolationIsTheReports(t *testing.T) {
 	prices := DefaultPrices()["ap-northeast-1"]
-	got := Extrapolate([]Result{
+	got := extrapolate([]Result{
 		{Method: MethodAWS, Status: StatusOK, Objects: 5000, Seconds: 19.9, EstimatedCostUSD: prices.CopyCost(5000)},
 		{Method: MethodBatchOps, Status: StatusOK, Objects: 5000, Seconds: 15, EstimatedCostUSD: prices.BatchOpsCost(5000)},
 		{Method: MethodS5cmd, Status: StatusSkipped},
-	}, ReportObjectCounts, prices)
+	}, reportObjectCounts, prices)
 	round := func(xs []float64) []float64 {
 		out := make([]float64, len(xs))
 		for i, x := range xs {
@@ -95,7 +95,7 @@ func TestExtrapolationIsTheReports(t *testing.T) {
 	}
 	want := Extrapolation{
 		Model:        "linear in object count",
-		ObjectCounts: ReportObjectCounts,
+		ObjectCounts: reportObjectCounts,
 		Methods: []Projection{
 			// The report: CLI ~9.9 min at 150k, ~$0.47 at 100k.
 			{Method: MethodAWS, Seconds: []float64{199, 398, 597}, EstimatedCostUSD: []float64{0.235, 0.47, 0.705}},
@@ -110,7 +110,7 @@ func TestExtrapolationIsTheReports(t *testing.T) {
 
 func TestExtrapolationKeepsBatchOpsCostWhenNotRun(t *testing.T) {
 	prices := DefaultPrices()["ap-northeast-1"]
-	got := Extrapolate([]Result{{Method: MethodBatchOps, Status: StatusNotRun}}, []int64{100_000}, prices)
+	got := extrapolate([]Result{{Method: MethodBatchOps, Status: StatusNotRun}}, []int64{100_000}, prices)
 	if len(got.Methods) != 1 || got.Methods[0].Seconds != nil || !approx(got.Methods[0].EstimatedCostUSD[0], 0.82) {
 		t.Errorf("projection = %+v, want no seconds and $0.82", got.Methods)
 	}
@@ -270,7 +270,7 @@ func TestWriteTable(t *testing.T) {
 
 func TestWriteMarkdown(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteMarkdown(&buf, sampleReport(), "chart.png"); err != nil {
+	if err := writeMarkdown(&buf, sampleReport(), "chart.png"); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -302,7 +302,7 @@ func TestWriteChartMakesAPNG(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteChart(&buf, tt.report); err != nil {
+			if err := writeChart(&buf, tt.report); err != nil {
 				t.Fatal(err)
 			}
 			img, err := png.Decode(&buf)
@@ -317,7 +317,7 @@ func TestWriteChartMakesAPNG(t *testing.T) {
 	if dir := os.Getenv("BENCH_CHART_DIR"); dir != "" {
 		// For looking at the chart by eye.
 		var buf bytes.Buffer
-		if err := WriteChart(&buf, sampleReport()); err != nil {
+		if err := writeChart(&buf, sampleReport()); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "sample-chart.png"), buf.Bytes(), 0o644); err != nil {

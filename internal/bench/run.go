@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("bench %s: no objects to copy (run s3bulk seed first)", cfg.Source)
 	}
 	r.entries = entries
-	r.groups = GroupByCompany(entries)
+	r.groups = groupByCompany(entries)
 	for _, e := range entries {
 		r.bytes += e.Size
 	}
@@ -131,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	report.Baseline = setSpeedups(report.Methods)
-	report.Extrapolation = Extrapolate(report.Methods, ReportObjectCounts, cfg.Prices)
+	report.Extrapolation = extrapolate(report.Methods, reportObjectCounts, cfg.Prices)
 	report.Environment.Tools = r.toolVersions
 	if cfg.Huge.Size > 0 {
 		h, err := r.huge(ctx, cfg.Huge)
@@ -431,4 +431,20 @@ func (r *runner) verify(ctx context.Context) (objects, bytes int64, problem stri
 
 func oneLine(err error) string {
 	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+}
+
+// Text is the line bench prints on stderr for e, "" for a stage it does
+// not tell.
+func (e Event) Text() string {
+	switch e.Stage {
+	case "start":
+		return fmt.Sprintf("bench: %s: running", e.Method)
+	case "done":
+		r := e.Result
+		if r.Status == StatusOK {
+			return fmt.Sprintf("bench: %s: %d objects in %.1f s (%.1f objects/s)", r.Method, r.Objects, r.Seconds, r.ObjectsPerSecond)
+		}
+		return fmt.Sprintf("bench: %s: %s: %s", r.Method, r.Status, r.Reason)
+	}
+	return ""
 }

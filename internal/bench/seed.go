@@ -12,14 +12,14 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// DefaultSeedConcurrency is how many PutObject requests seeding keeps in
+// defaultSeedConcurrency is how many PutObject requests seeding keeps in
 // flight. Seeding is set-up, not a measured method, so it is parallel.
-const DefaultSeedConcurrency = 32
+const defaultSeedConcurrency = 32
 
 // SeedOptions tune Seed.
 type SeedOptions struct {
 	// Concurrency is the number of objects written at once; 0 means
-	// DefaultSeedConcurrency.
+	// defaultSeedConcurrency.
 	Concurrency int
 	// Progress, when set, is called after each object with the totals so
 	// far. It is called from many goroutines.
@@ -39,10 +39,10 @@ func Seed(ctx context.Context, conn Conn, dst Target, l Layout, opts SeedOptions
 	}
 	n := opts.Concurrency
 	if n <= 0 {
-		n = DefaultSeedConcurrency
+		n = defaultSeedConcurrency
 	}
 	client := conn.Client(nil, 0)
-	bodies := NewBodies(l.Seed)
+	bodies := newBodies(l.Seed)
 	var objects, bytes atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(n)

@@ -41,16 +41,11 @@ import (
 // server's: a missing or wrong credential, say.
 func runCLIEnv(t *testing.T, srv *s3test.Server, env map[string]string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	var kv []string
 	for k, v := range env {
-		t.Setenv(k, v)
+		kv = append(kv, k+"="+v)
 	}
-	var out, errOut bytes.Buffer
-	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
-	return out.String(), errOut.String(), code
+	return runCLI(t, withEnv(srv, kv...), args...)
 }
 
 // summaryLine matches the run summary that cp prints on stderr.
@@ -74,6 +69,7 @@ type snapshot struct {
 }
 
 func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	c := srv.Client(t)
@@ -248,6 +244,7 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 }
 
 func TestUnreadableLocalFileFailsThatFileAndNamesIt(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	// Against the same server; the server's config files are in a
 	// directory only root reads.
@@ -347,7 +344,7 @@ func collect(t *testing.T, job engine.Job, opts engine.Options) (engine.Summary,
 			mu.Unlock()
 		}
 	}
-	sum, err := engine.Run(t.Context(), job, opts)
+	sum, err := engine.New(engine.Config{Concurrency: 4}).Run(t.Context(), job, opts)
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -355,6 +352,7 @@ func collect(t *testing.T, job engine.Job, opts engine.Options) (engine.Summary,
 }
 
 func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	dir := t.TempDir()
@@ -368,7 +366,7 @@ func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
 		Src:       engine.Endpoint{Store: vanishingStore{Store: st, vanish: "gone.txt", grow: "grown.txt"}, Loc: s3url.Location{Local: true}},
 		Dst:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
 		Recursive: true,
-	}, engine.Options{Concurrency: 4})
+	}, engine.Options{})
 	if sum.Objects != 2 || sum.Failed != 2 {
 		t.Errorf("%d done, %d failed; want 2, 2", sum.Objects, sum.Failed)
 	}
@@ -438,6 +436,7 @@ func (e *enospcTemp) WriteAt(b []byte, off int64) (int, error) {
 }
 
 func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	objs := map[string][]byte{"small.bin": bodyFor(1, 64<<10), "big.bin": bodyFor(2, 11<<20)}
@@ -455,7 +454,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 		Src:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
 		Dst:       engine.Endpoint{Store: fullDisk{Store: st, room: 32 << 10}, Loc: s3url.Location{Local: true}},
 		Recursive: true,
-	}, engine.Options{Concurrency: 4, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
+	}, engine.Options{PartSize: 5 << 20, MultipartThreshold: 5 << 20})
 	if sum.Failed != 2 {
 		t.Errorf("%d failed, want both", sum.Failed)
 	}
@@ -472,6 +471,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 }
 
 func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -517,6 +517,7 @@ func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
 }
 
 func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"f.txt": "f", "sub/g.txt": "g"})
@@ -560,7 +561,7 @@ func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
 		c := directClient(t, srv)
 		sum, failed := collect(t, engine.Job{
 			Src: engine.Endpoint{Store: st, Loc: s3url.Location{Local: true}}, Dst: bucketEndpoint(t, c, "s3://"+bucket+"/"), Recursive: true,
-		}, engine.Options{Concurrency: 4})
+		}, engine.Options{})
 		if sum.Objects != 2 || len(failed) != 0 {
 			t.Errorf("%d done, failed %v; want 2 done", sum.Objects, failed)
 		}
@@ -575,6 +576,7 @@ func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
 }
 
 func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "k.txt", []byte("new"))
@@ -604,6 +606,7 @@ func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 }
 
 func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
+	t.Parallel()
 	t.Run("keys the server stores", func(t *testing.T) {
 		srv := s3test.Start(t)
 		srv.Require(t, s3test.BackslashKeys)
@@ -658,7 +661,7 @@ func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
 			Src:       engine.Endpoint{Store: src, Loc: s3url.Location{Bucket: "hostile", Key: ""}},
 			Dst:       engine.Endpoint{Store: st, Loc: s3url.Location{Local: true}},
 			Recursive: true,
-		}, engine.Options{Concurrency: 4, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
+		}, engine.Options{PartSize: 5 << 20, MultipartThreshold: 5 << 20})
 		if sum.Objects != 1 {
 			t.Errorf("%d downloaded, want only ok.txt", sum.Objects)
 		}

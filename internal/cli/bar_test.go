@@ -25,6 +25,7 @@ func isComplete(r *http.Request) bool {
 // moved, and no object has finished. The bar, drawn into a buffer (no
 // terminal), must say so, for an upload and for a server-side copy alike.
 func TestTheBarCountsTheBytesOfFinishedParts(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	const size = 15*mib + 1
@@ -53,7 +54,7 @@ func TestTheBarCountsTheBytesOfFinishedParts(t *testing.T) {
 			bar := progress.StartBar(&out, p)
 			done := make(chan error, 1)
 			go func() {
-				sum, err := engine.Run(t.Context(), tt.job, engine.Options{Concurrency: 8, PartSize: 5 * mib, MultipartThreshold: 5 * mib, Progress: p})
+				sum, err := engine.New(engine.Config{Concurrency: 8}).Run(t.Context(), tt.job, engine.Options{PartSize: 5 * mib, MultipartThreshold: 5 * mib, Progress: p})
 				if err == nil && sum.Objects != 1 {
 					t.Errorf("summary %+v, want one object done", sum)
 				}

@@ -7,18 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/batchops"
@@ -35,11 +30,10 @@ type batchFlags struct {
 	pollInterval    time.Duration
 }
 
-// Default places for the manifest and the report, under the destination
-// bucket as report 1 did (_batch/report/).
+// Default places for the manifest and the report.
 const (
-	defaultManifestPrefix = "_batch/manifest/"
-	defaultReportPrefix   = "_batch/report"
+	defaultManifestPrefix = batchops.DefaultManifestPrefix
+	defaultReportPrefix   = batchops.DefaultReportPrefix
 )
 
 func (a *app) batchCmd() *cobra.Command {
@@ -109,20 +103,14 @@ func (a *app) jobClientFor(ctx context.Context, bf *batchFlags, s3c *s3.Client, 
 }
 
 func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
-	var opts []func(*config.LoadOptions) error
-	if a.g.region != "" {
-		opts = append(opts, config.WithRegion(a.g.region))
-	}
-	if a.g.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(a.g.profile))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := s3store.LoadAWSConfig(ctx, a.env.s3Config(s3store.Config{Region: a.g.region, Profile: a.g.profile, Logger: a.logger}))
 	if err != nil {
-		var noProfile config.SharedConfigProfileNotExistError
-		if errors.As(err, &noProfile) {
-			return nil, fmt.Errorf("load aws config: %w: %w", store.ErrInvalidCredentials, err)
-		}
-		return nil, fmt.Errorf("load aws config: %w", err)
+		return nil, err
+	}
+	if ep := a.env.get("AWS_ENDPOINT_URL"); ep != "" && a.env.endpointURL() != "" {
+		// As the SDK reads it: the global endpoint variable is every
+		// service's (S3 and S3 Control) unless a flag names another.
+		cfg.BaseEndpoint = &ep
 	}
 	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
 	if err != nil {
@@ -156,6 +144,8 @@ type batchCpFlags struct {
 	createdAfter  timeFlag
 	createdBefore timeFlag
 	matchClasses  []string
+	// versions: auto, on or off (batchops.CopyPlan.Versions).
+	versions string
 }
 
 func (a *app) batchCpCmd(bf *batchFlags) *cobra.Command {
@@ -172,6 +162,11 @@ failed keys.
 
 SRC is always copied recursively. Unlike cp, a job keeps whole source keys:
 s3://src/logs/a.json goes to DST's prefix + "logs/a.json".
+
+When the source bucket keeps versions, the manifest names the version of
+each object listed (Bucket,Key,VersionId), so the job copies that version
+even if the object is overwritten before its task runs; --version-ids off
+copies whatever is current then.
 
 A job cannot copy objects over 5 GiB; those are copied from this machine with
 multipart copy after the job is created, or, with --no-local-fallback,
@@ -204,56 +199,53 @@ otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass a
 	fl.Var(&f.createdAfter, "created-after", "with --manifest-generator: only objects created after this time (a date, RFC 3339 time or an age like 7d)")
 	fl.Var(&f.createdBefore, "created-before", "with --manifest-generator: only objects created before this time")
 	fl.StringSliceVar(&f.matchClasses, "match-storage-class", nil, "with --manifest-generator: only objects in these storage classes")
+	fl.StringVar(&f.versions, "version-ids", batchops.VersionsAuto, "pin each object's version in the manifest, so the job copies the version listed: auto (when the source keeps versions), on or off")
 	fl.Var(&f.maxObjectSize, "max-object-size", "largest object the job copies")
 	_ = fl.MarkHidden("max-object-size") // for tests: 5 GiB is AWS's limit
 	return cmd
 }
 
-// batchPlan is where a batch copy reads and writes.
-type batchPlan struct {
-	src, dst    s3url.Location
-	dstPrefix   string
-	manifestLoc s3url.Location
-	reportLoc   s3url.Location
-	reportScope string
-	startAfter  string
-	maxSize     int64
-}
-
-func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchPlan, error) {
-	var p batchPlan
+// planBatch reads a batch copy's arguments and location flags.
+func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchops.CopyPlan, error) {
+	var p batchops.CopyPlan
 	var err error
-	if p.src, err = parseLocation(srcArg, f.raw); err != nil {
+	if p.Src, err = parseLocation(srcArg, f.raw); err != nil {
 		return p, err
 	}
-	if p.dst, err = parseLocation(dstArg, true); err != nil {
+	if p.Dst, err = parseLocation(dstArg, true); err != nil {
 		return p, err
 	}
-	if !p.src.IsS3() || !p.dst.IsS3() {
-		return p, usagef("batch cp %s %s: both ends must be s3:// URLs (a job copies between buckets)", p.src, p.dst)
+	if !p.Src.IsS3() || !p.Dst.IsS3() {
+		return p, usagef("batch cp %s %s: both ends must be s3:// URLs (a job copies between buckets)", p.Src, p.Dst)
 	}
-	p.dstPrefix = p.dst.AsDir().Key
-	p.startAfter = f.startAfter
+	p.StartAfter = f.startAfter
+	p.MaxSize = int64(f.maxObjectSize)
+	switch f.versions {
+	case "", batchops.VersionsAuto, batchops.VersionsOn, batchops.VersionsOff:
+		p.Versions = f.versions
+	default:
+		return p, usagef("--version-ids %q: want auto, on or off", f.versions)
+	}
 	if f.report == "" {
-		p.reportLoc = s3url.Location{Bucket: p.dst.Bucket, Key: defaultReportPrefix}
-	} else if p.reportLoc, err = parseLocation(f.report, true); err != nil {
+		p.Report = s3url.Location{Bucket: p.Dst.Bucket, Key: defaultReportPrefix}
+	} else if p.Report, err = parseLocation(f.report, true); err != nil {
 		return p, err
-	} else if !p.reportLoc.IsS3() {
+	} else if !p.Report.IsS3() {
 		return p, usagef("--report %s: want s3://bucket/prefix", f.report)
 	}
 	switch f.reportScope {
 	case "all":
-		p.reportScope = batchops.ReportAllTasks
+		p.ReportScope = batchops.ReportAllTasks
 	case "failed":
-		p.reportScope = batchops.ReportFailedTasks
+		p.ReportScope = batchops.ReportFailedTasks
 	default:
 		return p, usagef("--report-scope %q: want all or failed", f.reportScope)
 	}
 	if f.manifest == "" {
-		p.manifestLoc = s3url.Location{Bucket: p.dst.Bucket, Key: defaultManifestPrefix + runID() + ".csv"}
-	} else if p.manifestLoc, err = parseLocation(f.manifest, true); err != nil {
+		p.Manifest = s3url.Location{Bucket: p.Dst.Bucket, Key: defaultManifestPrefix + runID() + ".csv"}
+	} else if p.Manifest, err = parseLocation(f.manifest, true); err != nil {
 		return p, err
-	} else if !p.manifestLoc.IsS3() || p.manifestLoc.IsDirLike() {
+	} else if !p.Manifest.IsS3() || p.Manifest.IsDirLike() {
 		return p, usagef("--manifest %s: want s3://bucket/key.csv", f.manifest)
 	}
 	return p, nil
@@ -266,58 +258,27 @@ func runID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// keep decides whether a listed object belongs to the copy: it matches the
-// source, and it is not one of s3bulk's own manifests or reports when those
-// live in the source bucket.
-func (p batchPlan) keep(o store.Object) bool {
-	if p.startAfter != "" && o.Key <= p.startAfter {
-		return false
-	}
-	if p.src.HasWildcard() && !p.src.Match(o.Key) {
-		return false
-	}
-	if p.manifestLoc.Bucket == p.src.Bucket && strings.HasPrefix(o.Key, dirOf(p.manifestLoc.Key)) {
-		return false
-	}
-	if p.reportLoc.Bucket == p.src.Bucket && strings.HasPrefix(o.Key, p.reportLoc.AsDir().Key) {
-		return false
-	}
-	return true
-}
-
-func dirOf(key string) string { return key[:strings.LastIndexByte(key, '/')+1] }
-
 func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, srcArg, dstArg string) error {
 	p, err := a.planBatch(srcArg, dstArg, f)
 	if err != nil {
 		return err
 	}
 	if f.roleArn == "" && !a.g.dryRun {
-		return usagef("batch cp: --role-arn is required (see `s3bulk batch policy %s %s`)", p.src, p.dst)
+		return usagef("batch cp: --role-arn is required (see `s3bulk batch policy %s %s`)", p.Src, p.Dst)
 	}
-	s := a.newSession()
-	c, err := s.s3(ctx)
-	if err != nil {
-		return err
-	}
-	srcStore := c.Bucket(p.src.Bucket)
-	if base := batchops.SourceBase(p.src); base != "" {
-		fmt.Fprintf(a.stdio.Err, "note: a job keeps whole source keys: %s%s... goes to %s\n",
-			"s3://"+p.src.Bucket+"/", base, "s3://"+p.dst.Bucket+"/"+batchops.DestKey(p.dstPrefix, base)+"...")
-	}
-
 	// Everything S3 Control would refuse is refused before the listing and
 	// the manifest upload.
 	desc := f.description
 	if desc == "" {
-		desc = batchops.TruncateDescription("s3bulk cp " + p.src.String() + " " + p.dst.String())
+		desc = batchops.TruncateDescription("s3bulk cp " + p.Src.String() + " " + p.Dst.String())
 	}
-	spec := batchops.CopySpec{
+	o := batchops.CopyOptions{Plan: p, NoLocalFallback: f.noLocalFallback, DryRun: a.g.dryRun, Wait: f.wait}
+	o.Spec = batchops.CopySpec{
 		RoleArn:      f.roleArn,
-		DestBucket:   p.dst.Bucket,
-		DestPrefix:   p.dstPrefix,
+		DestBucket:   p.Dst.Bucket,
+		DestPrefix:   p.DestPrefix(),
 		StorageClass: f.storageClass,
-		Report:       batchops.ReportLocation{Enabled: true, Bucket: p.reportLoc.Bucket, Prefix: p.reportLoc.Key, Scope: p.reportScope},
+		Report:       batchops.ReportLocation{Enabled: true, Bucket: p.Report.Bucket, Prefix: p.Report.Key, Scope: p.ReportScope},
 		Priority:     f.priority,
 		Description:  desc,
 		Tags:         f.tags,
@@ -328,94 +289,97 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 	if f.confirm && f.wait {
 		return usagef("--confirm and --wait: a job that waits to be confirmed would never end; run it with `s3bulk batch run JOB --wait`")
 	}
-	if err := spec.Validate(); err != nil && !(a.g.dryRun && f.roleArn == "") {
+	if err := o.Spec.Validate(); err != nil && !(a.g.dryRun && f.roleArn == "") {
 		return usageError{err}
 	}
-
-	maxSize := int64(f.maxObjectSize)
-	if maxSize <= 0 {
-		maxSize = batchops.MaxCopySize
-	}
-	p.maxSize = maxSize
 	if f.generator {
-		return a.runGeneratedJob(ctx, bf, c, p, f, spec)
-	}
-	if len(f.suffixes)+len(f.matchClasses) > 0 || !f.createdAfter.t.IsZero() || !f.createdBefore.t.IsZero() {
+		if o.Generator, err = generatorOf(p, f); err != nil {
+			return err
+		}
+	} else if len(f.suffixes)+len(f.matchClasses) > 0 || !f.createdAfter.t.IsZero() || !f.createdBefore.t.IsZero() {
 		return usagef("--suffix, --created-after, --created-before and --match-storage-class are S3's filters: they need --manifest-generator")
 	}
-	var routed []routedObject
-	mopts := batchops.ManifestOptions{
-		Bucket:  p.src.Bucket,
-		Prefix:  p.listPrefix(),
-		Match:   p.keep,
-		MaxSize: maxSize,
-		// Objects a job cannot copy are few: keeping them to copy after
-		// the job is created costs little memory and no second listing.
-		Route: func(o store.Object, reason string) error {
-			routed = append(routed, routedObject{o, reason})
-			return nil
-		},
-	}
-
-	var m batchops.Manifest
-	if a.g.dryRun {
-		m.Stats, err = batchops.WriteManifest(ctx, srcStore, mopts, io.Discard)
-	} else {
-		m, err = batchops.PutManifest(ctx, srcStore, mopts, c.Bucket(p.manifestLoc.Bucket), p.manifestLoc.Bucket, p.manifestLoc.Key, 0)
-	}
-	if errors.Is(err, batchops.ErrNothingToCopy) && len(routed) > 0 {
-		err = nil // only objects a job cannot copy: no job, the fallback does it all
-	}
+	r, err := a.batchRunner(ctx, bf)
 	if err != nil {
 		return err
 	}
-	a.printBatchPlan(p, m, routed, f.noLocalFallback)
-	if a.g.dryRun {
-		return nil
-	}
+	return batchExit(r.Copy(ctx, o))
+}
 
-	var jobID string
-	var jc *batchops.Client
-	if m.Stats.Objects > 0 {
-		jc, err = a.jobClientFor(ctx, bf, c.SDK(), p.dst.Bucket)
-		if err == nil {
-			spec.Manifest = m
-			jobID, err = jc.Create(ctx, spec)
-		}
-		if err != nil {
-			return a.dropManifest(ctx, c.Bucket(p.manifestLoc.Bucket), p.manifestLoc.Key, err)
-		}
-		a.printJobCreated(jobID)
-		fmt.Fprintf(a.stdio.Err, "job %s runs in %s (pass --region %s to batch status, report or cancel)\n", jobID, jc.Region(), jc.Region())
-		defer func() {
-			if ctx.Err() != nil {
-				fmt.Fprintf(a.stdio.Err, "the job goes on without this command: s3bulk batch status %s --region %s (or cancel %s)\n", jobID, jc.Region(), jobID)
-			}
-		}()
+// generatorOf checks the --manifest-generator flags: S3 lists the source
+// itself, with its own filters.
+func generatorOf(p batchops.CopyPlan, f batchCpFlags) (*batchops.Generator, error) {
+	if f.versions == batchops.VersionsOn || f.versions == batchops.VersionsOff {
+		return nil, usagef("--version-ids %s and --manifest-generator: S3 writes that manifest itself, and s3bulk does not choose its columns", f.versions)
 	}
+	if p.Src.HasWildcard() {
+		return nil, usagef("--manifest-generator: S3 filters keys by prefix and suffix, not wildcards: give %s as a prefix and use --suffix", p.Src)
+	}
+	prefix := p.ListPrefix()
+	for _, loc := range []s3url.Location{p.Report, {Bucket: p.Manifest.Bucket, Key: p.Manifest.Key[:strings.LastIndexByte(p.Manifest.Key, '/')+1]}} {
+		if loc.Bucket == p.Src.Bucket && (strings.HasPrefix(loc.AsDir().Key, prefix) || strings.HasPrefix(prefix, loc.AsDir().Key)) {
+			return nil, usagef("--manifest-generator: s3://%s/%s lies inside the source, and S3 would copy it too: put --report elsewhere", loc.Bucket, loc.Key)
+		}
+	}
+	for _, sc := range f.matchClasses {
+		if !slices.Contains(batchops.StorageClasses(), sc) {
+			return nil, usagef("--match-storage-class %q: want one of %v", sc, batchops.StorageClasses())
+		}
+	}
+	return &batchops.Generator{Suffixes: f.suffixes, CreatedAfter: f.createdAfter.t, CreatedBefore: f.createdBefore.t, StorageClasses: f.matchClasses}, nil
+}
 
-	oversize := make([]store.Object, 0, len(routed))
-	for _, r := range routed {
-		oversize = append(oversize, r.obj)
+// batchRunner is the batch workflows' runner for this command: the
+// session's S3 client and budget, jobs in their destination's region, and
+// output through internal/progress.
+func (a *app) batchRunner(ctx context.Context, bf *batchFlags) (*batchops.Runner, error) {
+	s := a.newSession()
+	c, err := s.s3(ctx)
+	if err != nil {
+		return nil, err
 	}
-	var failed int64
-	if len(oversize) > 0 {
-		if f.noLocalFallback {
-			failed += int64(len(oversize))
-		} else {
-			failed += a.copyOversize(ctx, s, p, oversize)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-		}
+	var observe func(engine.Result)
+	if a.g.json {
+		observe = (&progress.JSONLines{Out: a.stdio.Out}).Result
+	} else {
+		observe = (&progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}).Result
 	}
-	if jobID == "" || !f.wait {
-		if failed > 0 {
-			return partialError{failed: failed}
-		}
+	return &batchops.Runner{
+		Store: func(b string) store.Store { return c.Bucket(b) },
+		Jobs: func(ctx context.Context, bucket string) (*batchops.Client, error) {
+			return a.jobClientFor(ctx, bf, c.SDK(), bucket)
+		},
+		Observer: a.jobOutput(),
+		Poll:     bf.pollInterval,
+		Local:    engine.Options{Observer: observe},
+		Engine:   s.eng,
+	}, nil
+}
+
+func (a *app) jobOutput() *progress.JobOutput {
+	return &progress.JobOutput{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet, Bar: a.showProgress()}
+}
+
+// batchExit maps a batch workflow's error to the CLI's exit codes.
+func batchExit(err error) error {
+	switch {
+	case err == nil:
 		return nil
+	case batchops.Failures(err) > 0:
+		return partialError{failed: batchops.Failures(err)}
+	case errors.Is(err, batchops.ErrInvalidJob):
+		return usageError{err}
 	}
-	return a.waitAndReport(ctx, jc, bf, jobID, failed)
+	return err
+}
+
+// dropManifest deletes the manifest of a job that was not created, or says
+// where it is left.
+func (a *app) dropManifest(ctx context.Context, st store.Store, key string, createErr error) error {
+	if err := batchops.DropManifest(ctx, st, key); err != nil {
+		fmt.Fprintf(a.stdio.Err, "WARNING the manifest %s is left behind: %v\n", st.URL(key), err)
+	}
+	return batchExit(createErr)
 }
 
 // wrapText breaks text into lines of at most width columns, at spaces.
@@ -438,404 +402,6 @@ func wrapText(text string, width int) string {
 	return b.String()
 }
 
-// runGeneratedJob creates a job whose manifest S3 generates from the
-// source bucket: nothing is listed here.
-func (a *app) runGeneratedJob(ctx context.Context, bf *batchFlags, c *s3store.Client, p batchPlan, f batchCpFlags, spec batchops.CopySpec) error {
-	if p.src.HasWildcard() {
-		return usagef("--manifest-generator: S3 filters keys by prefix and suffix, not wildcards: give %s as a prefix and use --suffix", p.src)
-	}
-	prefix := p.listPrefix()
-	for _, loc := range []s3url.Location{p.reportLoc, {Bucket: p.manifestLoc.Bucket, Key: dirOf(p.manifestLoc.Key)}} {
-		if loc.Bucket == p.src.Bucket && (strings.HasPrefix(loc.AsDir().Key, prefix) || strings.HasPrefix(prefix, loc.AsDir().Key)) {
-			return usagef("--manifest-generator: s3://%s/%s lies inside the source, and S3 would copy it too: put --report elsewhere", loc.Bucket, loc.Key)
-		}
-	}
-	g := &batchops.Generator{SourceBucket: p.src.Bucket, Suffixes: f.suffixes, SizeBelow: p.maxSize + 1,
-		CreatedAfter: f.createdAfter.t, CreatedBefore: f.createdBefore.t, StorageClasses: f.matchClasses}
-	if prefix != "" {
-		g.Prefixes = []string{prefix}
-	}
-	for _, sc := range f.matchClasses {
-		if !slices.Contains(batchops.StorageClasses(), sc) {
-			return usagef("--match-storage-class %q: want one of %v", sc, batchops.StorageClasses())
-		}
-	}
-	spec.Generator = g
-	if a.g.json {
-		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
-			Type      string `json:"type"`
-			Generator string `json:"manifest_generator"`
-			SizeBelow int64  `json:"size_below"`
-		}{"plan", "s3://" + p.src.Bucket + "/" + prefix, g.SizeBelow})
-	} else {
-		fmt.Fprintf(a.stdio.Err, "plan: S3 lists s3://%s/%s itself (manifest generator); objects %s are left out: copy them with `s3bulk cp --recursive --min-size %d`\n",
-			p.src.Bucket, prefix, p.sizeLimit(), g.SizeBelow)
-	}
-	if a.g.dryRun {
-		return nil
-	}
-	jc, err := a.jobClientFor(ctx, bf, c.SDK(), p.dst.Bucket)
-	if err != nil {
-		return err
-	}
-	id, err := jc.Create(ctx, spec)
-	if err != nil {
-		if errors.Is(err, batchops.ErrInvalidJob) {
-			return usageError{err}
-		}
-		return err
-	}
-	a.printJobCreated(id)
-	fmt.Fprintf(a.stdio.Err, "job %s runs in %s (pass --region %s to batch status, report or cancel)\n", id, jc.Region(), jc.Region())
-	if !f.wait {
-		return nil
-	}
-	return a.waitAndReport(ctx, jc, bf, id, 0)
-}
-
-// routedObject is an object a job cannot copy, and why.
-type routedObject struct {
-	obj    store.Object
-	reason string
-}
-
-// dropManifest deletes the manifest of a job that was not created, so a
-// failed CreateJob leaves nothing behind, or says where it is.
-func (a *app) dropManifest(ctx context.Context, st store.Store, key string, createErr error) error {
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := st.Delete(dctx, key); err != nil {
-		fmt.Fprintf(a.stdio.Err, "WARNING the manifest %s is left behind: %v\n", st.URL(key), err)
-	}
-	if errors.Is(createErr, batchops.ErrInvalidJob) {
-		return usageError{createErr}
-	}
-	return createErr
-}
-
-// listPrefix is what the listing asks S3 for: the literal start of a
-// wildcard, or the source as a directory.
-func (p batchPlan) listPrefix() string {
-	if p.src.HasWildcard() {
-		return p.src.Prefix()
-	}
-	return p.src.AsDir().Key
-}
-
-func (a *app) printBatchPlan(p batchPlan, m batchops.Manifest, routed []routedObject, noFallback bool) {
-	st := m.Stats
-	action := "copied from this machine"
-	if noFallback {
-		action = "EXCLUDED (--no-local-fallback)"
-	}
-	if a.g.json {
-		rec := struct {
-			Type          string `json:"type"`
-			Manifest      string `json:"manifest,omitempty"`
-			ETag          string `json:"etag,omitempty"`
-			Objects       int64  `json:"objects"`
-			Bytes         int64  `json:"bytes"`
-			Oversize      int64  `json:"oversize"`
-			OversizeBytes int64  `json:"oversize_bytes"`
-			Archived      int64  `json:"archived"`
-			ArchivedBytes int64  `json:"archived_bytes"`
-			Oversized     string `json:"oversize_action,omitempty"`
-		}{Type: "plan", Objects: st.Objects, Bytes: st.Bytes, Oversize: st.Oversize, OversizeBytes: st.OversizeBytes, Archived: st.Archived, ArchivedBytes: st.ArchivedBytes}
-		if m.ETag != "" {
-			rec.Manifest, rec.ETag = "s3://"+m.Bucket+"/"+m.Key, m.ETag
-		}
-		if len(routed) > 0 {
-			rec.Oversized = "local-multipart-copy"
-			if noFallback {
-				rec.Oversized = "excluded"
-			}
-		}
-		_ = json.NewEncoder(a.stdio.Out).Encode(rec)
-	} else {
-		where := "s3://" + p.manifestLoc.Bucket + "/" + p.manifestLoc.Key
-		if a.g.dryRun {
-			where = "(dry run: not written)"
-		}
-		fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) for the job, manifest %s\n", st.Objects, progress.HumanBytes(st.Bytes), where)
-		if st.Oversize > 0 {
-			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are %s, which a job cannot copy: %s with multipart copy\n",
-				st.Oversize, progress.HumanBytes(st.OversizeBytes), p.sizeLimit(), action)
-		}
-		if st.Archived > 0 {
-			fmt.Fprintf(a.stdio.Err, "plan: %d objects (%s) are in GLACIER or DEEP_ARCHIVE, which a job fails on until they are restored: %s (restore them first, or their copies fail)\n",
-				st.Archived, progress.HumanBytes(st.ArchivedBytes), action)
-		}
-	}
-	if !noFallback {
-		return
-	}
-	for _, r := range routed {
-		o := r.obj
-		if a.g.json {
-			_ = json.NewEncoder(a.stdio.Out).Encode(struct {
-				Type   string `json:"type"`
-				Src    string `json:"src"`
-				Size   int64  `json:"size"`
-				Reason string `json:"reason"`
-			}{"excluded", "s3://" + p.src.Bucket + "/" + o.Key, o.Size, r.reason})
-			continue
-		}
-		why := r.reason
-		if why == batchops.ReasonTooBig {
-			why = p.sizeLimit() + ", a job cannot copy it"
-		}
-		fmt.Fprintf(a.stdio.Err, "EXCLUDED s3://%s/%s (%s): %s\n", p.src.Bucket, o.Key, progress.HumanBytes(o.Size), why)
-	}
-}
-
-// sizeLimit names the object sizes a job leaves to this machine.
-func (p batchPlan) sizeLimit() string {
-	if p.maxSize == batchops.MaxCopySize {
-		return "5 GB or more"
-	}
-	return "over " + progress.HumanBytes(p.maxSize)
-}
-
-func (a *app) printJobCreated(id string) {
-	if a.g.json {
-		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
-			Type  string `json:"type"`
-			JobID string `json:"job_id"`
-		}{"job", id})
-		return
-	}
-	fmt.Fprintf(a.stdio.Out, "job %s\n", id)
-}
-
-// copyOversize copies the objects a job cannot, one engine run each so that
-// each object's parts share the run's whole budget of requests. Their
-// destination keys follow the job's naming, not cp's. It returns how many
-// failed.
-func (a *app) copyOversize(ctx context.Context, s *session, p batchPlan, objs []store.Object) int64 {
-	c, err := s.s3(ctx)
-	if err != nil {
-		fmt.Fprintf(a.stdio.Err, "ERROR %v\n", err)
-		return int64(len(objs))
-	}
-	var observe func(engine.Result)
-	if a.g.json {
-		observe = (&progress.JSONLines{Out: a.stdio.Out}).Result
-	} else {
-		observe = (&progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}).Result
-	}
-	var failed int64
-	for i, o := range objs {
-		if ctx.Err() != nil {
-			return failed + int64(len(objs)-i)
-		}
-		job := engine.Job{
-			Src: engine.Endpoint{Store: c.Bucket(p.src.Bucket), Loc: s3url.Location{Bucket: p.src.Bucket, Key: o.Key, Literal: true}},
-			Dst: engine.Endpoint{Store: c.Bucket(p.dst.Bucket), Loc: s3url.Location{Bucket: p.dst.Bucket, Key: batchops.DestKey(p.dstPrefix, o.Key), Literal: true}},
-		}
-		sum, err := engine.Run(ctx, job, engine.Options{Concurrency: a.g.concurrency, Limiter: s.lim, Observer: observe})
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintf(a.stdio.Err, "ERROR %v\n", err)
-		}
-		if err != nil || sum.Failed > 0 {
-			failed++
-		}
-	}
-	return failed
-}
-
-// waitAndReport follows the job to its end, then reads its report and maps
-// the outcome to cp's exit codes: 0 all copied, 1 some tasks failed (or
-// excluded, or the job was cancelled), 3 the job itself failed.
-func (a *app) waitAndReport(ctx context.Context, jc *batchops.Client, bf *batchFlags, id string, alreadyFailed int64) error {
-	w := a.newJobWatcher()
-	j, err := jc.Wait(ctx, id, batchops.WaitOptions{Interval: bf.pollInterval, Progress: w.update})
-	w.stop(j)
-	if err != nil {
-		return err
-	}
-	return a.finishJob(ctx, j, alreadyFailed)
-}
-
-func (a *app) finishJob(ctx context.Context, j batchops.Job, alreadyFailed int64) error {
-	failed := alreadyFailed + j.Failed
-	if j.Report.Enabled && (j.Succeeded+j.Failed > 0) {
-		if _, err := a.printReport(ctx, j); err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			// The job's counts still tell the outcome; only the failed keys
-			// are unknown (often: no s3:GetObject on the report prefix).
-			fmt.Fprintf(a.stdio.Err, "WARNING %v: failed keys unknown, the counts below come from the job\n", err)
-		}
-	}
-	a.printJobSummary(j)
-	switch j.Status {
-	case batchops.StatusFailed:
-		return fmt.Errorf("job %s failed: %s", j.ID, strings.Join(j.FailureReasons, "; "))
-	case batchops.StatusCancelled:
-		return partialError{failed: max(failed, j.Total-j.Succeeded)}
-	}
-	if failed > 0 {
-		return partialError{failed: failed}
-	}
-	return nil
-}
-
-// printReport reads the job's completion report and prints each failed
-// task as cp prints a failed object.
-func (a *app) printReport(ctx context.Context, j batchops.Job) (batchops.ReportSummary, error) {
-	s := a.newSession()
-	c, err := s.s3(ctx)
-	if err != nil {
-		return batchops.ReportSummary{}, err
-	}
-	open := func(b string) (store.Store, error) { return c.Bucket(b), nil }
-	enc := json.NewEncoder(a.stdio.Out)
-	enc.SetEscapeHTML(false)
-	return batchops.ReadReport(ctx, open, j.Report.Bucket, j.Report.Prefix, j.ID, func(r batchops.TaskResult) error {
-		switch r.Status {
-		case batchops.TaskSucceeded:
-			return nil
-		case batchops.TaskUnreadable:
-			_, err := fmt.Fprintf(a.stdio.Err, "WARNING report of job %s: %s\n", j.ID, oneLineText(r.Message))
-			return err
-		}
-		src := "s3://" + r.Bucket + "/" + r.Key
-		if a.g.json {
-			return enc.Encode(struct {
-				Type       string `json:"type"`
-				Status     string `json:"status"`
-				Src        string `json:"src"`
-				ErrorCode  string `json:"error_code"`
-				HTTPStatus int    `json:"http_status"`
-				Error      string `json:"error"`
-			}{"task", r.Status, src, r.ErrorCode, r.HTTPStatus, r.Message})
-		}
-		_, err := fmt.Fprintf(a.stdio.Err, "ERROR copy %s: %s (%d): %s\n", src, r.ErrorCode, r.HTTPStatus, oneLineText(r.Message))
-		return err
-	})
-}
-
-func oneLineText(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-func (a *app) printJobSummary(j batchops.Job) {
-	if a.g.json {
-		_ = json.NewEncoder(a.stdio.Err).Encode(jobRecord(j))
-		return
-	}
-	if a.g.quiet && j.Status == batchops.StatusComplete && j.Failed == 0 {
-		return
-	}
-	fmt.Fprintf(a.stdio.Err, "job %s: %s, %d of %d tasks succeeded, %d failed; %s active, %s wall clock\n",
-		j.ID, j.Status, j.Succeeded, j.Total, j.Failed, j.Active, wallClock(j).Round(time.Second))
-	for _, r := range j.FailureReasons {
-		fmt.Fprintf(a.stdio.Err, "job %s: %s\n", j.ID, r)
-	}
-}
-
-func wallClock(j batchops.Job) time.Duration {
-	if j.Created.IsZero() || j.Terminated.IsZero() {
-		return 0
-	}
-	return j.Terminated.Sub(j.Created)
-}
-
-// jobState is the JSON form of a job (status, --json).
-type jobState struct {
-	Type           string   `json:"type"`
-	JobID          string   `json:"job_id"`
-	Status         string   `json:"status"`
-	Description    string   `json:"description,omitempty"`
-	Priority       int32    `json:"priority"`
-	Total          int64    `json:"total"`
-	Succeeded      int64    `json:"succeeded"`
-	Failed         int64    `json:"failed"`
-	ActiveSeconds  float64  `json:"active_seconds"`
-	Created        string   `json:"created,omitempty"`
-	Terminated     string   `json:"terminated,omitempty"`
-	FailureReasons []string `json:"failure_reasons,omitempty"`
-	Report         string   `json:"report,omitempty"`
-}
-
-func jobRecord(j batchops.Job) jobState {
-	r := jobState{
-		Type: "job", JobID: j.ID, Status: j.Status, Description: j.Description, Priority: j.Priority,
-		Total: j.Total, Succeeded: j.Succeeded, Failed: j.Failed, ActiveSeconds: j.Active.Seconds(),
-		FailureReasons: j.FailureReasons,
-	}
-	if !j.Created.IsZero() {
-		r.Created = j.Created.UTC().Format(time.RFC3339)
-	}
-	if !j.Terminated.IsZero() {
-		r.Terminated = j.Terminated.UTC().Format(time.RFC3339)
-	}
-	if j.Report.Enabled {
-		r.Report = "s3://" + j.Report.Bucket + "/" + batchops.ReportManifestKey(j.Report.Prefix, j.ID)
-	}
-	return r
-}
-
-// jobWatcher shows a job's progress while --wait polls: a bar on a
-// terminal, else one line per change of status.
-type jobWatcher struct {
-	a    *app
-	p    *mpb.Progress
-	bar  *mpb.Bar
-	mu   sync.Mutex // the bar's decorators read last from mpb's goroutine
-	last batchops.Job
-	seen bool
-}
-
-func (a *app) newJobWatcher() *jobWatcher {
-	w := &jobWatcher{a: a}
-	if a.showProgress() {
-		w.p = mpb.New(mpb.WithOutput(a.stdio.Err), mpb.WithWidth(40))
-		w.bar = w.p.AddBar(1,
-			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return w.snapshot().Status })),
-			mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-				j := w.snapshot()
-				return fmt.Sprintf("%d/%d tasks  %d failed  %s active", j.Succeeded+j.Failed, j.Total, j.Failed, j.Active)
-			})),
-		)
-	}
-	return w
-}
-
-func (w *jobWatcher) snapshot() batchops.Job {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.last
-}
-
-func (w *jobWatcher) update(j batchops.Job) {
-	w.mu.Lock()
-	changed := !w.seen || j.Status != w.last.Status
-	w.last, w.seen = j, true
-	w.mu.Unlock()
-	if w.bar != nil {
-		w.bar.SetTotal(max(j.Total, 1), false)
-		w.bar.SetCurrent(j.Succeeded + j.Failed)
-		return
-	}
-	if changed && !w.a.g.quiet && !w.a.g.json {
-		fmt.Fprintf(w.a.stdio.Err, "job %s: %s, %d/%d tasks done, %d failed, %s active\n",
-			j.ID, j.Status, j.Succeeded+j.Failed, j.Total, j.Failed, j.Active)
-	}
-}
-
-func (w *jobWatcher) stop(j batchops.Job) {
-	if w.bar == nil {
-		return
-	}
-	if j.ID != "" {
-		w.update(j)
-	}
-	w.bar.Abort(false)
-	w.p.Wait()
-}
-
 func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 	var wait bool
 	cmd := &cobra.Command{
@@ -848,55 +414,18 @@ func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var j batchops.Job
-			if wait {
-				w := a.newJobWatcher()
-				j, err = jc.Wait(ctx, args[0], batchops.WaitOptions{Interval: bf.pollInterval, Progress: w.update})
-				w.stop(j)
-			} else {
-				j, err = jc.Describe(ctx, args[0])
-			}
+			out := a.jobOutput()
+			r := batchops.Runner{Observer: out, Poll: bf.pollInterval}
+			j, err := r.Status(ctx, jc, args[0], wait)
 			if err != nil {
 				return err
 			}
-			a.printJob(j)
+			out.Job(j)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end")
 	return cmd
-}
-
-func (a *app) printJob(j batchops.Job) {
-	r := jobRecord(j)
-	if a.g.json {
-		_ = json.NewEncoder(a.stdio.Out).Encode(r)
-		return
-	}
-	out := a.stdio.Out
-	fmt.Fprintf(out, "job:         %s\n", j.ID)
-	fmt.Fprintf(out, "status:      %s\n", j.Status)
-	if j.Description != "" {
-		fmt.Fprintf(out, "description: %s\n", j.Description)
-	}
-	fmt.Fprintf(out, "priority:    %d\n", j.Priority)
-	fmt.Fprintf(out, "tasks:       %d succeeded, %d failed, %d total\n", j.Succeeded, j.Failed, j.Total)
-	fmt.Fprintf(out, "active:      %s\n", j.Active)
-	if r.Created != "" {
-		fmt.Fprintf(out, "created:     %s\n", r.Created)
-	}
-	if r.Terminated != "" {
-		fmt.Fprintf(out, "terminated:  %s (wall clock %s)\n", r.Terminated, wallClock(j).Round(time.Second))
-	}
-	if j.StatusReason != "" {
-		fmt.Fprintf(out, "reason:      %s\n", j.StatusReason)
-	}
-	for _, f := range j.FailureReasons {
-		fmt.Fprintf(out, "failure:     %s\n", f)
-	}
-	if r.Report != "" {
-		fmt.Fprintf(out, "report:      %s\n", r.Report)
-	}
 }
 
 func (a *app) batchReportCmd(bf *batchFlags) *cobra.Command {
@@ -913,74 +442,51 @@ summary. The exit code is 0 when every task succeeded, 1 when some failed.`,
 			if err != nil {
 				return err
 			}
-			j, err := jc.Describe(ctx, args[0])
+			r, err := a.batchRunner(ctx, bf)
 			if err != nil {
 				return err
 			}
-			if !j.Done() {
-				return fmt.Errorf("report of job %s: the job is %s; its report is written when it ends (s3bulk batch status --wait %s)", j.ID, j.Status, j.ID)
-			}
-			if !j.Report.Enabled {
-				return fmt.Errorf("report of job %s: the job was created without a completion report", j.ID)
-			}
-			return a.finishJob(ctx, j, 0)
+			return batchExit(r.Report(ctx, jc, args[0]))
 		},
 	}
 }
 
 func (a *app) batchRetryCmd(bf *batchFlags) *cobra.Command {
 	var wait bool
+	var eng string
 	cmd := &cobra.Command{
 		Use:   "retry JOB",
-		Short: "Copy the failed tasks of an ended job again, with a new job",
+		Short: "Copy the failed tasks of an ended job again, with a new job or from this machine",
 		Long: `Read the completion report of a job that ended, write its failed keys into a
 new manifest (under the destination bucket's _batch/manifest/) and create a
 job that copies them again to the same place, with the same role, storage
 class, report location and priority. A rerun of the same retry is the same
-job. The exit code is that of batch cp.`,
+job. With --engine local the failed objects are copied from this machine
+instead, in one run, to where the job would have written them (a job whose
+manifest pinned versions is retried with a job only). The exit code is that
+of batch cp.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if eng != engineLocal && eng != engineBatchOps {
+				return usagef("--engine %q: want batchops or local", eng)
+			}
 			ctx := cmd.Context()
 			jc, err := a.jobClient(ctx, bf)
 			if err != nil {
 				return err
 			}
-			j, err := jc.Describe(ctx, args[0])
+			r, err := a.batchRunner(ctx, bf)
 			if err != nil {
 				return err
 			}
-			s := a.newSession()
-			c, err := s.s3(ctx)
-			if err != nil {
-				return err
+			if eng == engineLocal {
+				return batchExit(r.RetryLocally(ctx, jc, args[0]))
 			}
-			open := func(b string) (store.Store, error) { return c.Bucket(b), nil }
-			var mb string
-			if j.Copy != nil {
-				mb = j.Copy.DestBucket
-			}
-			key := defaultManifestPrefix + "retry-" + j.ID + ".csv"
-			spec, err := batchops.RetrySpec(ctx, open, j, c.Bucket(mb), mb, key)
-			if errors.Is(err, batchops.ErrNothingToRetry) {
-				fmt.Fprintf(a.stdio.Err, "job %s: nothing to retry, every task succeeded\n", j.ID)
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdio.Err, "plan: %d failed objects of job %s for a new job, manifest s3://%s/%s\n", spec.Manifest.Stats.Objects, j.ID, mb, key)
-			id, err := jc.Create(ctx, spec)
-			if err != nil {
-				return a.dropManifest(ctx, c.Bucket(mb), key, err)
-			}
-			a.printJobCreated(id)
-			if !wait {
-				return nil
-			}
-			return a.waitAndReport(ctx, jc, bf, id, 0)
+			return batchExit(r.Retry(ctx, jc, args[0], wait))
 		},
 	}
-	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report (a local retry always ends before the command)")
+	cmd.Flags().StringVar(&eng, "engine", engineBatchOps, "who copies the failed objects again: batchops (a new job) or local (this machine)")
 	return cmd
 }
 
@@ -1000,11 +506,15 @@ func (a *app) batchRunCmd(bf *batchFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			a.printJobStatus(args[0], status)
+			a.jobOutput().JobStatus(args[0], status)
 			if !wait {
 				return nil
 			}
-			return a.waitAndReport(ctx, jc, bf, args[0], 0)
+			r, err := a.batchRunner(ctx, bf)
+			if err != nil {
+				return err
+			}
+			return batchExit(r.WaitAndReport(ctx, jc, args[0], 0))
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end, then print its report")
@@ -1029,29 +539,10 @@ func (a *app) batchPriorityCmd(bf *batchFlags) *cobra.Command {
 			if err := jc.SetPriority(ctx, args[0], int32(n)); err != nil {
 				return err
 			}
-			if a.g.json {
-				return json.NewEncoder(a.stdio.Out).Encode(struct {
-					Type     string `json:"type"`
-					JobID    string `json:"job_id"`
-					Priority int64  `json:"priority"`
-				}{"job", args[0], n})
-			}
-			_, err = fmt.Fprintf(a.stdio.Out, "job %s: priority %d\n", args[0], n)
-			return err
+			a.jobOutput().JobPriority(args[0], n)
+			return nil
 		},
 	}
-}
-
-func (a *app) printJobStatus(id, status string) {
-	if a.g.json {
-		_ = json.NewEncoder(a.stdio.Out).Encode(struct {
-			Type   string `json:"type"`
-			JobID  string `json:"job_id"`
-			Status string `json:"status"`
-		}{"job", id, status})
-		return
-	}
-	fmt.Fprintf(a.stdio.Out, "job %s: %s\n", id, status)
 }
 
 func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {
@@ -1070,15 +561,8 @@ func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.g.json {
-				return json.NewEncoder(a.stdio.Out).Encode(struct {
-					Type   string `json:"type"`
-					JobID  string `json:"job_id"`
-					Status string `json:"status"`
-				}{"job", args[0], status})
-			}
-			_, err = fmt.Fprintf(a.stdio.Out, "job %s: %s\n", args[0], status)
-			return err
+			a.jobOutput().JobStatus(args[0], status)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "cancelled with s3bulk batch cancel", "why, recorded with the job")
@@ -1097,25 +581,7 @@ func (a *app) batchLsCmd(bf *batchFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			enc := json.NewEncoder(a.stdio.Out)
-			return jc.List(ctx, statuses, func(s batchops.JobSummary) error {
-				if a.g.json {
-					return enc.Encode(struct {
-						Type        string `json:"type"`
-						JobID       string `json:"job_id"`
-						Status      string `json:"status"`
-						Operation   string `json:"operation"`
-						Description string `json:"description,omitempty"`
-						Total       int64  `json:"total"`
-						Succeeded   int64  `json:"succeeded"`
-						Failed      int64  `json:"failed"`
-						Created     string `json:"created"`
-					}{"job", s.ID, s.Status, s.Operation, s.Description, s.Total, s.Succeeded, s.Failed, s.Created.UTC().Format(time.RFC3339)})
-				}
-				_, err := fmt.Fprintf(a.stdio.Out, "%s  %-10s %s  %d/%d done, %d failed  %s\n",
-					s.Created.UTC().Format("2006-01-02 15:04:05"), s.Status, s.ID, s.Succeeded+s.Failed, s.Total, s.Failed, s.Description)
-				return err
-			})
+			return jc.List(ctx, statuses, a.jobOutput().JobListed)
 		},
 	}
 	cmd.Flags().StringSliceVar(&statuses, "status", nil, "only jobs in these statuses (Active, Complete, Failed, Cancelled...)")
@@ -1138,15 +604,15 @@ s3bulk. Each is limited to the buckets and prefixes the copy uses.`,
 			if err != nil {
 				return err
 			}
-			manifestPrefix := defaultManifestPrefix
+			manifestPrefix := batchops.DefaultManifestPrefix
 			if manifest != "" {
-				manifestPrefix = dirOf(p.manifestLoc.Key)
+				manifestPrefix = p.Manifest.Key[:strings.LastIndexByte(p.Manifest.Key, '/')+1]
 			}
 			pol := batchops.NewPolicies(batchops.PolicyInput{
-				SourceBucket: p.src.Bucket, SourcePrefix: p.listPrefix(),
-				DestBucket: p.dst.Bucket, DestPrefix: p.dstPrefix,
-				ManifestBucket: p.manifestLoc.Bucket, ManifestPrefix: manifestPrefix,
-				ReportBucket: p.reportLoc.Bucket, ReportPrefix: p.reportLoc.AsDir().Key,
+				SourceBucket: p.Src.Bucket, SourcePrefix: p.ListPrefix(),
+				DestBucket: p.Dst.Bucket, DestPrefix: p.DestPrefix(),
+				ManifestBucket: p.Manifest.Bucket, ManifestPrefix: manifestPrefix,
+				ReportBucket: p.Report.Bucket, ReportPrefix: p.Report.AsDir().Key,
 				RoleArn: roleArn, KMSKeyARN: kmsKey,
 				// Buckets of the region's partition: aws-cn, aws-us-gov...
 				Partition: batchops.Partition(a.g.region),

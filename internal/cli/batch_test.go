@@ -36,10 +36,6 @@ type batchEnv struct {
 func newBatchEnv(t *testing.T, fo fakecontrol.Options) *batchEnv {
 	t.Helper()
 	srv := s3test.Start(t)
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
 	sdk := srv.Client(t)
 	return &batchEnv{srv: srv, sdk: sdk, fake: fakecontrol.New(t, sdk, fo), src: srv.NewBucket(t), dst: srv.NewBucket(t)}
 }
@@ -57,7 +53,7 @@ func (e *batchEnv) run(ctx context.Context, args ...string) runResult {
 	if slices.Contains(args, "batch") {
 		all = append(all, "--control-endpoint-url", e.fake.URL, "--account-id", e.fake.AccountID(), "--poll-interval", "1ms")
 	}
-	code := Run(ctx, all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb})
+	code := Run(ctx, all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errb, Env: e.srv.Env()})
 	return runResult{code, out.String(), errb.String()}
 }
 
@@ -80,6 +76,7 @@ func jobID(t *testing.T, out string) string {
 }
 
 func TestBatchCpWaitCopiesEveryObject(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.srv.Require(t, s3test.OddKeys)
@@ -129,6 +126,7 @@ func TestBatchCpWaitCopiesEveryObject(t *testing.T) {
 }
 
 func TestBatchCpWithFailedTasksExits1AndPrintsThem(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var e *batchEnv
 	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
@@ -161,6 +159,7 @@ func TestBatchCpWithFailedTasksExits1AndPrintsThem(t *testing.T) {
 }
 
 func TestBatchCpRoutesOversizeObjects(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	big := strings.Repeat("x", 3000)
@@ -202,6 +201,7 @@ func TestBatchCpRoutesOversizeObjects(t *testing.T) {
 }
 
 func TestBatchCancelStopsAJobMidway(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	reached, proceed := make(chan struct{}), make(chan struct{})
 	e := newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
@@ -233,6 +233,7 @@ func TestBatchCancelStopsAJobMidway(t *testing.T) {
 }
 
 func TestBatchCpInterruptedWhileWaitingLeavesTheJobRunning(t *testing.T) {
+	t.Parallel()
 	reached, proceed := make(chan struct{}), make(chan struct{})
 	e := newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
 		if task == 0 {
@@ -246,7 +247,12 @@ func TestBatchCpInterruptedWhileWaitingLeavesTheJobRunning(t *testing.T) {
 	go func() {
 		done <- e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst, "--role-arn", batchRole, "--wait")
 	}()
-	<-reached
+	select {
+	case <-reached:
+	case r := <-done: // the job never ran a task: fail rather than hang
+		cancel()
+		t.Fatalf("batch cp ended before its job ran a task: exit %d\n%s", r.code, r.err)
+	}
 	cancel() // Ctrl-C
 	r := <-done
 	close(proceed)
@@ -264,6 +270,7 @@ func TestBatchCpInterruptedWhileWaitingLeavesTheJobRunning(t *testing.T) {
 }
 
 func TestBatchCpDryRunTouchesNothing(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"x/1": "1", "x/2": "2", "y/3": "3"})
 	r := e.run(context.Background(), "--dry-run", "batch", "cp", "s3://"+e.src+"/x/*", "s3://"+e.dst)
@@ -279,6 +286,7 @@ func TestBatchCpDryRunTouchesNothing(t *testing.T) {
 }
 
 func TestBatchUsageErrors(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	tests := []struct {
 		name string
@@ -288,6 +296,9 @@ func TestBatchUsageErrors(t *testing.T) {
 		{"a local source is refused", []string{"batch", "cp", "./dir", "s3://" + e.dst, "--role-arn", batchRole}, "both ends must be s3:// URLs"},
 		{"a missing role is refused before anything is listed", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst}, "--role-arn is required"},
 		{"an unknown report scope is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--report-scope", "some"}, "want all or failed"},
+		{"an unknown --version-ids is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--version-ids", "some"}, "want auto, on or off"},
+		{"--version-ids with a manifest S3 writes is refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--manifest-generator", "--version-ids", "on"}, "S3 writes that manifest itself"},
+		{"versions of a bucket that keeps none are refused", []string{"batch", "cp", "s3://" + e.src, "s3://" + e.dst, "--role-arn", batchRole, "--version-ids", "on"}, "keeps no versions"},
 		{"status needs a job id", []string{"batch", "status"}, "accepts 1 arg"},
 		{"an unknown verb is a usage error", []string{"batch", "frobnicate"}, "unknown command"},
 	}
@@ -302,6 +313,7 @@ func TestBatchUsageErrors(t *testing.T) {
 }
 
 func TestBatchStatusOfAnUnknownJobIsFatal(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	r := e.run(context.Background(), "batch", "status", "00000000-0000-0000-0000-000000000000")
 	if r.code != ExitFatal || !strings.Contains(r.err, "NotFoundException") {
@@ -310,9 +322,10 @@ func TestBatchStatusOfAnUnknownJobIsFatal(t *testing.T) {
 }
 
 func TestBatchPolicyGolden(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"batch", "policy", "s3://src-bucket/1/", "s3://dst-bucket/copy/",
-		"--report", "s3://logs-bucket/batch", "--role-arn", batchRole}, Stdio{Out: &out, Err: &errb})
+		"--report", "s3://logs-bucket/batch", "--role-arn", batchRole}, Stdio{Out: &out, Err: &errb, Env: []string{}})
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -341,6 +354,7 @@ func TestBatchPolicyGolden(t *testing.T) {
 // TestBatchCpRefusesWhatS3ControlWouldBeforeUploading checks each of
 // CreateJob's limits before the listing: nothing is written.
 func TestBatchCpRefusesWhatS3ControlWouldBeforeUploading(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a": "1"})
 	src, dst := "s3://"+e.src, "s3://"+e.dst
@@ -368,6 +382,7 @@ func TestBatchCpRefusesWhatS3ControlWouldBeforeUploading(t *testing.T) {
 }
 
 func TestBatchCpWhoseJobIsRefusedLeavesNoManifest(t *testing.T) {
+	t.Parallel()
 	// The destination is in another region than the control plane's.
 	e := newBatchEnv(t, fakecontrol.Options{BucketRegion: func(string) string { return "eu-west-1" }})
 	e.seed(t, map[string]string{"a": "1"})
@@ -381,6 +396,7 @@ func TestBatchCpWhoseJobIsRefusedLeavesNoManifest(t *testing.T) {
 }
 
 func TestBatchCpCutsALongDefaultDescription(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a": "1"})
 	long := strings.Repeat(strings.Repeat("p", 50)+"/", 6) // 306 characters
@@ -395,6 +411,7 @@ func TestBatchCpCutsALongDefaultDescription(t *testing.T) {
 }
 
 func TestBatchCpWaitsForAJobNotVisibleYet(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{InvisibleFor: 300 * time.Millisecond})
 	e.seed(t, map[string]string{"a": "1"})
 	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/c/", "--role-arn", batchRole, "--wait")
@@ -404,6 +421,7 @@ func TestBatchCpWaitsForAJobNotVisibleYet(t *testing.T) {
 }
 
 func TestBatchCpWithTheManifestGenerator(t *testing.T) {
+	t.Parallel()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"logs/a.json": "1", "logs/b.txt": "2", "logs/big.json": "12345", "top.json": "3"})
 	r := e.run(context.Background(), "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/g/", "--role-arn", batchRole,
@@ -442,6 +460,7 @@ func TestBatchCpWithTheManifestGenerator(t *testing.T) {
 }
 
 func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var e *batchEnv
 	var once sync.Once
@@ -476,7 +495,52 @@ func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
 	}
 }
 
+func TestBatchRetryWithTheLocalEngineCopiesTheFailedTasksFromHere(t *testing.T) {
+	ctx := context.Background()
+	var e *batchEnv
+	var once sync.Once
+	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 { // gone between the listing and the job's copies
+			once.Do(func() {
+				for _, k := range []string{"logs/a b.json", "logs/x/c.json"} {
+					if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr(k)}); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+	}})
+	e.seed(t, map[string]string{"logs/a b.json": "a", "logs/x/c.json": "c", "logs/kept.json": "k"})
+	first := e.run(ctx, "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/r/", "--role-arn", batchRole, "--wait")
+	if first.code != ExitPartial {
+		t.Fatalf("exit %d, stderr:\n%s", first.code, first.err)
+	}
+	id := jobID(t, first.out)
+	if r := e.run(ctx, "batch", "retry", id, "--engine", "local"); r.code != ExitPartial || !strings.Contains(r.err, "ERROR") {
+		t.Errorf("a local retry of objects still gone: exit %d, want %d; stderr:\n%s", r.code, ExitPartial, r.err)
+	}
+	s3test.PutObject(t, e.sdk, e.src, "logs/a b.json", []byte("a"))
+	s3test.PutObject(t, e.sdk, e.src, "logs/x/c.json", []byte("c"))
+	jobs := len(e.fake.History(id))
+	r := e.run(ctx, "batch", "retry", id, "--engine", "local")
+	if r.code != ExitOK || !strings.Contains(r.err, "plan: 2 failed objects of job "+id+", copied from this machine") {
+		t.Fatalf("retry --engine local: exit %d, stderr:\n%s", r.code, r.err)
+	}
+	for k, v := range map[string]string{"r/logs/a b.json": "a", "r/logs/x/c.json": "c"} {
+		if got := string(s3test.GetObject(t, e.sdk, e.dst, k)); got != v {
+			t.Errorf("%s = %q after the local retry, want %q", k, got, v)
+		}
+	}
+	if jobID := jobLine.FindStringSubmatch(r.out); jobID != nil || len(e.fake.History(id)) != jobs {
+		t.Errorf("a local retry created a job: stdout %q", r.out)
+	}
+	if bad := e.run(ctx, "batch", "retry", id, "--engine", "auto"); bad.code != ExitUsage || !strings.Contains(bad.err, "want batchops or local") {
+		t.Errorf("--engine auto: exit %d, stderr %q", bad.code, bad.err)
+	}
+}
+
 func TestBatchConfirmRunPriorityAndTags(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a": "1"})

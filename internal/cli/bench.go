@@ -3,26 +3,20 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/internal/bench"
-	"github.com/s3bulk/s3bulk/internal/faultproxy"
-	"github.com/s3bulk/s3bulk/internal/gateway"
+	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
@@ -67,9 +61,9 @@ JSON of exactly --size bytes, the same for the same --seed.`,
 				return err
 			}
 			if a.g.json {
-				fmt.Fprintf(a.stdio.Out, `{"dest":%q,"objects":%d,"bytes":%d,"seconds":%.3f}`+"\n", dst.String(), st.Objects, st.Bytes, secs)
+				return progress.NewJSON(a.stdio.Out).Encode(progress.SeedRecord{Dest: dst.String(), Objects: st.Objects, Bytes: st.Bytes, Seconds: math.Round(secs*1000) / 1000})
 			} else if !a.g.quiet {
-				fmt.Fprintf(a.stdio.Out, "seeded %d objects (%s) under %s in %.1f s\n", st.Objects, bench.FormatSize(st.Bytes), dst, secs)
+				fmt.Fprintf(a.stdio.Out, "seeded %d objects (%s) under %s in %.1f s\n", st.Objects, units.HumanExact(st.Bytes), dst, secs)
 			}
 			return nil
 		},
@@ -99,18 +93,14 @@ func (f *seedFlags) layout() (bench.Layout, error) {
 // seed writes the layout, with a progress bar on a terminal.
 func (a *app) seed(ctx context.Context, conn bench.Conn, dst bench.Target, l bench.Layout) (bench.SeedStats, float64, error) {
 	opts := bench.SeedOptions{Concurrency: a.concurrencyOr(defaultConcurrency)}
-	var p *mpb.Progress
 	if a.showProgress() {
-		p = mpb.New(mpb.WithOutput(a.stdio.Err), mpb.WithWidth(40))
-		bar := p.AddBar(int64(l.Objects),
-			mpb.PrependDecorators(decor.Name("seed "), decor.CountersNoUnit("%d/%d objects")),
-			mpb.AppendDecorators(decor.AverageSpeed(nil, "%.0f obj/s"), decor.Name("  "), decor.Elapsed(decor.ET_STYLE_GO)),
-		)
-		opts.Progress = func(objects, _ int64) { bar.SetCurrent(objects) }
-		defer func() {
-			bar.Abort(false)
-			p.Wait()
-		}()
+		bar := progress.StartCounter(a.stdio.Err, int64(l.Objects),
+			func(cur, total int64, _ time.Duration) string { return fmt.Sprintf("seed %d/%d objects", cur, total) },
+			func(cur, _ int64, d time.Duration) string {
+				return progress.Rate(cur, d, "obj") + "  " + d.Truncate(time.Second).String()
+			})
+		opts.Progress = func(objects, _ int64) { bar.Set(objects, 0) }
+		defer bar.Stop()
 	}
 	start := time.Now()
 	st, err := bench.Seed(ctx, conn, dst, l, opts)
@@ -232,26 +222,9 @@ with part sizes from 8 to 512 MiB and with the automatic choice.`,
 // benchConn loads the AWS configuration the way the report's programs did
 // (the SDK's default chain), with the global flags applied.
 func (a *app) benchConn(ctx context.Context) (bench.Conn, error) {
-	var opts []func(*config.LoadOptions) error
-	if a.g.region != "" {
-		opts = append(opts, config.WithRegion(a.g.region))
-	}
-	if a.g.profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(a.g.profile))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return bench.Conn{}, fmt.Errorf("load aws config: %w", err)
-	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	endpoint := a.g.endpointURL
-	if endpoint == "" {
-		endpoint = aws.ToString(cfg.BaseEndpoint)
-	}
-	pathStyle := a.g.pathStyle == "true" || (a.g.pathStyle == "auto" && endpoint != "")
-	return bench.Conn{AWS: cfg, Endpoint: endpoint, PathStyle: pathStyle, ChecksumWhenRequired: a.g.checksumWhenRequired}, nil
+	c, err := bench.NewConn(ctx, a.storeConfig())
+	c.ToolEnv = a.env.list()
+	return c, err
 }
 
 // storeConfig is the engine's store configuration from the global flags.
@@ -268,7 +241,7 @@ func (a *app) storeConfig() s3store.Config {
 	case "false":
 		cfg.PathStyle = ptr(false)
 	}
-	return cfg
+	return a.env.s3Config(cfg)
 }
 
 // engineFunc runs s3bulk's engine as the "s3bulk" method: a fresh session
@@ -279,7 +252,7 @@ func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
 		s := a.newSession()
 		cfg := storeCfg
 		cfg.Concurrency = a.ceiling()
-		cfg.OnThrottle = s.lim.Throttled
+		cfg.OnThrottle = s.eng.Throttled
 		cfg.OnRequest = s.requests.add
 		cfg.Logger = a.logger
 		client, err := s3store.NewClient(ctx, cfg)
@@ -303,8 +276,7 @@ func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		sum, err := engine.Run(ctx, engine.Job{Src: srcEP, Dst: dstEP, Recursive: true},
-			engine.Options{Concurrency: a.g.concurrency, Limiter: s.lim})
+		sum, err := s.eng.Run(ctx, engine.Job{Src: srcEP, Dst: dstEP, Recursive: true}, engine.Options{})
 		if err == nil && sum.Failed > 0 {
 			err = fmt.Errorf("copy %s to %s: %d object(s) failed", srcURL, dstURL, sum.Failed)
 		}
@@ -424,29 +396,10 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 	} else if err := bench.WriteTable(a.stdio.Out, report); err != nil {
 		return err
 	}
-	if f.chart != "" {
-		if err := writeFile(f.chart, func(w io.Writer) error { return bench.WriteChart(w, report) }); err != nil {
-			return err
-		}
+	if err := bench.WriteFiles(report, f.report, f.chart); err != nil {
+		return err
 	}
-	if f.report != "" {
-		chart := ""
-		if f.chart != "" {
-			if rel, err := filepath.Rel(filepath.Dir(f.report), f.chart); err == nil {
-				chart = filepath.ToSlash(rel)
-			}
-		}
-		if err := writeFile(f.report, func(w io.Writer) error { return bench.WriteMarkdown(w, report, chart) }); err != nil {
-			return err
-		}
-	}
-	var short int64
-	for _, m := range report.Methods {
-		if m.Status == bench.StatusFailed {
-			short += report.Environment.Objects - m.Objects
-		}
-	}
-	if short > 0 {
+	if short := report.Shortfall(); short > 0 {
 		return partialError{failed: short}
 	}
 	return nil
@@ -458,58 +411,11 @@ func (a *app) benchObserver() func(bench.Event) {
 		return nil
 	}
 	return func(e bench.Event) {
-		switch e.Stage {
-		case "start":
-			fmt.Fprintf(a.stdio.Err, "bench: %s: running\n", e.Method)
-		case "done":
-			r := e.Result
-			switch r.Status {
-			case bench.StatusOK:
-				fmt.Fprintf(a.stdio.Err, "bench: %s: %d objects in %.1f s (%.1f objects/s)\n", r.Method, r.Objects, r.Seconds, r.ObjectsPerSecond)
-			default:
-				fmt.Fprintf(a.stdio.Err, "bench: %s: %s: %s\n", r.Method, r.Status, r.Reason)
-			}
+		if line := e.Text(); line != "" {
+			fmt.Fprintln(a.stdio.Err, line)
 		}
 	}
 }
-
-// writeFile writes through a temp file renamed into place, so a failed
-// render never leaves half a report.
-func writeFile(name string, write func(io.Writer) error) error {
-	dir := filepath.Dir(name)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, unwrapPathError(err))
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := os.Rename(tmp.Name(), name); err != nil {
-		return fmt.Errorf("write %s: %w", name, unwrapPathError(err))
-	}
-	return nil
-}
-
-// Demo credentials: the child server only listens on the loopback interface.
-const (
-	demoAccessKey = "s3bulk-demo"
-	demoSecretKey = "s3bulk-demo-secret"
-	demoRegion    = "us-east-1"
-	demoSource    = "s3bulk-demo-source"
-	demoDest      = "s3bulk-demo-dest"
-)
-
-// demoMethods leave out put: seeding has just uploaded the same objects,
-// and the baseline alone would take most of the two minutes demo aims at.
-var demoMethods = []string{bench.MethodCopyPerCompany, bench.MethodS3bulk, bench.MethodAWS, bench.MethodS5cmd, bench.MethodRclone, bench.MethodBatchOps}
 
 type demoFlags struct {
 	bench   benchFlags
@@ -522,11 +428,6 @@ type demoFlags struct {
 	serverCmd func(dir string) (*exec.Cmd, error)
 	proxyCmd  func(target string, latency time.Duration) (*exec.Cmd, error)
 }
-
-// defaultDemoLatency is the delay demo puts in front of its local server:
-// about the least a real region gives. Without any, the local server is the
-// bottleneck and no client's parallelism can show.
-const defaultDemoLatency = 10 * time.Millisecond
 
 func (a *app) demoCmd() *cobra.Command {
 	f := demoFlags{seed: seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}, serverCmd: serveSelf, proxyCmd: proxySelf}
@@ -557,14 +458,14 @@ out unless asked for with --methods.`,
 				return usagef("--latency %v: must not be negative", f.latency)
 			}
 			if f.bench.methods == nil {
-				f.bench.methods = demoMethods
+				f.bench.methods = bench.DemoMethods
 			}
 			if !cmd.Flags().Changed("out") {
 				cwd, err := os.Getwd()
 				if err != nil {
 					return fmt.Errorf("demo: %w", err)
 				}
-				f.out = defaultDemoOut(cwd, os.TempDir())
+				f.out = bench.DefaultDemoOut(cwd, a.env.tempDir())
 			}
 			if err := bench.CheckMethods(f.bench.methods); err != nil {
 				return usageError{err}
@@ -583,34 +484,11 @@ out unless asked for with --methods.`,
 	fl.IntVar(&f.seed.objects, "objects", bench.DefaultLayout().Objects, "number of objects")
 	fl.Var(&f.seed.size, "size", "size of each object")
 	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
-	fl.DurationVar(&f.latency, "latency", defaultDemoLatency, "delay added to every request, e.g. 30ms; 0 for none")
+	fl.DurationVar(&f.latency, "latency", bench.DefaultDemoLatency, "delay added to every request, e.g. 30ms; 0 for none")
 	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png (run inside s3bulk's source tree, the default is s3bulk-demo in the temp directory)")
 	cmd.AddCommand(a.latencyProxyCmd())
 	return cmd
 }
-
-// defaultDemoOut is where demo writes its report without --out:
-// ./s3bulk-demo, unless cwd is inside s3bulk's own source tree (as after
-// `go run ./cmd/s3bulk demo` in a clone), where a report would show in
-// `git status`: then s3bulk-demo under tmp.
-func defaultDemoOut(cwd, tmp string) string {
-	for dir := cwd; ; dir = filepath.Dir(dir) {
-		if mod, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
-			first, _, _ := strings.Cut(string(mod), "\n")
-			if strings.TrimSpace(first) == "module "+modulePath {
-				return filepath.Join(tmp, "s3bulk-demo")
-			}
-			break // another module: cwd is not in our tree
-		}
-		if filepath.Dir(dir) == dir {
-			break
-		}
-	}
-	return filepath.Join(cwd, "s3bulk-demo")
-}
-
-// modulePath is s3bulk's Go module.
-const modulePath = "github.com/s3bulk/s3bulk"
 
 // latencyProxyCmd runs demo's latency proxy. It is a process of its own so
 // that its CPU time never counts as the client CPU of in-process methods.
@@ -623,24 +501,12 @@ func (a *app) latencyProxyCmd() *cobra.Command {
 		Hidden: true,
 		Args:   usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runLatencyProxy(cmd.Context(), target, latency, a.stdio.Out)
+			return bench.ServeLatencyProxy(cmd.Context(), target, latency, a.stdio.Out)
 		},
 	}
 	cmd.Flags().StringVar(&target, "target", "", "endpoint to forward to")
 	cmd.Flags().DurationVar(&latency, "latency", 0, "delay added to every request")
 	return cmd
-}
-
-// runLatencyProxy serves until ctx is done, announcing itself the way the
-// gateway does so that gateway.Spawn can start it.
-func runLatencyProxy(ctx context.Context, target string, latency time.Duration, out io.Writer) error {
-	p, err := faultproxy.New(target, faultproxy.Config{Latency: latency})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "%s%s\n", gateway.EndpointPrefix, p.URL())
-	<-ctx.Done()
-	return p.Close()
 }
 
 // proxySelf runs this executable's latency proxy.
@@ -662,72 +528,25 @@ func serveSelf(dir string) (*exec.Cmd, error) {
 }
 
 func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, prices bench.Prices) (err error) {
-	tmp, err := os.MkdirTemp("", "s3bulk-demo-")
-	if err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	cmd, err := f.serverCmd(filepath.Join(tmp, "data"))
+	d, err := bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list()})
 	if err != nil {
 		return err
 	}
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, "AWS_ACCESS_KEY_ID="+demoAccessKey, "AWS_SECRET_ACCESS_KEY="+demoSecretKey)
-	child, err := gateway.Spawn(ctx, cmd)
-	if err != nil {
-		return fmt.Errorf("demo: start the S3 server: %w", err)
-	}
 	defer func() {
-		if serr := child.Stop(); serr != nil && err == nil && ctx.Err() == nil {
-			err = fmt.Errorf("demo: %w", serr)
+		if cerr := d.Close(); cerr != nil && err == nil && ctx.Err() == nil {
+			err = cerr
 		}
 	}()
-	endpoint := child.Endpoint
-	if f.latency > 0 {
-		pcmd, err := f.proxyCmd(endpoint, f.latency)
-		if err != nil {
-			return err
-		}
-		proxy, err := gateway.Spawn(ctx, pcmd)
-		if err != nil {
-			return fmt.Errorf("demo: start the latency proxy: %w", err)
-		}
-		defer func() {
-			if serr := proxy.Stop(); serr != nil && err == nil && ctx.Err() == nil {
-				err = fmt.Errorf("demo: %w", serr)
-			}
-		}()
-		endpoint = proxy.Endpoint
-	}
 	if !a.g.quiet {
-		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory); the report goes to %s\n", endpoint, f.out)
+		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory); the report goes to %s\n", d.Endpoint, f.out)
 	}
-	conn := bench.Conn{
-		AWS: aws.Config{
-			Region:      demoRegion,
-			Credentials: credentials.NewStaticCredentialsProvider(demoAccessKey, demoSecretKey, ""),
-		},
-		Endpoint: endpoint, PathStyle: true, ChecksumWhenRequired: true,
-		// Tools must reach the demo server with the demo keys only, whatever
-		// the user's AWS config says.
-		ToolEnv: []string{"AWS_CONFIG_FILE=" + os.DevNull, "AWS_SHARED_CREDENTIALS_FILE=" + os.DevNull, "AWS_EC2_METADATA_DISABLED=true"},
-	}
-	client := conn.Client(nil, 0)
-	for _, b := range []string{demoSource, demoDest} {
-		if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
-			return fmt.Errorf("demo: create bucket %s: %w", b, err)
-		}
-	}
-	src, dst := bench.Target{Bucket: demoSource, Prefix: "seed/"}, bench.Target{Bucket: demoDest, Prefix: "copy/"}
-	st, secs, err := a.seed(ctx, conn, src, layout)
+	st, secs, err := a.seed(ctx, d.Conn, d.Source, layout)
 	if err != nil {
 		return err
 	}
 	if !a.g.quiet {
 		// stderr: stdout carries only the table or the JSON document.
-		fmt.Fprintf(a.stdio.Err, "demo: seeded %d objects (%s) in %.1f s\n", st.Objects, bench.FormatSize(st.Bytes), secs)
+		fmt.Fprintf(a.stdio.Err, "demo: seeded %d objects (%s) in %.1f s\n", st.Objects, units.HumanExact(st.Bytes), secs)
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("demo: %w", unwrapPathError(err))
@@ -736,15 +555,11 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 	f.bench.keepDest = true
 	f.bench.report = filepath.Join(f.out, "bench.md")
 	f.bench.chart = filepath.Join(f.out, "bench.png")
-	storeCfg := s3store.Config{
-		Region: demoRegion, EndpointURL: endpoint, PathStyle: ptr(true), ChecksumWhenRequired: true,
-		AccessKey: demoAccessKey, SecretKey: demoSecretKey,
-	}
 	latency := ""
 	if f.latency > 0 {
 		latency = f.latency.String()
 	}
-	if err := a.runBench(ctx, conn, storeCfg, src, dst, f.bench, prices, latency); err != nil {
+	if err := a.runBench(ctx, d.Conn, d.Store, d.Source, d.Dest, f.bench, prices, latency); err != nil {
 		return err
 	}
 	if !a.g.quiet {

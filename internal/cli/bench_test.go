@@ -23,7 +23,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/bench"
 	"github.com/s3bulk/s3bulk/internal/gateway"
 	"github.com/s3bulk/s3bulk/internal/s3test"
-	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 // benchDoc is the part of `bench --json` the tests read.
@@ -52,6 +51,7 @@ func (d benchDoc) statuses() map[string]string {
 }
 
 func TestSeedThenBench(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	out := mustRun(t, srv, "seed", "s3://"+src+"/seed", "--objects", "24", "--size", "2KiB", "--users-per-company", "2")
@@ -105,6 +105,7 @@ func checkPNG(t *testing.T, name string) {
 }
 
 func TestBenchUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	tests := []struct {
 		name string
@@ -152,13 +153,14 @@ func TestDemoChildProcesses(t *testing.T) {
 			err = gateway.Main(ctx, gateway.Options{Dir: dir, Quiet: true}, os.Stdout)
 		} else {
 			latency, _ := time.ParseDuration(os.Getenv(demoProxyLatencyEnv))
-			err = runLatencyProxy(ctx, target, latency, os.Stdout)
+			err = bench.ServeLatencyProxy(ctx, target, latency, os.Stdout)
 		}
 		if err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0) // nothing of the test framework's on stdout
 	}
+	t.Parallel()
 	server, err := serveSelf("/data")
 	if err != nil {
 		t.Fatal(err)
@@ -177,9 +179,11 @@ func TestDemoChildProcesses(t *testing.T) {
 	}
 }
 
+// testChild re-executes the test binary as one of demo's children; runDemo
+// adds its own environment before env.
 func testChild(env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDemoChildProcesses$")
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	return cmd
 }
 
@@ -192,10 +196,11 @@ func testProxyCmd(target string, latency time.Duration) (*exec.Cmd, error) {
 }
 
 // demoApp is an app as Run builds it, for calling runDemo with a test
-// server command.
-func demoApp(stdout, stderr io.Writer, json bool) *app {
+// server command, in this process's environment with kv added.
+func demoApp(stdout, stderr io.Writer, json bool, kv ...string) *app {
 	return &app{
 		stdio:  Stdio{In: strings.NewReader(""), Out: stdout, Err: stderr},
+		env:    newEnviron(append(os.Environ(), kv...)),
 		g:      globals{concurrency: 16, json: json, pathStyle: "auto", logLevel: "warn", noProgress: true},
 		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
@@ -209,13 +214,13 @@ func demoFlagsFor(out string, methods ...string) demoFlags {
 var smallDemo = bench.Layout{Objects: 24, Size: 1500, FilesPerUser: 4, UsersPerCompany: 2, Seed: 1}
 
 func TestDemoRunsTheBenchOnItsOwnServerAndCleansUp(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	out := filepath.Join(t.TempDir(), "report")
 	var stdout, stderr bytes.Buffer
 	f := demoFlagsFor(out, bench.MethodCopyPerCompany, bench.MethodS3bulk)
 	f.latency = 2 * time.Millisecond // the proxy in the path
-	err := demoApp(&stdout, &stderr, true).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	err := demoApp(&stdout, &stderr, true, "TMPDIR="+tmp).runDemo(t.Context(), f, smallDemo, bench.DefaultPrices()["us-east-1"])
 	if err != nil {
 		t.Fatalf("demo: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -258,14 +263,14 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 }
 
 func TestDemoCleansUpWhenInterrupted(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	stderr := &cancelOn{trigger: "bench: copy-per-company: running", cancel: cancel}
 	var stdout bytes.Buffer
 	f := demoFlagsFor(t.TempDir(), bench.MethodCopyPerCompany, bench.MethodS3bulk)
-	err := demoApp(&stdout, stderr, false).runDemo(ctx, f, smallDemo, bench.DefaultPrices()["us-east-1"])
+	err := demoApp(&stdout, stderr, false, "TMPDIR="+tmp).runDemo(ctx, f, smallDemo, bench.DefaultPrices()["us-east-1"])
 	if err == nil || exitCode(ctx, err) != ExitInterrupted {
 		t.Fatalf("interrupted demo returned %v, want an interruption", err)
 	}
@@ -281,6 +286,7 @@ func TestDemoCleansUpWhenInterrupted(t *testing.T) {
 // real against the fake control plane: one job, its wall and active time
 // and cost in the table.
 func TestBenchRunsTheBatchopsMethodWithARole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	if out := e.run(ctx, "seed", "s3://"+e.src, "--objects", "8", "--size", "1KiB", "--users-per-company", "2"); out.code != ExitOK {
@@ -311,27 +317,4 @@ func TestBenchRunsTheBatchopsMethodWithARole(t *testing.T) {
 			t.Errorf("exit %d, stdout:\n%s", r.code, r.out)
 		}
 	})
-}
-
-func TestDemoWritesOutsideTheSourceTree(t *testing.T) {
-	root := t.TempDir()
-	testfs.Write(t, root, map[string]string{
-		"clone/go.mod":          "module " + modulePath + "\n\ngo 1.26\n",
-		"clone/cmd/s3bulk/x.go": "package main",
-		"other/go.mod":          "module example.com/other\n",
-	})
-	tmp := filepath.Join(root, "tmp")
-	tests := []struct{ name, cwd, want string }{
-		{"at the root of a clone: the temp directory", filepath.Join(root, "clone"), filepath.Join(tmp, "s3bulk-demo")},
-		{"below the root of a clone: the temp directory", filepath.Join(root, "clone", "cmd", "s3bulk"), filepath.Join(tmp, "s3bulk-demo")},
-		{"in another module: here", filepath.Join(root, "other"), filepath.Join(root, "other", "s3bulk-demo")},
-		{"anywhere else: here", root, filepath.Join(root, "s3bulk-demo")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := defaultDemoOut(tt.cwd, tmp); got != tt.want {
-				t.Errorf("defaultDemoOut(%s) = %s, want %s", tt.cwd, got, tt.want)
-			}
-		})
-	}
 }

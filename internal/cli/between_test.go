@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -111,6 +112,7 @@ func records(t *testing.T, stdout string) []map[string]any {
 // TestBetweenProviders runs every case on one pair of servers: starting
 // two gateways is the slow part.
 func TestBetweenProviders(t *testing.T) {
+	t.Parallel()
 	p := startProviders(t)
 	for _, c := range []struct {
 		name string
@@ -118,6 +120,7 @@ func TestBetweenProviders(t *testing.T) {
 	}{
 		{"cp, sync and mv copy between two accounts", copyBetweenProviders},
 		{"a corrupted byte fails the object", aCorruptedByteFailsTheObject},
+		{"a stream its source cannot check is reported", aStreamItsSourceCannotCheckIsReported},
 		{"a source with nothing to check against is reported", anUncheckableSourceIsReported},
 		{"a killed copy resumes from the journal", aKilledCopyResumesFromTheJournal},
 		{"a big object in small parts", aBigObjectInSmallParts},
@@ -346,78 +349,40 @@ func aCorruptedByteFailsTheObject(t *testing.T, p *providers) {
 	}
 }
 
-// putInParts uploads body as a multipart upload of parts of size (the last
-// one shorter), without checksums: its ETag is not an MD5.
-func putInParts(t *testing.T, c *s3.Client, bucket, key string, body []byte, size int) {
-	t.Helper()
-	ctx := t.Context()
-	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var done []s3types.CompletedPart
-	for n, off := int32(1), 0; off < len(body); n, off = n+1, off+size {
-		part := body[off:min(off+size, len(body))]
-		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key),
-			UploadId: up.UploadId, PartNumber: aws.Int32(n), Body: bytes.NewReader(part)},
-			func(o *s3.Options) { o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired })
-		if err != nil {
-			t.Fatal(err)
-		}
-		done = append(done, s3types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
-	}
-	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
-		UploadId: up.UploadId, MultipartUpload: &s3types.CompletedMultipartUpload{Parts: done}}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// anUncheckableSourceIsReported copies objects whose source keeps neither
-// a full-object checksum (a proxy hides it) nor an MD5 ETag (they were
-// uploaded in parts): they are copied, and the run counts them in one
-// warning line and in --json, never passing them as checked.
-func anUncheckableSourceIsReported(t *testing.T, p *providers) {
+// aStreamItsSourceCannotCheckIsReported copies from a source that keeps
+// no checksums, only ETags: one read is checked against the MD5 ETag, but
+// parts streamed to another endpoint cannot be (an MD5 needs the bytes in
+// order, and nothing of a stream is kept to read back), and the run says
+// so rather than passing them as checked.
+func aStreamItsSourceCannotCheckIsReported(t *testing.T, p *providers) {
 	srcC := p.src.Client(t)
 	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
 	small, big := stamped(1*mib+7), stamped(12*mib+5)
-	putInParts(t, srcC, src, "small.bin", small, 5*mib)
-	putInParts(t, srcC, src, "big.bin", big, 5*mib)
-	putWithChecksum(t, srcC, src, "checked.bin", small, nil)
+	s3test.PutObject(t, srcC, src, "small.bin", small)
+	s3test.PutObject(t, srcC, src, "big.bin", big)
 	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{DropChecksums: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { proxy.Close() })
-	args := append([]string{"cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
-	args = append(args, "s3://"+src+"/", "s3://"+dst+"/")
-	_, errOut, code := runCLIEnv(t, p.dst, p.env, args...)
+	args := append([]string{"--json", "cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
+	out, errOut, code := runCLIEnv(t, p.dst, p.env, append(args, "s3://"+src+"/", "s3://"+dst+"/")...)
 	if code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
 	}
-	if n := strings.Count(errOut, "without a check"); n != 1 {
-		t.Errorf("stderr says %d times that objects went unchecked, want once:\n%s", n, errOut)
-	}
-	if !strings.Contains(errOut, "WARNING 2 objects were read without a check") {
-		t.Errorf("stderr does not count the 2 unchecked objects:\n%s", errOut)
-	}
-	for key, want := range map[string][]byte{"small.bin": small, "big.bin": big, "checked.bin": small} {
-		if got, _ := objectState(t, p.dst, dst, key); !bytes.Equal(got, want) {
-			t.Errorf("%s: the copy differs from the source", key)
-		}
-	}
-	out, _, code := runCLIEnv(t, p.dst, p.env, append([]string{"--json"}, args...)...)
-	if code != ExitOK {
-		t.Fatalf("--json: exit %d", code)
-	}
 	unverified := map[string]bool{}
 	for _, r := range records(t, out) {
-		if src, ok := r["src"].(string); ok && r["status"] == "done" {
-			unverified[path.Base(src)], _ = r["unverified"].(bool)
-		}
+		src, _ := r["src"].(string)
+		unverified[path.Base(src)] = r["unverified"] == true
 	}
-	if diff := cmp.Diff(map[string]bool{"small.bin": true, "big.bin": true, "checked.bin": false}, unverified); diff != "" {
-		t.Logf("records:\n%s", out)
-		t.Errorf("unverified per object (-want +got):\n%s", diff)
+	if want := map[string]bool{"small.bin": false, "big.bin": true}; !maps.Equal(unverified, want) {
+		t.Errorf("unverified by object %v, want %v", unverified, want)
+	}
+	if sum := parseSummary(t, errOut); sum.Unverified != 1 {
+		t.Errorf("the summary counts %d unverified objects, want 1", sum.Unverified)
+	}
+	if body, _ := objectState(t, p.dst, dst, "big.bin"); !bytes.Equal(body, big) {
+		t.Error("the streamed object differs from its source")
 	}
 }
 
@@ -625,5 +590,82 @@ func theStorageClassCarriesOver(t *testing.T, p *providers) {
 	}
 	if diff := cmp.Diff(map[string]string{"put": "STANDARD_IA", "create multipart": "STANDARD_IA"}, classes); diff != "" {
 		t.Errorf("storage class sent to the destination (-want +got):\n%s", diff)
+	}
+}
+
+// putInParts uploads body as a multipart upload of parts of size (the last
+// one shorter), without checksums: its ETag is not an MD5.
+func putInParts(t *testing.T, c *s3.Client, bucket, key string, body []byte, size int) {
+	t.Helper()
+	ctx := t.Context()
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done []s3types.CompletedPart
+	for n, off := int32(1), 0; off < len(body); n, off = n+1, off+size {
+		part := body[off:min(off+size, len(body))]
+		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key),
+			UploadId: up.UploadId, PartNumber: aws.Int32(n), Body: bytes.NewReader(part)},
+			func(o *s3.Options) { o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired })
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = append(done, s3types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
+	}
+	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
+		UploadId: up.UploadId, MultipartUpload: &s3types.CompletedMultipartUpload{Parts: done}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// anUncheckableSourceIsReported copies objects whose source keeps neither
+// a full-object checksum (a proxy hides it) nor an MD5 ETag (they were
+// uploaded in parts): one read is checked against its multipart ETag part
+// by part; parts streamed to another endpoint cannot be, and the run
+// counts them in one warning line and in --json, never passing them as
+// checked.
+func anUncheckableSourceIsReported(t *testing.T, p *providers) {
+	srcC := p.src.Client(t)
+	src, dst := p.src.NewBucket(t), p.dst.NewBucket(t)
+	small, big := stamped(1*mib+7), stamped(12*mib+5)
+	putInParts(t, srcC, src, "small.bin", small, 5*mib)
+	putInParts(t, srcC, src, "big.bin", big, 5*mib)
+	putWithChecksum(t, srcC, src, "checked.bin", small, nil)
+	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{DropChecksums: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	args := append([]string{"cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
+	args = append(args, "s3://"+src+"/", "s3://"+dst+"/")
+	_, errOut, code := runCLIEnv(t, p.dst, p.env, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
+	}
+	if n := strings.Count(errOut, "without a check"); n != 1 {
+		t.Errorf("stderr says %d times that objects went unchecked, want once:\n%s", n, errOut)
+	}
+	if !strings.Contains(errOut, "WARNING 1 object was read without a check") {
+		t.Errorf("stderr does not count the 1 unchecked object:\n%s", errOut)
+	}
+	for key, want := range map[string][]byte{"small.bin": small, "big.bin": big, "checked.bin": small} {
+		if got, _ := objectState(t, p.dst, dst, key); !bytes.Equal(got, want) {
+			t.Errorf("%s: the copy differs from the source", key)
+		}
+	}
+	out, _, code := runCLIEnv(t, p.dst, p.env, append([]string{"--json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("--json: exit %d", code)
+	}
+	unverified := map[string]bool{}
+	for _, r := range records(t, out) {
+		if src, ok := r["src"].(string); ok && r["status"] == "done" {
+			unverified[path.Base(src)], _ = r["unverified"].(bool)
+		}
+	}
+	if diff := cmp.Diff(map[string]bool{"small.bin": false, "big.bin": true, "checked.bin": false}, unverified); diff != "" {
+		t.Logf("records:\n%s", out)
+		t.Errorf("unverified per object (-want +got):\n%s", diff)
 	}
 }

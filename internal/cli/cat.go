@@ -36,17 +36,24 @@ whatever its size.`,
 // parseObject reads the argument of a verb that takes exactly one S3
 // object (cat, presign): not a local path, a wildcard, a bucket or a prefix.
 func parseObject(verb, arg string, raw bool) (s3url.Location, error) {
+	return parseOne(arg, raw, verb, "", "is a bucket or prefix, not an object")
+}
+
+// parseOne parses an argument that must name one S3 object; its errors
+// start with prefix, add also to the first two reasons, and say dirLike of
+// a bucket or prefix.
+func parseOne(arg string, raw bool, prefix, also, dirLike string) (s3url.Location, error) {
 	loc, err := parseLocation(arg, raw)
 	if err != nil {
 		return loc, err
 	}
 	switch {
 	case !loc.IsS3():
-		return loc, usagef("%s %s: want an s3:// URL", verb, loc)
+		return loc, usagef("%s %s: want an s3:// URL%s", prefix, loc, also)
 	case loc.HasWildcard():
-		return loc, usagef("%s %s: one object, not a wildcard", verb, loc)
+		return loc, usagef("%s %s: one object, not a wildcard%s", prefix, loc, also)
 	case loc.IsDirLike():
-		return loc, usagef("%s %s: is a bucket or prefix, not an object", verb, loc)
+		return loc, usagef("%s %s: %s", prefix, loc, dirLike)
 	}
 	return loc, nil
 }

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCat(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB

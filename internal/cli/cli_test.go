@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,22 +19,41 @@ import (
 	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
-// runCLI runs one s3bulk command line in-process against srv, with the
-// server's credentials and endpoint in the environment.
-func runCLI(t *testing.T, srv *s3test.Server, args ...string) (stdout, stderr string, code int) {
+// environment is the whole environment of one in-process command line:
+// a server's (s3test.Server.Env: its endpoint, credentials and region, and
+// nothing of the developer's), or an envList. Tests never change the
+// process's environment, so that they can run in parallel.
+type environment interface{ Env() []string }
+
+// envList is an environment of KEY=value entries; the last of a key wins.
+type envList []string
+
+func (e envList) Env() []string { return e }
+
+// withEnv is base's environment with kv added after it, so kv wins: a
+// wrong secret, fewer attempts, a variable a flag names.
+func withEnv(base environment, kv ...string) envList {
+	return append(slices.Clone(base.Env()), kv...)
+}
+
+// runCLI runs one s3bulk command line in-process in env, usually a
+// server's, with an empty stdin.
+func runCLI(t *testing.T, env environment, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	return runCLIStdin(t, env, strings.NewReader(""), args...)
+}
+
+// runCLIStdin is runCLI with stdin.
+func runCLIStdin(t *testing.T, env environment, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: stdin, Out: &out, Err: &errOut, Env: env.Env()})
 	return out.String(), errOut.String(), code
 }
 
-func mustRun(t *testing.T, srv *s3test.Server, args ...string) string {
+func mustRun(t *testing.T, env environment, args ...string) string {
 	t.Helper()
-	out, errOut, code := runCLI(t, srv, args...)
+	out, errOut, code := runCLI(t, env, args...)
 	if code != 0 {
 		t.Fatalf("s3bulk %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
 	}
@@ -68,6 +89,7 @@ var oddKeys = map[string]string{
 }
 
 func TestCopyInAllThreeDirections(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -154,6 +176,7 @@ func keys(m map[string]string) []string {
 }
 
 func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Listing)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -178,6 +201,7 @@ func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 }
 
 func TestDryRunTouchesNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), src, "a/1.txt", []byte("1"))
@@ -205,6 +229,7 @@ func sortLines(s string) string {
 }
 
 func TestJSONOutputFollowsTheSchema(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), src, "k", []byte("hello"))
@@ -236,6 +261,7 @@ func TestJSONOutputFollowsTheSchema(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "ok", []byte("x"))
@@ -278,28 +304,24 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestWrongCredentialsGiveAClearError(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Auth)
 	bucket := srv.NewBucket(t)
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong-secret-value")
-	var out, errOut bytes.Buffer
-	code := Run(context.Background(), []string{"--no-progress", "ls", "s3://" + bucket}, Stdio{Out: &out, Err: &errOut})
+	_, errOut, code := runCLI(t, withEnv(srv, "AWS_SECRET_ACCESS_KEY=wrong-secret-value"), "ls", "s3://"+bucket)
 	if code != ExitFatal {
-		t.Errorf("exit %d, want %d; stderr: %s", code, ExitFatal, errOut.String())
+		t.Errorf("exit %d, want %d; stderr: %s", code, ExitFatal, errOut)
 	}
-	if !strings.Contains(strings.ToLower(errOut.String()), "signature") && !strings.Contains(strings.ToLower(errOut.String()), "credentials") {
-		t.Errorf("stderr does not say what is wrong: %s", errOut.String())
+	if !strings.Contains(strings.ToLower(errOut), "signature") && !strings.Contains(strings.ToLower(errOut), "credentials") {
+		t.Errorf("stderr does not say what is wrong: %s", errOut)
 	}
-	if strings.Contains(errOut.String(), "wrong-secret-value") {
-		t.Errorf("the secret key appears in the output: %s", errOut.String())
+	if strings.Contains(errOut, "wrong-secret-value") {
+		t.Errorf("the secret key appears in the output: %s", errOut)
 	}
 }
 
 func TestListAndBuckets(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)

@@ -1,19 +1,16 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // These tests pin the points of docs/compat.md where s3bulk used to select
@@ -41,6 +38,7 @@ func seedTree(t *testing.T, srv *s3test.Server, files map[string]string) string 
 }
 
 func TestWildcardsAreS5cmds(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src := seedTree(t, srv, tree)
 	S := "s3://" + src
@@ -117,6 +115,7 @@ func TestWildcardsAreS5cmds(t *testing.T) {
 }
 
 func TestLiteralWildcardKeysNeedRaw(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	files := map[string]string{"k/a*b": "literal", "k/axb": "x", "k/a/b": "slash", "k/a?": "q", "k/ab": "ab"}
 	for _, tt := range []struct {
@@ -166,6 +165,7 @@ func slicesDelete(s []string, v string) []string {
 }
 
 func TestFiltersAreAWSs(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	t.Run("rm keeps an excluded subtree at every depth", func(t *testing.T) {
 		bucket := seedTree(t, srv, tree)
@@ -208,6 +208,7 @@ func TestFiltersAreAWSs(t *testing.T) {
 }
 
 func TestNothingSelected(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := seedTree(t, srv, tree)
 	S := "s3://" + bucket
@@ -256,6 +257,7 @@ func TestNothingSelected(t *testing.T) {
 }
 
 func TestFolderMarkersAreSkipped(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	// dir/ is the marker of the prefix copied itself: left out silently.
 	files := map[string]string{"dir/": "", "dir/a.json": "a", "dir/sub/": "", "dir/sub/b.json": "b", "dir/empty/": ""}
@@ -325,6 +327,7 @@ var (
 )
 
 func TestLsLooksLikeAWS(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := seedTree(t, srv, map[string]string{
 		"dir/a.json": "a", "dir/sub/c.json": strings.Repeat("c", 1536), "dir/zz/d": "", "dir/ab": "ab", "top": "t",
@@ -403,37 +406,4 @@ func TestLsLooksLikeAWS(t *testing.T) {
 			t.Errorf("bucket %s not listed", bucket)
 		}
 	})
-}
-
-func TestLsPrinterPutsEachPagesPrefixesFirst(t *testing.T) {
-	var out strings.Builder
-	p := &lsPrinter{out: &out, dir: "d/"}
-	when := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
-	// A page and a half of objects with a prefix among them in each page.
-	for i := range lsPageSize + lsPageSize/2 {
-		if i == 10 || i == lsPageSize+10 {
-			if err := p.add(store.Object{Key: fmt.Sprintf("d/p%04d/", i), IsPrefix: true}); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := p.add(store.Object{Key: fmt.Sprintf("d/o%04d", i), Size: int64(i), ModTime: when}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := p.flush(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != lsPageSize+lsPageSize/2 {
-		t.Fatalf("%d lines, want %d", len(lines), lsPageSize+lsPageSize/2)
-	}
-	for _, at := range []int{0, lsPageSize} {
-		if want := fmt.Sprintf("%30s p%04d/", "PRE", at+10); lines[at] != want {
-			t.Errorf("line %d = %q, want %q", at, lines[at], want)
-		}
-	}
-	if want := "2026-01-02 03:04:05          1 o0001"; lines[2] != want {
-		t.Errorf("line 2 = %q, want %q", lines[2], want)
-	}
 }

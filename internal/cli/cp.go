@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -15,7 +14,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // transferFlags are shared by cp and mv.
@@ -142,14 +140,14 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	var sel engine.Options
-	if err := f.sel.apply(&sel); err != nil {
+	if err := f.sel.apply(&sel, a.env); err != nil {
 		return err
 	}
 	meta, err := f.meta.options()
 	if err != nil {
 		return err
 	}
-	srcOpts, dstOpts, err := f.obj.options(src, dst)
+	srcOpts, dstOpts, err := f.obj.options(src, dst, a.env)
 	if err != nil {
 		return err
 	}
@@ -212,7 +210,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if move {
 		verb = "mv"
 	}
-	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint()}
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env)}
 	if side != (sourceSide{}) {
 		// Another source is another job.
 		fields = append(fields, "source", side.endpointURL, side.profile)
@@ -221,7 +219,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	opts.Journal = j
+	if j != nil {
+		opts.Journal = j // a nil *journal.Writer is not a nil Journal
+	}
 	if mode == engineAuto {
 		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, src, srcArg, dstArg, f.raw)
 	} else {
@@ -242,7 +242,7 @@ func (a *app) openJournal(path string, fields ...string) (*journal.Writer, error
 	}
 	endpoint := a.g.endpointURL
 	if endpoint == "" {
-		endpoint = os.Getenv("AWS_ENDPOINT_URL_S3") + "|" + os.Getenv("AWS_ENDPOINT_URL")
+		endpoint = a.env.get("AWS_ENDPOINT_URL_S3") + "|" + a.env.get("AWS_ENDPOINT_URL")
 	}
 	fp := journal.Fingerprint(append(fields, endpoint, a.g.region, a.g.profile)...)
 	if path == "auto" {
@@ -297,17 +297,12 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 // executeSum is execute that also returns the run's summary (the zero
 // Summary for a plan that was only printed).
 func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
-	opts.Concurrency = a.g.concurrency
-	opts.Limiter = s.lim
-	opts.Logger = a.logger
-	if opts.PartStreams == 0 {
-		// What one command learnt about part uploads serves the other
-		// lines of a run file too.
-		opts.Streams = s.streams
-	}
+	// The session's engine holds the budgets: what one command learnt
+	// about requests and part uploads serves the other lines of a run file
+	// too.
 	opts.DryRun = a.g.dryRun
 	if a.planOnly {
-		return engine.Summary{}, a.writePlan(ctx, job, opts)
+		return engine.Summary{}, a.writePlan(ctx, s, job, opts)
 	}
 	if opts.Progress == nil {
 		opts.Progress = &engine.Progress{}
@@ -331,8 +326,9 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 		lines = &progress.Lines{Out: out, ErrOut: errOut, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
 		observe = lines.Result
 	}
-	opts.Observer = observe
-	sum, err := engine.Run(ctx, job, opts)
+	opts.Observer = func(r engine.Result) { observe(withFlagHints(r)) }
+	sum, err := s.eng.Run(ctx, job, opts)
+	err = flagHints(err)
 	if lines != nil {
 		lines.Skips()
 	}
@@ -343,7 +339,7 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 	if a.collect != nil {
 		a.collect(sum)
 	} else if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.lim.Limit(), summaryVerb(job))
+		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.eng.Concurrency(), summaryVerb(job))
 	}
 	if err != nil {
 		return sum, err
@@ -417,5 +413,3 @@ func isTerminal(w any) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
 }
-
-var _ = store.ErrNotFound

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -12,14 +10,6 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/store"
 )
-
-// duRecord is the JSON form of one du line.
-type duRecord struct {
-	URL          string `json:"url"`
-	StorageClass string `json:"storage_class,omitempty"`
-	Objects      int64  `json:"objects"`
-	Bytes        int64  `json:"bytes"`
-}
 
 func (a *app) duCmd() *cobra.Command {
 	var human, group, raw bool
@@ -36,12 +26,11 @@ flat whatever the number of keys.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			var opts engine.Options
-			if err := sel.apply(&opts); err != nil {
+			if err := sel.apply(&opts, a.env); err != nil {
 				return err
 			}
 			s := a.newSession()
-			enc := json.NewEncoder(a.stdio.Out)
-			enc.SetEscapeHTML(false)
+			enc := progress.NewJSON(a.stdio.Out)
 			for _, arg := range args {
 				loc, err := parseLocation(arg, raw)
 				if err != nil {
@@ -53,15 +42,15 @@ flat whatever the number of keys.`,
 				}
 				// A local file is one object; anything else is a prefix.
 				recursive := !(loc.Local && !ep.Loc.HasWildcard() && ep.Loc.Key != "")
-				classes := map[string]*duRecord{}
-				total := &duRecord{URL: loc.String()}
-				err = engine.Walk(ctx, engine.Job{Src: ep, Recursive: recursive}, opts, func(o store.Object) error {
+				classes := map[string]*progress.UsageRecord{}
+				total := &progress.UsageRecord{URL: loc.String()}
+				err = s.eng.Walk(ctx, engine.Job{Src: ep, Recursive: recursive}, opts, func(o store.Object) error {
 					total.Objects++
 					total.Bytes += o.Size
 					if group {
 						c := classes[o.StorageClass]
 						if c == nil {
-							c = &duRecord{URL: loc.String(), StorageClass: o.StorageClass}
+							c = &progress.UsageRecord{URL: loc.String(), StorageClass: o.StorageClass}
 							classes[o.StorageClass] = c
 						}
 						c.Objects++
@@ -72,7 +61,7 @@ flat whatever the number of keys.`,
 				if err != nil {
 					return err
 				}
-				lines := []*duRecord{total}
+				lines := []*progress.UsageRecord{total}
 				if group && len(classes) > 0 {
 					lines = lines[:0]
 					for _, c := range classes {
@@ -87,19 +76,7 @@ flat whatever the number of keys.`,
 						}
 						continue
 					}
-					size := fmt.Sprintf("%d bytes", r.Bytes)
-					if human {
-						size = strings.TrimSpace(progress.HumanBytes(r.Bytes))
-					}
-					class := ""
-					if group {
-						class = " " + orDefault(r.StorageClass, "STANDARD")
-					}
-					noun := "objects"
-					if r.Objects == 1 {
-						noun = "object"
-					}
-					fmt.Fprintf(a.stdio.Out, "%s in %d %s%s: %s\n", size, r.Objects, noun, class, r.URL)
+					fmt.Fprintln(a.stdio.Out, progress.UsageText(*r, human, group))
 				}
 			}
 			return nil
@@ -110,11 +87,4 @@ flat whatever the number of keys.`,
 	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")
 	sel.register(cmd, false)
 	return cmd
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 )
 
 func TestDu(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)

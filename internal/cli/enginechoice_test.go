@@ -19,6 +19,7 @@ import (
 )
 
 func TestCpEngineChoice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a/1.json": "1", "a/2.json": "22"})
@@ -96,6 +97,7 @@ var measured = regexp.MustCompile(`at ([0-9.]+) objects/s \(s3bulk measured here
 // saying why, unless the model says a job wins. (scripts/engine-auto.sh runs
 // report 1's 5,000 objects and 100,000 against the embedded server.)
 func TestCpEngineAutoPicksLocalAtS3bulksOwnRate(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	const objects = 2000
@@ -146,6 +148,7 @@ func TestCpEngineAutoPicksLocalAtS3bulksOwnRate(t *testing.T) {
 // rate): auto stops giving objects to this machine, and the job copies
 // every object after the last one started here.
 func TestCpEngineAutoHandsTheRestToAJob(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	// The planner runs 2 x concurrency + 1,000 objects ahead of the
@@ -188,6 +191,7 @@ func TestCpEngineAutoHandsTheRestToAJob(t *testing.T) {
 }
 
 func TestCpEngineFlagsAJobCannotHonour(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newBatchEnv(t, fakecontrol.Options{})
 	e.seed(t, map[string]string{"a/1.json": "new", "a/2.json": "new"})

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -69,15 +68,15 @@ func (f *selectFlags) filter() (func(store.Object) bool, error) {
 }
 
 // shardOf returns the shard asked for: --shard i/n, or the index of a
-// Kubernetes Indexed Job's pod with --shard-count n.
-func (f *selectFlags) shardOf() (shard.Shard, error) {
+// Kubernetes Indexed Job's pod (in env) with --shard-count n.
+func (f *selectFlags) shardOf(env environ) (shard.Shard, error) {
 	switch {
 	case f.shard.set && f.shardCount > 0:
 		return shard.Shard{}, usagef("--shard and --shard-count: give one or the other")
 	case f.shard.set:
 		return f.shard.s, nil
 	case f.shardCount > 0:
-		s, err := shard.FromJobIndex(os.Getenv(shard.JobIndexEnv), f.shardCount)
+		s, err := shard.FromJobIndex(env.get(shard.JobIndexEnv), f.shardCount)
 		if err != nil {
 			return shard.Shard{}, usagef("--shard-count %d: %v", f.shardCount, err)
 		}
@@ -183,12 +182,12 @@ func (f *shardFlag) Set(v string) error {
 }
 
 // apply sets a run's filter and shard from the flags.
-func (f *selectFlags) apply(opts *engine.Options) error {
+func (f *selectFlags) apply(opts *engine.Options, env environ) error {
 	flt, err := f.filter()
 	if err != nil {
 		return err
 	}
-	sh, err := f.shardOf()
+	sh, err := f.shardOf(env)
 	if err != nil {
 		return err
 	}
@@ -199,11 +198,11 @@ func (f *selectFlags) apply(opts *engine.Options) error {
 // fingerprint distinguishes the journals of runs that keep different
 // objects (two shards of one job run on one machine); it is empty without
 // filters or shard, so that older journals still match.
-func (f *selectFlags) fingerprint() string {
+func (f *selectFlags) fingerprint(env environ) string {
 	if !f.active() {
 		return ""
 	}
-	sh, _ := f.shardOf()
+	sh, _ := f.shardOf(env)
 	var include, exclude []string
 	for _, r := range f.rules {
 		if r.Include {

@@ -38,6 +38,7 @@ func doneDsts(t *testing.T, out string) []string {
 }
 
 func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src := srv.NewBucket(t)
 	local := t.TempDir()
@@ -56,13 +57,14 @@ func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
 			var copies int64
 			for i := range n {
 				args := []string{"cp", "--recursive"}
+				env := withEnv(srv)
 				if strings.HasPrefix(how, "--shard ") {
 					args = append(args, "--shard", fmt.Sprintf("%d/%d", i, n))
 				} else {
-					t.Setenv(shard.JobIndexEnv, strconv.Itoa(i))
+					env = withEnv(srv, shard.JobIndexEnv+"="+strconv.Itoa(i))
 					args = append(args, "--shard-count", strconv.Itoa(n))
 				}
-				out, errOut := mustRunJSON(t, srv, append(args, "s3://"+src+"/in/", "s3://"+dst+"/out/")...)
+				out, errOut := mustRunJSON(t, env, append(args, "s3://"+src+"/in/", "s3://"+dst+"/out/")...)
 				got := doneDsts(t, out)
 				if len(got) < 300/n/2 {
 					t.Errorf("shard %d copied only %d objects: the split is uneven", i, len(got))
@@ -100,11 +102,11 @@ func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
 		}
 	})
 	t.Run("bad shards are usage errors", func(t *testing.T) {
-		t.Setenv(shard.JobIndexEnv, "")
+		env := withEnv(srv, shard.JobIndexEnv+"=")
 		for _, args := range [][]string{
 			{"--shard", "3/3"}, {"--shard", "x"}, {"--shard-count", "3"}, {"--shard", "0/2", "--shard-count", "2"},
 		} {
-			_, errOut, code := runCLI(t, srv, append(append([]string{"cp", "-r"}, args...), "s3://"+src+"/in/", "s3://"+src+"/x/")...)
+			_, errOut, code := runCLI(t, env, append(append([]string{"cp", "-r"}, args...), "s3://"+src+"/in/", "s3://"+src+"/x/")...)
 			if code != ExitUsage || !strings.Contains(errOut, "shard") {
 				t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 			}
@@ -113,6 +115,7 @@ func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
 }
 
 func TestFiltersOnCpAndLs(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src := srv.NewBucket(t)
 	local := t.TempDir()

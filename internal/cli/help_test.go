@@ -47,6 +47,7 @@ func everyCommand() []*cobra.Command {
 var placeholder = regexp.MustCompile("`[A-Z][A-Z:_]*`")
 
 func TestHelpReadsWell(t *testing.T) {
+	t.Parallel()
 	doubled := regexp.MustCompile(`\(default ([^)]*)\) \(default `)
 	for _, c := range everyCommand() {
 		path := strings.Fields(c.CommandPath())[1:]
@@ -73,6 +74,7 @@ func TestHelpReadsWell(t *testing.T) {
 }
 
 func TestMaxDeleteSaysZeroMeansNoLimit(t *testing.T) {
+	t.Parallel()
 	if help := helpOf(t, "sync"); !regexp.MustCompile(`--max-delete int +.*\(0: no limit\)`).MatchString(help) {
 		t.Errorf("sync --help does not say --max-delete 0 means no limit:\n%s", help)
 	}
@@ -81,6 +83,7 @@ func TestMaxDeleteSaysZeroMeansNoLimit(t *testing.T) {
 // TestServeHelpGolden keeps serve's help as written (go test -run
 // TestServeHelpGolden -update rewrites it).
 func TestServeHelpGolden(t *testing.T) {
+	t.Parallel()
 	got := helpOf(t, "serve")
 	file := filepath.Join("testdata", "serve-help.golden")
 	if *updateGolden {
@@ -98,6 +101,7 @@ func TestServeHelpGolden(t *testing.T) {
 }
 
 func TestVersionNamesTheModuleVersionAndCommit(t *testing.T) {
+	t.Parallel()
 	want := regexp.MustCompile(`^s3bulk (v\S+|\(devel\)) \(commit ([0-9a-f]{12}|unknown)(, modified)?, go\S+ \S+/\S+\)\n$`)
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		var out, errOut bytes.Buffer

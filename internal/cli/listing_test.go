@@ -50,6 +50,7 @@ func seedListingTree(t *testing.T, srv *s3test.Server, bucket string, tree map[s
 // object once for cp, the same pairs for sync, the same matches for a
 // wildcard.
 func TestParallelListingsSelectExactlyTheObjects(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src := srv.NewBucket(t)
 	tree := listingTree()

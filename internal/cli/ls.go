@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
-	"github.com/s3bulk/s3bulk/internal/units"
+	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -62,48 +58,27 @@ an empty bucket exits 0.`,
 				return err
 			}
 			b := c.Bucket(loc.Bucket)
-			full := recursive || loc.HasWildcard()
-			delim := "/"
-			if full {
-				delim = ""
-			}
-			p := &lsPrinter{out: a.stdio.Out, human: human, full: full, dir: loc.Base()}
-			enc := json.NewEncoder(a.stdio.Out)
-			var listed int64
-			match := loc.Matcher()
-			err = b.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
-				if loc.HasWildcard() && !match(o.Key) {
-					return nil
-				}
-				if keep != nil && !o.IsPrefix {
-					// Filters see keys as cp does: relative to the base.
-					rel := o
-					rel.Key = strings.TrimPrefix(o.Key, loc.Base())
-					if !keep(rel) {
-						return nil
-					}
-				}
-				listed++
+			p := &progress.ListLines{Out: a.stdio.Out, Human: human, Full: recursive || loc.HasWildcard(), Dir: loc.Base()}
+			enc := progress.NewJSON(a.stdio.Out)
+			err = engine.List(ctx, b, loc, recursive, keep, func(o store.Object) error {
 				if a.g.json {
-					return enc.Encode(lsRecord{Key: o.Key, URL: b.URL(o.Key), Size: o.Size, ModTime: o.ModTime.UTC().Format("2006-01-02T15:04:05Z"), ETag: o.ETag, StorageClass: o.StorageClass, IsPrefix: o.IsPrefix})
+					return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
 				}
-				return p.add(o)
+				return p.Add(o)
 			})
-			if err != nil {
+			var none *engine.NoMatchError
+			if err != nil && !errors.As(err, &none) {
 				return err // the store names the operation and the URL
 			}
-			if err := p.flush(); err != nil {
-				return err
+			if ferr := p.Flush(); ferr != nil {
+				return ferr
 			}
 			if summarize && !a.g.json {
-				if err := p.summary(); err != nil {
-					return err
+				if serr := p.Summary(); serr != nil {
+					return serr
 				}
 			}
-			if listed == 0 && loc.Key != "" {
-				return &engine.NoMatchError{URL: loc.String()}
-			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "list every object under the prefix, not just one level, with full keys")
@@ -111,78 +86,6 @@ an empty bucket exits 0.`,
 	cmd.Flags().BoolVar(&summarize, "summarize", false, "print the number of objects and their total size")
 	sel.register(cmd, false)
 	return cmd
-}
-
-// lsPageSize is the most entries ls holds before printing them, prefixes
-// first: a page of ListObjectsV2, which is how aws groups them.
-const lsPageSize = 1000
-
-// lsPrinter writes the lines of aws s3 ls.
-type lsPrinter struct {
-	out   io.Writer
-	human bool
-	// full prints whole keys (--recursive, wildcards); else names are
-	// relative to dir, the listed prefix up to its last '/'.
-	full bool
-	dir  string
-
-	prefixes, objects []store.Object
-	count, total      int64
-}
-
-func (p *lsPrinter) add(o store.Object) error {
-	if o.IsPrefix {
-		p.prefixes = append(p.prefixes, o)
-	} else {
-		p.objects = append(p.objects, o)
-		p.count++
-		p.total += o.Size
-	}
-	if len(p.prefixes)+len(p.objects) >= lsPageSize {
-		return p.flush()
-	}
-	return nil
-}
-
-func (p *lsPrinter) name(key string) string {
-	if p.full {
-		return key
-	}
-	return strings.TrimPrefix(key, p.dir)
-}
-
-func (p *lsPrinter) flush() error {
-	w := bufio.NewWriter(p.out)
-	for _, o := range p.prefixes {
-		fmt.Fprintf(w, "%30s %s\n", "PRE", p.name(o.Key))
-	}
-	for _, o := range p.objects {
-		fmt.Fprintf(w, "%-19s %10s %s\n", o.ModTime.Local().Format("2006-01-02 15:04:05"), p.size(o.Size), p.name(o.Key))
-	}
-	p.prefixes, p.objects = p.prefixes[:0], p.objects[:0]
-	return w.Flush()
-}
-
-func (p *lsPrinter) size(n int64) string {
-	if p.human {
-		return units.FormatAWS(n)
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func (p *lsPrinter) summary() error {
-	_, err := fmt.Fprintf(p.out, "\nTotal Objects: %d\n   Total Size: %s\n", p.count, p.size(p.total))
-	return err
-}
-
-type lsRecord struct {
-	Key          string `json:"key,omitempty"`
-	URL          string `json:"url"`
-	Size         int64  `json:"size"`
-	ModTime      string `json:"mtime,omitempty"`
-	ETag         string `json:"etag,omitempty"`
-	StorageClass string `json:"storage_class,omitempty"`
-	IsPrefix     bool   `json:"is_prefix,omitempty"`
 }
 
 func (a *app) listBuckets(ctx context.Context, s *session) error {
@@ -194,10 +97,10 @@ func (a *app) listBuckets(ctx context.Context, s *session) error {
 	if err != nil {
 		return fmt.Errorf("list buckets: %w", err)
 	}
-	enc := json.NewEncoder(a.stdio.Out)
+	enc := progress.NewJSON(a.stdio.Out)
 	for _, b := range buckets {
 		if a.g.json {
-			if err := enc.Encode(map[string]string{"bucket": b.Name, "created": b.Created.UTC().Format("2006-01-02T15:04:05Z")}); err != nil {
+			if err := enc.Encode(progress.NewBucketRecord(b.Name, b.Created)); err != nil {
 				return err
 			}
 			continue

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -29,5 +30,31 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	hermetic()
 	s3test.Main(m)
+}
+
+// hermeticEnv marks a test process whose environment hermetic has
+// already cleaned; child processes inherit it and keep what their parent
+// gave them.
+const hermeticEnv = "S3BULK_TEST_HERMETIC"
+
+// hermetic takes the developer's AWS configuration out of the process's
+// environment. The command lines under test get their environment from
+// the test (Stdio.Env); what the AWS SDK still reads from the process (it
+// has no other source for some variables) is then nobody's: no keys, no
+// profile, empty config files, no instance metadata.
+func hermetic() {
+	if os.Getenv(hermeticEnv) != "" {
+		return
+	}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_") {
+			os.Unsetenv(k)
+		}
+	}
+	os.Setenv("AWS_CONFIG_FILE", os.DevNull)
+	os.Setenv("AWS_SHARED_CREDENTIALS_FILE", os.DevNull)
+	os.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	os.Setenv(hermeticEnv, "1")
 }

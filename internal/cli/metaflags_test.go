@@ -39,6 +39,7 @@ func headOf(t *testing.T, c *s3.Client, bucket, key string) headed {
 }
 
 func TestMetadataFlags(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Metadata)
 	bucket := srv.NewBucket(t)

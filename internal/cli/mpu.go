@@ -2,19 +2,17 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -48,9 +46,12 @@ func (a *app) mpuLsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := &uploadPrinter{a: a}
-			return listUploads(ctx, mp, loc, func(u store.Upload) error {
-				return out.print(uploadRecord{URL: uploadURL(loc, u.Key), UploadID: u.UploadID, Initiated: u.Initiated})
+			out := a.uploadLines()
+			return engine.ListUploads(ctx, mp, loc, func(u store.Upload) error {
+				if err := out.Print(uploadRecord(loc, "", u)); err != nil {
+					return fmt.Errorf("%w: %v", errPrinted, err)
+				}
+				return nil
 			})
 		},
 	}
@@ -72,7 +73,24 @@ Exit codes are those of cp: 1 when some aborts failed.`,
 			if err != nil {
 				return err
 			}
-			return a.abortUploads(ctx, s, mp, loc, time.Duration(olderThan))
+			out := a.uploadLines()
+			sum, err := s.eng.AbortUploads(ctx, mp, loc,
+				engine.Options{Workers: a.concurrencyOr(defaultConcurrency), DryRun: a.g.dryRun},
+				engine.AbortOptions{OlderThan: time.Duration(olderThan), Observer: func(r engine.UploadResult) {
+					rec := uploadRecord(loc, "abort", r.Upload)
+					rec.Status = string(r.Status)
+					if r.Err != nil {
+						rec.Error = r.Err.Error()
+					}
+					_ = out.Print(rec)
+				}})
+			if err != nil {
+				return err
+			}
+			if sum.Failed > 0 {
+				return partialError{failed: sum.Failed}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().Var(&olderThan, "older-than", "only uploads started at least this long ago, e.g. 24h, 7d, 1d12h")
@@ -96,117 +114,16 @@ func (a *app) uploadsStore(ctx context.Context, arg string) (*session, store.Mul
 	return s, c.Bucket(loc.Bucket), loc, nil
 }
 
-// listUploads streams the uploads under loc's prefix that its wildcard, if
-// any, matches.
-func listUploads(ctx context.Context, mp store.Multipart, loc s3url.Location, fn func(store.Upload) error) error {
-	return mp.ListMultipartUploads(ctx, loc.Prefix(), func(u store.Upload) error {
-		if loc.HasWildcard() && !loc.Match(u.Key) {
-			return nil
-		}
-		return fn(u)
-	})
-}
-
 // errPrinted stops a listing whose output could not be written.
 var errPrinted = errors.New("write output")
 
-func uploadURL(loc s3url.Location, key string) string { return "s3://" + loc.Bucket + "/" + key }
-
-// abortUploads aborts, in parallel, every listed upload older than age.
-// Each abort is one request under the session's limiter of requests in
-// flight, which throttling answers shrink.
-func (a *app) abortUploads(ctx context.Context, s *session, mp store.Multipart, loc s3url.Location, age time.Duration) error {
-	out := &uploadPrinter{a: a}
-	var failed atomic.Int64
-	cutoff := time.Now().Add(-age)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(a.concurrencyOr(defaultConcurrency))
-	err := listUploads(gctx, mp, loc, func(u store.Upload) error {
-		if age > 0 && u.Initiated.After(cutoff) {
-			return nil
-		}
-		rec := uploadRecord{Op: "abort", URL: uploadURL(loc, u.Key), UploadID: u.UploadID, Initiated: u.Initiated}
-		if a.g.dryRun {
-			rec.Status = "dry-run"
-			return out.print(rec)
-		}
-		g.Go(func() error {
-			if err := s.lim.Acquire(gctx); err != nil {
-				return err
-			}
-			err := mp.AbortMultipart(gctx, u.Key, u.UploadID)
-			s.lim.Release()
-			rec.Status = "done"
-			if err != nil {
-				if gctx.Err() != nil {
-					return gctx.Err()
-				}
-				failed.Add(1)
-				rec.Status, rec.Error = "failed", err.Error()
-			} else {
-				s.lim.Succeeded()
-			}
-			return out.print(rec)
-		})
-		return nil
-	})
-	if werr := g.Wait(); err == nil {
-		err = werr
-	}
-	if err != nil {
-		return err
-	}
-	if n := failed.Load(); n > 0 {
-		return partialError{failed: n}
-	}
-	return nil
+// uploadRecord is the record of upload u under loc; op is "abort" or "".
+func uploadRecord(loc s3url.Location, op string, u store.Upload) progress.UploadRecord {
+	return progress.UploadRecord{Op: op, URL: "s3://" + loc.Bucket + "/" + u.Key, UploadID: u.UploadID, Initiated: u.Initiated}
 }
 
-// uploadRecord is one line of mpu's output; with --json, its JSON form.
-type uploadRecord struct {
-	Op        string    `json:"op,omitempty"` // "abort"; empty for ls
-	Status    string    `json:"status,omitempty"`
-	URL       string    `json:"url"`
-	UploadID  string    `json:"upload_id"`
-	Initiated time.Time `json:"initiated"`
-	Error     string    `json:"error,omitempty"`
-}
-
-// uploadPrinter writes records from concurrent aborts, one whole line at a
-// time: results on stdout, failures on stderr.
-type uploadPrinter struct {
-	a   *app
-	mu  sync.Mutex
-	enc *json.Encoder
-}
-
-func (p *uploadPrinter) print(r uploadRecord) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var err error
-	switch {
-	case p.a.g.json:
-		if p.enc == nil {
-			p.enc = json.NewEncoder(p.a.stdio.Out)
-			p.enc.SetEscapeHTML(false)
-		}
-		r.Initiated = r.Initiated.UTC()
-		err = p.enc.Encode(r)
-	case r.Status == "failed":
-		_, err = fmt.Fprintf(p.a.stdio.Err, "ERROR abort %s (upload %s): %s\n", r.URL, r.UploadID, r.Error)
-	case p.a.g.quiet && r.Op != "":
-		return nil
-	case r.Status == "dry-run":
-		_, err = fmt.Fprintf(p.a.stdio.Out, "DRY-RUN abort %s %s\n", r.URL, r.UploadID)
-	case r.Op == "abort":
-		_, err = fmt.Fprintf(p.a.stdio.Out, "abort %s %s\n", r.URL, r.UploadID)
-	default:
-		_, err = fmt.Fprintf(p.a.stdio.Out, "%s  %s  %s\n", r.Initiated.Local().Format("2006-01-02 15:04:05"), r.UploadID, r.URL)
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", errPrinted, err)
-	}
-	return nil
+func (a *app) uploadLines() *progress.Uploads {
+	return &progress.Uploads{Out: a.stdio.Out, ErrOut: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet}
 }
 
 // ageFlag is a pflag.Value for an age: a Go duration, optionally led by a

@@ -45,6 +45,7 @@ func lines(s string) []string {
 }
 
 func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
@@ -128,13 +129,14 @@ func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 }
 
 func TestMPUExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartUploadListing)
 	bucket := srv.NewBucket(t)
 	startUploads(t, srv, bucket, "x/1", "x/2", "y/3")
 	// Every abort fails, once, as a server error: it is reported per
 	// upload and the others go on.
-	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	env := withEnv(srv, "AWS_MAX_ATTEMPTS=1")
 	proxy := startFaultProxy(t, srv, faultproxy.Config{Seed: 11, InternalErrorRate: 1, Match: func(r *http.Request) bool {
 		return r.Method == http.MethodDelete && r.URL.Query().Has("uploadId") && strings.Contains(r.URL.Path, "/x/")
 	}})
@@ -152,7 +154,7 @@ func TestMPUExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, errOut, code := runCLI(t, srv, tt.args...)
+			out, errOut, code := runCLI(t, env, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tt.code, errOut)
 			}
@@ -175,6 +177,7 @@ func TestMPUExitCodes(t *testing.T) {
 }
 
 func TestParseAge(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want time.Duration

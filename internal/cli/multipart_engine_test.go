@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ import (
 )
 
 func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Checksums)
 	bucket := srv.NewBucket(t)
@@ -56,6 +58,7 @@ func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
 }
 
 func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
@@ -78,26 +81,31 @@ func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
 }
 
 // partCounter is a reverse proxy in front of the real server that holds
-// every UploadPart for a moment and records how many were in flight at once.
+// every UploadPart until expect of them are in flight together after it
+// came (or the last of total has come), and records how many were in
+// flight at once: parts beyond the limit would arrive while a full house
+// is held. It counts; it does not sleep.
 type partCounter struct {
 	cur, peak, total atomic.Int64
+	expect, all      int64
+
+	mu   sync.Mutex
+	cond *sync.Cond
+	gen  int // full houses so far
 }
 
-func startPartCounter(t *testing.T, srv *s3test.Server) (string, *partCounter) {
+func startPartCounter(t *testing.T, srv *s3test.Server, expect, total int64) (string, *partCounter) {
 	t.Helper()
 	target, err := url.Parse(srv.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
-	pc := &partCounter{}
+	pc := &partCounter{expect: expect, all: total}
+	pc.cond = sync.NewCond(&pc.mu)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPut && r.URL.Query().Has("partNumber") && r.Header.Get("X-Amz-Copy-Source") == "" {
-			n := pc.cur.Add(1)
-			for p := pc.peak.Load(); n > p && !pc.peak.CompareAndSwap(p, n); p = pc.peak.Load() {
-			}
-			pc.total.Add(1)
-			time.Sleep(100 * time.Millisecond) // long enough for every part that may run to be sent
+			pc.hold()
 			defer pc.cur.Add(-1)
 		}
 		rp.ServeHTTP(w, r)
@@ -106,7 +114,27 @@ func startPartCounter(t *testing.T, srv *s3test.Server) (string, *partCounter) {
 	return ts.URL, pc
 }
 
+func (pc *partCounter) hold() {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	n := pc.cur.Add(1)
+	pc.peak.Store(max(pc.peak.Load(), n))
+	got := pc.total.Add(1)
+	mine := pc.gen
+	if n >= pc.expect || got == pc.all {
+		pc.gen++
+		pc.cond.Broadcast()
+	}
+	// A limit below expect never makes a full house: the peak then tells.
+	stuck := time.AfterFunc(30*time.Second, func() { pc.mu.Lock(); pc.gen++; pc.cond.Broadcast(); pc.mu.Unlock() })
+	defer stuck.Stop()
+	for pc.gen == mine {
+		pc.cond.Wait()
+	}
+}
+
 func TestPartUploadsInFlightStayWithinTheirLimit(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	dir := t.TempDir()
@@ -130,7 +158,7 @@ func TestPartUploadsInFlightStayWithinTheirLimit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ep, pc := startPartCounter(t, srv)
+			ep, pc := startPartCounter(t, srv, tt.most, 6)
 			args := append([]string{"--endpoint-url", ep, "cp", "--recursive"}, partFlags...)
 			args = append(append(args, tt.flags...), dir+"/", "s3://"+bucket+"/"+tt.name+"/")
 			mustRun(t, srv, args...)

@@ -7,11 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,9 +82,9 @@ func objectState(t *testing.T, srv *s3test.Server, bucket, key string) (body []b
 
 // cpJSON runs cp with --json and returns its one result record and the
 // summary.
-func cpJSON(t *testing.T, srv *s3test.Server, args ...string) (map[string]any, cliSummary) {
+func cpJSON(t *testing.T, env environment, args ...string) (map[string]any, cliSummary) {
 	t.Helper()
-	out, errOut, code := runCLI(t, srv, append([]string{"--json", "cp"}, args...)...)
+	out, errOut, code := runCLI(t, env, append([]string{"--json", "cp"}, args...)...)
 	if code != ExitOK {
 		t.Fatalf("cp %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, tail(errOut, 20))
 	}
@@ -100,6 +96,7 @@ func cpJSON(t *testing.T, srv *s3test.Server, args ...string) (map[string]any, c
 }
 
 func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	local := t.TempDir()
@@ -197,6 +194,7 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 }
 
 func TestMultipartCopyLooksExactlyLikeASmallCopy(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.PartCopy, s3test.MultipartETag)
 	bucket := srv.NewBucket(t)
@@ -280,6 +278,7 @@ func isRangedGetAfterTheFirst(r *http.Request) bool {
 }
 
 func TestAFailedPartLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
@@ -289,7 +288,7 @@ func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 	}
 	s3test.PutObject(t, srv.Client(t), bucket, "src/big.bin", body)
 	// Two attempts, so that giving up takes milliseconds.
-	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	env := withEnv(srv, "AWS_MAX_ATTEMPTS=2")
 	tests := []struct {
 		name  string
 		match func(*http.Request) bool
@@ -311,7 +310,7 @@ func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 			proxy := startFaultProxy(t, srv, faultproxy.Config{Seed: 21, InternalErrorRate: 1, Match: tt.match})
 			dst := tt.dst(t)
 			args := append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...)
-			_, errOut, code := runCLI(t, srv, append(args, tt.src, dst)...)
+			_, errOut, code := runCLI(t, env, append(args, tt.src, dst)...)
 			if code != ExitPartial {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
 			}
@@ -337,22 +336,15 @@ func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 }
 
 // hookServer forwards every request to srv after handle has seen it;
-// handle may act first (change the source behind s3bulk's back) or replace
-// the response writer.
+// handle may act first (change the source behind s3bulk's back), replace
+// the response writer, or answer by itself.
 func hookServer(t *testing.T, srv *s3test.Server, handle func(w http.ResponseWriter, r *http.Request, next http.Handler)) string {
 	t.Helper()
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.ErrorLog = log.New(io.Discard, "", 0)
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handle(w, r, proxy) }))
-	t.Cleanup(hs.Close)
-	return hs.URL
+	return startFaultProxy(t, srv, faultproxy.Config{Hook: handle}).URL()
 }
 
 func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
@@ -440,6 +432,51 @@ func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
 	})
 }
 
+func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.MultipartETag)
+	bucket := srv.NewBucket(t)
+	body := stamped(15*mib + 1)
+	// Uploaded in parts by another client, downloaded in one GET (below
+	// the download threshold): only the multipart ETag is left to check.
+	uploadInParts(t, srv, bucket, "parts.bin", body, 6*mib)
+	src := "s3://" + bucket + "/parts.bin"
+	isObjectGet := func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/parts.bin")
+	}
+	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	t.Run("a flipped bit fails the object and leaves no file", func(t *testing.T) {
+		proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true, CorruptRate: 1, Match: isObjectGet})
+		dir := t.TempDir()
+		_, errOut, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "cp", src, dir+"/")
+		failedOnMismatch(t, code, errOut, dir)
+		if proxy.Stats().Faults[faultproxy.Corrupt] == 0 {
+			t.Error("the proxy corrupted nothing: the test tested nothing")
+		}
+	})
+	t.Run("an intact object arrives, checked", func(t *testing.T) {
+		proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true})
+		dir := t.TempDir()
+		rec, sum := cpJSON(t, srv, "--endpoint-url", proxy.URL(), src, dir+"/")
+		if got, _ := os.ReadFile(filepath.Join(dir, "parts.bin")); !bytes.Equal(got, body) {
+			t.Error("the downloaded file differs from the object")
+		}
+		if rec["unverified"] != nil || sum.Unverified != 0 {
+			t.Errorf("a download checked against its multipart ETag is reported unverified: record %v, summary %+v", rec, sum)
+		}
+	})
+	t.Run("unchecked, the run says so", func(t *testing.T) {
+		dir := t.TempDir()
+		_, errOut, code := runCLI(t, srv, "--checksum-when-required", "cp", src, dir+"/")
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
+		}
+		if !strings.Contains(errOut, "WARNING 1 object was read without a check") {
+			t.Errorf("stderr does not say the object went unchecked:\n%s", errOut)
+		}
+	})
+}
+
 // failedOnMismatch checks that a download failed that object (exit 1) on a
 // checksum mismatch and left nothing in dir.
 func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
@@ -456,6 +493,7 @@ func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
 }
 
 func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(3*mib + 5)
@@ -503,19 +541,20 @@ func uploadInParts(t *testing.T, srv *s3test.Server, bucket, key string, body []
 }
 
 func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	body := stamped(15*mib + 1)
 	s3test.PutObject(t, srv.Client(t), bucket, "put.bin", body) // an MD5 ETag
 	uploadInParts(t, srv, bucket, "parts.bin", body, 6*mib)     // a multipart ETag, parts unlike the download's
-	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	env := withEnv(srv, "AWS_MAX_ATTEMPTS=2")
 	for _, key := range []string{"put.bin", "parts.bin"} {
 		src := "s3://" + bucket + "/" + key
 		t.Run(key+": a flipped bit in a part fails the object and leaves no file", func(t *testing.T) {
 			// The server's checksums hidden: only the ETag is left.
 			proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true, CorruptRate: 1, Match: isRangedGetAfterTheFirst})
 			dir := t.TempDir()
-			_, errOut, code := runCLI(t, srv, append(append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...), src, dir+"/")...)
+			_, errOut, code := runCLI(t, env, append(append([]string{"--endpoint-url", proxy.URL(), "cp"}, partFlags...), src, dir+"/")...)
 			failedOnMismatch(t, code, errOut, dir)
 			if proxy.Stats().Faults[faultproxy.Corrupt] == 0 {
 				t.Error("the proxy corrupted no part: the test tested nothing")
@@ -524,7 +563,7 @@ func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 		t.Run(key+": intact parts verify and arrive", func(t *testing.T) {
 			proxy := startFaultProxy(t, srv, faultproxy.Config{DropChecksums: true})
 			dir := t.TempDir()
-			rec, sum := cpJSON(t, srv, append(append([]string{"--endpoint-url", proxy.URL()}, partFlags...), src, dir+"/")...)
+			rec, sum := cpJSON(t, env, append(append([]string{"--endpoint-url", proxy.URL()}, partFlags...), src, dir+"/")...)
 			if got, _ := os.ReadFile(filepath.Join(dir, key)); !bytes.Equal(got, body) {
 				t.Error("the downloaded file differs from the object")
 			}
@@ -536,7 +575,7 @@ func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 	t.Run("with nothing to check against the run says so once", func(t *testing.T) {
 		dir := t.TempDir()
 		args := append([]string{"--checksum-when-required", "cp", "--recursive"}, partFlags...)
-		out, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/", dir+"/")...)
+		out, errOut, code := runCLI(t, env, append(args, "s3://"+bucket+"/", dir+"/")...)
 		if code != ExitOK {
 			t.Fatalf("exit %d; stderr:\n%s", code, tail(errOut, 10))
 		}
@@ -546,7 +585,7 @@ func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 		if !strings.Contains(errOut, "2 objects were read without a check") {
 			t.Errorf("stderr does not count the unchecked objects:\n%s", errOut)
 		}
-		out, errOut, code = runCLI(t, srv, append(append([]string{"--json"}, args...), "s3://"+bucket+"/", t.TempDir()+"/")...)
+		out, errOut, code = runCLI(t, env, append(append([]string{"--json"}, args...), "s3://"+bucket+"/", t.TempDir()+"/")...)
 		if code != ExitOK {
 			t.Fatalf("--json: exit %d; stderr:\n%s", code, tail(errOut, 10))
 		}

@@ -3,9 +3,6 @@ package cli
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +15,7 @@ import (
 )
 
 func TestMv(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	local := t.TempDir()
@@ -67,6 +65,7 @@ func TestMv(t *testing.T) {
 }
 
 func TestMvDeletesSourcesInBatches(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Listing)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -98,28 +97,23 @@ func TestMvDeletesSourcesInBatches(t *testing.T) {
 // When the sources cannot be deleted, each object is a failure, its copy
 // made and its source kept.
 func TestMvWhoseDeletesFailKeepsTheSources(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	tree := map[string]string{"a": "1", "b": "22", "c": "333"}
 	for k, v := range tree {
 		s3test.PutObject(t, srv.Client(t), src, k, []byte(v))
 	}
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	front := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		if r.Method == http.MethodPost && r.URL.Query().Has("delete") {
 			w.WriteHeader(http.StatusForbidden)
 			fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>no deletes here</Message></Error>`)
 			return
 		}
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(front.Close)
+		next.ServeHTTP(w, r)
+	})
 
-	_, errOut, code := runCLI(t, srv, "--endpoint-url", front.URL, "mv", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
+	_, errOut, code := runCLI(t, srv, "--endpoint-url", front, "mv", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
 	if code != ExitPartial {
 		t.Errorf("exit %d, want %d", code, ExitPartial)
 	}

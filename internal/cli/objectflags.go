@@ -80,7 +80,7 @@ func (f *objectFlags) active() bool {
 // options checks the flags against the direction of a transfer and returns
 // the options of its source and destination stores. Keys are read from
 // their files or variables here, so a bad key fails before any request.
-func (f *objectFlags) options(src, dst s3url.Location) (srcOpts, dstOpts s3store.Options, err error) {
+func (f *objectFlags) options(src, dst s3url.Location, env environ) (srcOpts, dstOpts s3store.Options, err error) {
 	toS3 := func(flag string) error {
 		if !dst.IsS3() {
 			return usagef("%s: only for objects written to S3, and the destination %s is local", flag, dst)
@@ -133,7 +133,7 @@ func (f *objectFlags) options(src, dst s3url.Location) (srcOpts, dstOpts s3store
 		srcOpts.Region = f.sourceRegion
 	}
 
-	key, err := customerKey("--sse-c", f.sseC, "--sse-c-key", f.sseCKey)
+	key, err := customerKey("--sse-c", f.sseC, "--sse-c-key", f.sseCKey, env)
 	if err != nil {
 		return srcOpts, dstOpts, err
 	}
@@ -150,7 +150,7 @@ func (f *objectFlags) options(src, dst s3url.Location) (srcOpts, dstOpts s3store
 			srcOpts.SSECustomerKey = key
 		}
 	}
-	key, err = customerKey("--sse-c-copy-source", f.sseCCopySource, "--sse-c-copy-source-key", f.sseCCopySourceKey)
+	key, err = customerKey("--sse-c-copy-source", f.sseCCopySource, "--sse-c-copy-source-key", f.sseCCopySourceKey, env)
 	if err != nil {
 		return srcOpts, dstOpts, err
 	}
@@ -169,7 +169,7 @@ func (f *objectFlags) options(src, dst s3url.Location) (srcOpts, dstOpts s3store
 // customerKey checks an SSE-C algorithm flag and loads its key. It returns
 // nil when neither flag was given. Errors name the flag and where the key
 // was to come from, never the key.
-func customerKey(algFlag, alg, keyFlag, ref string) ([]byte, error) {
+func customerKey(algFlag, alg, keyFlag, ref string, env environ) ([]byte, error) {
 	switch {
 	case alg == "" && ref == "":
 		return nil, nil
@@ -194,7 +194,7 @@ func customerKey(algFlag, alg, keyFlag, ref string) ([]byte, error) {
 		raw = b
 	case strings.HasPrefix(ref, "env://"):
 		name := strings.TrimPrefix(ref, "env://")
-		v, ok := os.LookupEnv(name)
+		v, ok := env.lookup(name)
 		if name == "" || !ok || v == "" {
 			return nil, usagef("%s %s: the environment variable %s is not set", keyFlag, ref, name)
 		}

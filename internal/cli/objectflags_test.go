@@ -196,6 +196,7 @@ func rawCopies(reqs []recordedRequest) (raw, sdk int) {
 }
 
 func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.SSEC)
 	bucket := srv.NewBucket(t)
@@ -209,7 +210,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	if err := os.WriteFile(keyFile, key1, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("S3BULK_TEST_SSEC_KEY2", base64.StdEncoding.EncodeToString(key2))
+	env := withEnv(srv, "S3BULK_TEST_SSEC_KEY2="+base64.StdEncoding.EncodeToString(key2))
 	k1 := []string{"--sse-c", "AES256", "--sse-c-key", "file://" + keyFile}
 	k2 := []string{"--sse-c", "AES256", "--sse-c-key", "env://S3BULK_TEST_SSEC_KEY2"}
 	k1src := []string{"--sse-c-copy-source", "AES256", "--sse-c-copy-source-key", "file://" + keyFile}
@@ -288,7 +289,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 			}
 			rec.take()
 			args := slices.Concat([]string{"--endpoint-url", proxy.URL(), "--log-level", "debug"}, tt.args)
-			out, errOut, code := runCLI(t, srv, args...)
+			out, errOut, code := runCLI(t, env, args...)
 			if code != ExitOK {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 			}
@@ -317,6 +318,7 @@ func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 }
 
 func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	// PartCopy: the later steps read what the multipart copy wrote.
 	srv.Require(t, s3test.SSES3, s3test.SSEKMS, s3test.PartCopy)
@@ -434,6 +436,7 @@ func TestEncryptionACLAndRequestPayerGoOnEveryRequestThatNeedsThem(t *testing.T)
 var signedRegion = regexp.MustCompile(`Credential=[^/]+/\d{8}/([^/]+)/s3/aws4_request`)
 
 func TestSourceRegionSignsTheSourcesRequestsAndNotTheCopies(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.SigningScope)
 	bucket := srv.NewBucket(t)

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
 )
 
 func (a *app) planCmd() *cobra.Command {
@@ -36,8 +36,7 @@ results instead.`,
 }
 
 // writePlan prints job's plan as JSON lines on stdout.
-func (a *app) writePlan(ctx context.Context, job engine.Job, opts engine.Options) error {
-	enc := json.NewEncoder(a.stdio.Out)
-	enc.SetEscapeHTML(false)
-	return engine.Plan(ctx, job, opts, func(t engine.Task) error { return enc.Encode(t) })
+func (a *app) writePlan(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
+	enc := progress.NewJSON(a.stdio.Out)
+	return flagHints(s.eng.Plan(ctx, job, opts, func(t engine.Task) error { return enc.Encode(t) }))
 }

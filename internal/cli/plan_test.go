@@ -34,6 +34,7 @@ func planTasks(t *testing.T, out string) []engine.Task {
 }
 
 func TestPlanPrintsTasksAndTouchesNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "site/old.html", "site/same.css")

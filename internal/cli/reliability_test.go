@@ -22,7 +22,6 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
-	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
@@ -198,6 +197,7 @@ func injected(before, after faultproxy.Stats, f faultproxy.Fault) int64 {
 }
 
 func TestCopyOf5000ObjectsUnderSlowDownsAndResetsLosesNothing(t *testing.T) {
+	t.Parallel()
 	n := 5000
 	if testing.Short() {
 		n = 500
@@ -325,6 +325,7 @@ type limitTrace struct {
 }
 
 func TestThrottlingShrinksTheInFlightLimitAndSuccessGrowsItBack(t *testing.T) {
+	t.Parallel()
 	const (
 		n         = 1500
 		throttled = 300 // objects done under throttling
@@ -341,9 +342,10 @@ func TestThrottlingShrinksTheInFlightLimitAndSuccessGrowsItBack(t *testing.T) {
 	// The window (how long after a decrease further throttles are taken as
 	// echoes) is shorter than the default second so that the limit falls
 	// within the first objects whatever the machine's speed.
-	lim := limiter.New(ceiling, floor, limiter.WithWindow(50*time.Millisecond))
+	// The floor is a sixteenth of the ceiling.
+	eng := engine.New(engine.Config{Concurrency: ceiling, ThrottleWindow: 50 * time.Millisecond})
 	// 0.6^30: no object runs out of attempts while throttled.
-	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: ceiling, OnThrottle: lim.Throttled, MaxAttempts: 30})
+	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: ceiling, OnThrottle: eng.Throttled, MaxAttempts: 30})
 
 	progress := &engine.Progress{}
 	tr := &limitTrace{lowest: ceiling}
@@ -368,9 +370,9 @@ func TestThrottlingShrinksTheInFlightLimitAndSuccessGrowsItBack(t *testing.T) {
 			tr.samples = append(tr.samples, fmt.Sprintf("%d:%d/%d", s.Done, s.InFlight, s.Limit))
 		}
 	}
-	sum, err := engine.Run(t.Context(), engine.Job{
+	sum, err := eng.Run(t.Context(), engine.Job{
 		Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: bucketEndpoint(t, c, "s3://"+dst+"/"), Recursive: true,
-	}, engine.Options{Concurrency: ceiling, Limiter: lim, Progress: progress, Observer: observe})
+	}, engine.Options{Progress: progress, Observer: observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,21 +400,42 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 	stopBeforeBucketCleanup(t, srv)
 	want := seedObjects(t, srv, src, "", n, 2048)
 	proxy := startFaultProxy(t, srv, faultproxy.Config{Seed: 5, StallRate: 0.03})
-	// The stall timeouts are the knobs under test: far below their defaults
-	// (5s, and 5m for CopyObject) so that a few dozen stalls cost seconds.
-	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: 32, StallTimeout: 300 * time.Millisecond, CopyStallTimeout: 300 * time.Millisecond})
+	// The stall timeouts are the knobs under test: below their defaults
+	// (5s, and 5m for CopyObject) so that a few dozen stalls, a few at a
+	// time on 32 workers, cost seconds. Not much lower: an answer the
+	// server, loaded by other tests, takes longer than this to give is cut
+	// and sent again, which loads it more; at 300ms that spiral made a
+	// loaded machine fail an object after all its attempts. The proxy's
+	// stalls never end, so any timeout tells them from slow answers.
+	const stallTimeout = 2 * time.Second
+	c := engineClient(t, srv, proxy.URL(), s3store.Config{Concurrency: 32, StallTimeout: stallTimeout, CopyStallTimeout: stallTimeout})
+	// failures says why objects failed, when some did.
+	var mu sync.Mutex
+	var failures []string
+	observe := func(r engine.Result) {
+		if r.Err != nil {
+			mu.Lock()
+			failures = append(failures, r.Err.Error())
+			mu.Unlock()
+		}
+	}
+	failed := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(failures, "\n")
+	}
 
 	t.Run("a server-side copy", func(t *testing.T) {
 		before := proxy.Stats()
-		sum, err := engine.Run(t.Context(), engine.Job{
+		sum, err := engine.New(engine.Config{Concurrency: 32}).Run(t.Context(), engine.Job{
 			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: bucketEndpoint(t, c, "s3://"+dst+"/"), Recursive: true,
-		}, engine.Options{Concurrency: 32})
+		}, engine.Options{Observer: observe})
 		after := proxy.Stats()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.Objects != n || sum.Failed != 0 {
-			t.Errorf("copied %d, %d failed; want %d, 0", sum.Objects, sum.Failed, n)
+			t.Errorf("copied %d, %d failed; want %d, 0:\n%s", sum.Objects, sum.Failed, n, failed())
 		}
 		if injected(before, after, faultproxy.Stall) == 0 {
 			t.Errorf("no request stalled: %s", faultCounts(before, after))
@@ -423,15 +446,15 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 	t.Run("a download", func(t *testing.T) {
 		dir := t.TempDir()
 		before := proxy.Stats()
-		sum, err := engine.Run(t.Context(), engine.Job{
+		sum, err := engine.New(engine.Config{Concurrency: 32}).Run(t.Context(), engine.Job{
 			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: localEndpoint(t, dir), Recursive: true,
-		}, engine.Options{Concurrency: 32})
+		}, engine.Options{Observer: observe})
 		after := proxy.Stats()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.Objects != n || sum.Failed != 0 {
-			t.Errorf("downloaded %d, %d failed; want %d, 0", sum.Objects, sum.Failed, n)
+			t.Errorf("downloaded %d, %d failed; want %d, 0:\n%s", sum.Objects, sum.Failed, n, failed())
 		}
 		if injected(before, after, faultproxy.Stall) == 0 {
 			t.Errorf("no request stalled: %s", faultCounts(before, after))
@@ -459,6 +482,7 @@ func isGetObject(r *http.Request) bool {
 }
 
 func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	want := map[string][]byte{}
@@ -507,14 +531,14 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 	for _, tt := range failing {
 		t.Run(tt.name+": each download fails and leaves no file", func(t *testing.T) {
 			// Three attempts, so that giving up takes seconds, not minutes.
-			t.Setenv("AWS_MAX_ATTEMPTS", "3")
+			env := withEnv(srv, "AWS_MAX_ATTEMPTS=3")
 			proxy := startFaultProxy(t, srv, tt.cfg)
 			dir := t.TempDir()
 			// A file already under a final name survives a failed download.
 			old := map[string]string{"small/00.bin": "old"}
 			testfs.Write(t, dir, old)
 			args := append([]string{"--endpoint-url", proxy.URL(), "--quiet", "cp", "--recursive"}, partFlags...)
-			_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/", dir)...)
+			_, errOut, code := runCLI(t, env, append(args, "s3://"+bucket+"/", dir)...)
 			lines := strings.Split(strings.TrimSpace(errOut), "\n")
 			switch {
 			case tt.stops:
@@ -549,15 +573,16 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 // caller of Run would pass: error lines and log lines go to stderr from many
 // goroutines, and must not race on it.
 func TestDebugLogsAndResultsShareStderrWithoutARace(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	const n = 50
 	seedObjects(t, srv, src, "", n, 16)
-	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	env := withEnv(srv, "AWS_MAX_ATTEMPTS=1")
 	// 429, not 500: a 500 on every object would stop the run after a few
 	// (engine.StopAfter), and this test needs every object's line.
 	proxy := startFaultProxy(t, srv, faultproxy.Config{TooManyRequestsRate: 1, Match: isCopyObject})
-	_, stderr, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "--log-level", "debug", "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
+	_, stderr, code := runCLI(t, env, "--endpoint-url", proxy.URL(), "--log-level", "debug", "cp", "--recursive", "s3://"+src+"/", "s3://"+dst+"/")
 	if code != ExitPartial {
 		t.Errorf("exit %d, want %d:\n%s", code, ExitPartial, tail(stderr, 10))
 	}

@@ -90,6 +90,7 @@ func summaryOf(t *testing.T, stderr string) map[string]any {
 }
 
 func TestKilledCopyResumesFromTheJournal(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	const n = 600
@@ -149,6 +150,7 @@ func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 }
 
 func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	dst := srv.NewBucket(t)
 	local := t.TempDir()

@@ -32,7 +32,7 @@ summarized.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts engine.Options
-			if err := sel.apply(&opts); err != nil {
+			if err := sel.apply(&opts, a.env); err != nil {
 				return err
 			}
 			var jobs []engine.Job

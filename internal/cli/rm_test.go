@@ -21,6 +21,7 @@ func seedKeys(t *testing.T, srv *s3test.Server, bucket string, keys ...string) {
 }
 
 func TestRm(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	all := []string{"logs/a.json", "logs/b.txt", "logs/sub/c.json", "logs2/d.json", "top.json", "with space.json"}
 	tests := []struct {
@@ -61,6 +62,7 @@ func TestRm(t *testing.T) {
 }
 
 func TestRmBatchesAThousandKeysARequest(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Listing)
 	bucket := srv.NewBucket(t)
@@ -85,6 +87,7 @@ func TestRmBatchesAThousandKeysARequest(t *testing.T) {
 }
 
 func TestRmDryRunPrintsThePlanAndDeletesNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a/1", "a/2", "b/3")
@@ -107,6 +110,7 @@ func TestRmDryRunPrintsThePlanAndDeletesNothing(t *testing.T) {
 }
 
 func TestRmExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "dir/a")

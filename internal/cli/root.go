@@ -1,6 +1,3 @@
-// Package cli is the command-line layer of s3bulk: one file per verb, flags
-// mapped to engine options, renderers picked, errors mapped to exit codes. It
-// is the only package that knows about os.Args, terminals and exit codes.
 package cli
 
 import (
@@ -13,18 +10,23 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/progress"
 )
 
-// Stdio is where a command reads and writes; tests pass buffers.
+// Stdio is the process's world as a command line sees it: where it reads
+// and writes, and its environment. Tests pass buffers and an environment of
+// their own, so that command lines can run in parallel in one process.
 type Stdio struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Env is the environment as os.Environ returns it ("KEY=value"; the
+	// last of a repeated key wins); nil means the process's.
+	Env []string
 }
 
 // globals are the flags accepted before or after any verb.
@@ -49,6 +51,7 @@ type globals struct {
 // app carries what every command needs. It is built per Run, never global.
 type app struct {
 	stdio   Stdio
+	env     environ
 	g       globals
 	logger  *slog.Logger
 	profile *os.File
@@ -87,19 +90,19 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	// The logger and the renderers write from many goroutines; one lock per
 	// writer keeps a caller's buffer whole (an *os.File needs none, and must
 	// stay one for the terminal check).
-	if _, ok := stdio.Err.(*os.File); !ok && stdio.Err != nil {
-		sw := &syncWriter{w: stdio.Err}
-		if stdio.Out == stdio.Err {
-			stdio.Out = sw
-		}
-		stdio.Err = sw
-	}
-	if _, ok := stdio.Out.(*os.File); !ok && stdio.Out != nil {
-		if _, done := stdio.Out.(*syncWriter); !done {
-			stdio.Out = &syncWriter{w: stdio.Out}
+	_, errFile := stdio.Err.(*os.File)
+	_, outFile := stdio.Out.(*os.File)
+	if !errFile && stdio.Err != nil {
+		same := stdio.Out == stdio.Err // the same writer: the same lock
+		stdio.Err = progress.Locked(stdio.Err)[0]
+		if same {
+			stdio.Out = stdio.Err
 		}
 	}
-	a := &app{stdio: stdio}
+	if !outFile && stdio.Out != nil && stdio.Out != stdio.Err {
+		stdio.Out = progress.Locked(stdio.Out)[0]
+	}
+	a := &app{stdio: stdio, env: newEnviron(stdio.Env)}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -225,16 +228,4 @@ func oneLine(err error) string {
 	s := strings.TrimSpace(err.Error())
 	s = strings.ReplaceAll(s, "\r", " ")
 	return strings.ReplaceAll(s, "\n", "; ")
-}
-
-// syncWriter serialises writes to w.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }

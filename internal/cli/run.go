@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/internal/runfile"
 )
 
 // runVerbs are the commands a run file may hold.
@@ -71,7 +71,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	if name == "-" {
 		// Stdin is read once: it is kept in a temporary file so that
 		// checking every line first does not hold them all in memory.
-		tmp, err := os.CreateTemp("", "s3bulk-run-*")
+		tmp, err := os.CreateTemp(a.env.tempDir(), "s3bulk-run-*")
 		if err != nil {
 			return fmt.Errorf("run -: %w", err)
 		}
@@ -112,8 +112,8 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	}
 
 	// Output from lines running at once goes through one lock, line by line.
-	lw := &lockedWriters{}
-	a.stdio.Out, a.stdio.Err = lw.wrap(a.stdio.Out), lw.wrap(a.stdio.Err)
+	locked := progress.Locked(a.stdio.Out, a.stdio.Err)
+	a.stdio.Out, a.stdio.Err = locked[0], locked[1]
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(a.g.logLevel))
 	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
@@ -176,7 +176,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	total.Seconds = total.Elapsed.Seconds()
 	total.Requests = s.requests.snapshot()
 	if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.lim.Limit(), "")
+		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.eng.Concurrency(), "")
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -246,105 +246,16 @@ func (a *app) runOneLine(ctx context.Context, s *session, l runLine, collect fun
 	return root.ExecuteContext(ctx)
 }
 
-// eachRunLine calls fn for every command line of r: comments and blank
-// lines are skipped, and a leading "s3bulk" is dropped.
+// eachRunLine calls fn for every command line of r (runfile.Each); a line
+// that cannot be split is a usage error naming it.
 func eachRunLine(r io.Reader, name string, fn func(runLine) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		args, err := splitLine(strings.TrimSuffix(sc.Text(), "\r"))
-		if err != nil {
-			return usagef("run %s line %d: %v", name, n, err)
+	err := runfile.Each(r, func(n int, args []string) error { return fn(runLine{n: n, args: args}) })
+	var le *runfile.LineError
+	if errors.As(err, &le) {
+		if le.Syntax {
+			return usagef("run %s line %d: %v", name, le.Line, le.Err)
 		}
-		if len(args) > 0 && args[0] == "s3bulk" {
-			args = args[1:]
-		}
-		if len(args) == 0 {
-			continue
-		}
-		if err := fn(runLine{n: n, args: args}); err != nil {
-			return err
-		}
+		return fmt.Errorf("run %s line %d: %w", name, le.Line, le.Err)
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("run %s line %d: %w", name, n+1, err)
-	}
-	return nil
-}
-
-// splitLine splits a line into words as a POSIX shell does, without
-// expansions: blanks separate words; 'single quotes' keep everything;
-// "double quotes" keep everything but a backslash before " or \; outside
-// quotes a backslash keeps the next character; an unquoted # starting a
-// word begins a comment.
-func splitLine(s string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		case c == '#' && !inWord:
-			return words, nil
-		case c == '\\':
-			if i+1 == len(s) {
-				return nil, errors.New("a line ends with a backslash")
-			}
-			i++
-			w.WriteByte(s[i])
-			inWord = true
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("unterminated single quote")
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				w.WriteByte(s[i])
-			}
-			if i == len(s) {
-				return nil, errors.New("unterminated double quote")
-			}
-			inWord = true
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	return words, nil
-}
-
-// lockedWriters serialize the writes of lines running at once. Renderers
-// write whole lines with one call, so lines never interleave.
-type lockedWriters struct{ mu sync.Mutex }
-
-func (l *lockedWriters) wrap(w io.Writer) io.Writer { return &lockedWriter{l: l, w: w} }
-
-type lockedWriter struct {
-	l *lockedWriters
-	w io.Writer
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.l.mu.Lock()
-	defer w.l.mu.Unlock()
-	return w.w.Write(p)
+	return err
 }

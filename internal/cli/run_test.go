@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 )
 
 func TestRunExecutesAMixedFile(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	seedKeys(t, srv, src, "one.txt", "with space.txt", "tmp/x", "tmp/y", "data/a", "data/b", "move/m1", "move/m2")
@@ -62,18 +61,14 @@ sync --delete s3://%[1]s/data/ s3://%[2]s/mirror/
 }
 
 func TestRunReadsStdin(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	var out, errOut bytes.Buffer
 	in := fmt.Sprintf("cp s3://%[1]s/a s3://%[1]s/b\ncp s3://%[1]s/a s3://%[1]s/c\n", bucket)
-	code := Run(context.Background(), []string{"--no-progress", "run", "-"}, Stdio{In: strings.NewReader(in), Out: &out, Err: &errOut})
+	_, errOut, code := runCLIStdin(t, srv, strings.NewReader(in), "run", "-")
 	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	got := s3test.ListKeys(t, srv.Client(t), bucket, "")
 	sort.Strings(got)
@@ -83,6 +78,7 @@ func TestRunReadsStdin(t *testing.T) {
 }
 
 func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
@@ -117,6 +113,7 @@ func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
 }
 
 func TestRunExitCodeIsTheWorstLine(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	seedKeys(t, srv, bucket, "a")
@@ -132,69 +129,4 @@ func TestRunExitCodeIsTheWorstLine(t *testing.T) {
 	if got := s3test.ListKeys(t, srv.Client(t), bucket, "b"); len(got) != 1 {
 		t.Errorf("the good line did not run: %v", got)
 	}
-}
-
-func TestSplitLine(t *testing.T) {
-	tests := []struct {
-		name, in string
-		want     []string
-		err      string
-	}{
-		{"blanks separate words", "cp  a\tb ", []string{"cp", "a", "b"}, ""},
-		{"single quotes keep everything", `cp 'a b\ "c"' d`, []string{"cp", `a b\ "c"`, "d"}, ""},
-		{"double quotes keep a backslash before other characters", `cp "a \"b\" \\ \n" d`, []string{"cp", `a "b" \ \n`, "d"}, ""},
-		{"a backslash keeps the next character", `cp a\ b c\#d`, []string{"cp", "a b", "c#d"}, ""},
-		{"quotes join a word", `cp x'y z'"w" q`, []string{"cp", "xy zw", "q"}, ""},
-		{"empty quotes are an empty word", `cp '' ""`, []string{"cp", "", ""}, ""},
-		{"a hash starting a word is a comment", "cp a b # copy it", []string{"cp", "a", "b"}, ""},
-		{"a hash inside a word is not", "cp a#1 b", []string{"cp", "a#1", "b"}, ""},
-		{"a blank line has no words", "   ", nil, ""},
-		{"an unterminated single quote is an error", "cp 'a", nil, "unterminated single quote"},
-		{"an unterminated double quote is an error", `cp "a\"`, nil, "unterminated double quote"},
-		{"a final backslash is an error", `cp a\`, nil, "backslash"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := splitLine(tt.in)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Errorf("err = %v, want %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("words (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// FuzzSplitLine checks that quoting any words and joining them gives them
-// back, and that no input panics.
-func FuzzSplitLine(f *testing.F) {
-	f.Add("cp", "s3://b/with space", `it's "quoted" \ here`)
-	f.Add("", "#", "a\tb")
-	f.Fuzz(func(t *testing.T, a, b, c string) {
-		_, _ = splitLine(a + b + c)
-		words := []string{a, b, c}
-		for _, w := range words {
-			if strings.ContainsAny(w, "\n\r") {
-				return
-			}
-		}
-		var line []string
-		for _, w := range words {
-			line = append(line, "'"+strings.ReplaceAll(w, "'", `'\''`)+"'")
-		}
-		got, err := splitLine(strings.Join(line, " "))
-		if err != nil {
-			t.Fatalf("split %q: %v", strings.Join(line, " "), err)
-		}
-		if diff := cmp.Diff(words, got); diff != "" {
-			t.Errorf("words (-want +got):\n%s", diff)
-		}
-	})
 }

@@ -118,6 +118,7 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 	if args := os.Getenv(cliChildEnv); args != "" {
 		runAsCLIChild(args)
 	}
+	t.Parallel()
 
 	// The server: s3bulk serve, with the distinctive credentials in its
 	// environment, logging at debug level.
@@ -247,14 +248,15 @@ func TestSecretsNeverAppearInOutput(t *testing.T) {
 	}
 	run := func(t *testing.T, env map[string]string, args []string) (string, string, int) {
 		t.Helper()
+		var kv []string
 		for k, v := range env {
-			t.Setenv(k, v)
+			kv = append(kv, k+"="+v)
 		}
 		all := append([]string{"--no-progress", "--log-level", "debug"}, args...)
 		// Locked: the logger and the renderers write stderr from many
 		// goroutines (see TestDebugLogsAndResultsShareStderrWithoutARace).
 		var out, errOut lockedBuffer
-		code := Run(t.Context(), all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		code := Run(t.Context(), all, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut, Env: kv})
 		check(t, all, out.String(), errOut.String())
 		return out.String(), errOut.String(), code
 	}

@@ -44,6 +44,12 @@ server's own notices and one line per request go to stderr with --verbose.`,
 			if (opts.AccessKey == "") != (opts.SecretKey == "") {
 				return usagef("serve: give both --access-key and --secret-key, or neither")
 			}
+			if opts.AccessKey == "" {
+				// Both from the environment, or neither (the built-in pair).
+				if id, secret := a.env.get("AWS_ACCESS_KEY_ID"), a.env.get("AWS_SECRET_ACCESS_KEY"); id != "" && secret != "" {
+					opts.AccessKey, opts.SecretKey = id, secret
+				}
+			}
 			if opts.Region == "" {
 				opts.Region = a.g.region
 			}

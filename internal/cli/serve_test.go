@@ -95,6 +95,7 @@ func stopServe(t *testing.T, cmd *exec.Cmd, lines <-chan string) {
 }
 
 func TestServeExplainsItself(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		env, args  []string
@@ -131,11 +132,8 @@ func TestServeExplainsItself(t *testing.T) {
 
 			// A client that follows the banner gets in.
 			var out, errOut bytes.Buffer
-			env := map[string]string{"AWS_ENDPOINT_URL": endpoint, "AWS_ACCESS_KEY_ID": access, "AWS_SECRET_ACCESS_KEY": secret, "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": "", "AWS_PROFILE": ""}
-			for k, v := range env {
-				t.Setenv(k, v)
-			}
-			if code := Run(context.Background(), []string{"mb", "s3://banner-bucket"}, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut}); code != ExitOK {
+			env := []string{"AWS_ENDPOINT_URL=" + endpoint, "AWS_ACCESS_KEY_ID=" + access, "AWS_SECRET_ACCESS_KEY=" + secret, "AWS_REGION=us-east-1", "AWS_ENDPOINT_URL_S3=", "AWS_PROFILE="}
+			if code := Run(context.Background(), []string{"mb", "s3://banner-bucket"}, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut, Env: env}); code != ExitOK {
 				t.Errorf("mb with the banner's exports: exit %d: %s", code, errOut.String())
 			}
 			stopServe(t, cmd, lines)
@@ -151,12 +149,12 @@ func TestServeExplainsItself(t *testing.T) {
 }
 
 func TestServeRefusesBuiltinCredentialsOffLoopback(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:9000"} {
 		t.Run(addr, func(t *testing.T) {
-			t.Setenv("AWS_ACCESS_KEY_ID", "")
-			t.Setenv("AWS_SECRET_ACCESS_KEY", "")
 			var out, errOut bytes.Buffer
-			code := Run(context.Background(), []string{"serve", "--dir", t.TempDir(), "--addr", addr}, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
+			// No credentials in the environment: the built-in ones.
+			code := Run(context.Background(), []string{"serve", "--dir", t.TempDir(), "--addr", addr}, Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut, Env: []string{"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY="}})
 			if code != ExitUsage {
 				t.Errorf("exit %d, want %d", code, ExitUsage)
 			}
@@ -172,6 +170,7 @@ func TestServeRefusesBuiltinCredentialsOffLoopback(t *testing.T) {
 }
 
 func TestServeOnAPortInUseSaysSoOnce(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -37,19 +37,7 @@ func (a *app) runStdio(ctx context.Context, srcArg, dstArg string, f transferFla
 
 // objectArg parses the S3 side of a stream: one object.
 func objectArg(arg string, raw bool, what string) (s3url.Location, error) {
-	loc, err := parseLocation(arg, raw)
-	if err != nil {
-		return loc, err
-	}
-	switch {
-	case !loc.IsS3():
-		return loc, usagef("cp: %s %s: want an s3:// URL with '-' on the other side", what, loc)
-	case loc.HasWildcard():
-		return loc, usagef("cp: %s %s: one object, not a wildcard, with '-' on the other side", what, loc)
-	case loc.IsDirLike():
-		return loc, usagef("cp: %s %s: name the object's key, not a bucket or prefix", what, loc)
-	}
-	return loc, nil
+	return parseOne(arg, raw, "cp: "+what, " with '-' on the other side", "name the object's key, not a bucket or prefix")
 }
 
 // uploadStdin uploads standard input to one object.
@@ -69,7 +57,7 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 		return err
 	}
 	stdin, _ := parseLocation(stdioArg, true)
-	_, dstOpts, err := f.obj.options(stdin, dst)
+	_, dstOpts, err := f.obj.options(stdin, dst, a.env)
 	if err != nil {
 		return err
 	}
@@ -90,17 +78,13 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 		return err
 	}
 	opts := engine.Options{
-		Concurrency:    a.g.concurrency,
-		Limiter:        s.lim,
 		PartSize:       int64(f.partSize),
 		PartStreams:    f.partConcurrency,
 		MaxBufferBytes: int64(f.maxBuffer),
 		Metadata:       meta,
 	}
-	if opts.PartStreams == 0 {
-		opts.Streams = s.streams
-	}
-	res, err := engine.PutStream(ctx, a.stdio.In, stdioArg, ep, ep.Loc.Key, opts)
+	res, err := s.eng.PutStream(ctx, a.stdio.In, stdioArg, ep, ep.Loc.Key, opts)
+	res, err = withFlagHints(res), flagHints(err)
 	if err != nil && !wholeRunError(ctx, err) {
 		render(res)
 		return partialError{failed: 1}
@@ -141,7 +125,7 @@ func (a *app) writeStdout(ctx context.Context, srcArg string, f transferFlags) e
 		return usagef("cp %s -: filters select among listed objects; this is one", src)
 	}
 	stdout, _ := parseLocation(stdioArg, true)
-	srcOpts, _, err := f.obj.options(src, stdout)
+	srcOpts, _, err := f.obj.options(src, stdout, a.env)
 	if err != nil {
 		return err
 	}

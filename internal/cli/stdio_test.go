@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -22,19 +21,8 @@ import (
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
 
-// runCLIStdin is runCLI with stdin.
-func runCLIStdin(t *testing.T, srv *s3test.Server, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	for _, kv := range srv.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	var out, errOut bytes.Buffer
-	code = Run(context.Background(), append([]string{"--no-progress"}, args...), Stdio{In: stdin, Out: &out, Err: &errOut})
-	return out.String(), errOut.String(), code
-}
-
 func TestCpFromStdinAndToStdout(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	c := srv.Client(t)
@@ -69,7 +57,7 @@ func TestCpFromStdinAndToStdout(t *testing.T) {
 			if !bytes.Equal(got, body) {
 				t.Fatalf("object has %d bytes, want the %d of stdin", len(got), len(body))
 			}
-			if wantParts > 0 && etag != wantETag(body, 5*mib) {
+			if wantParts > 0 && etag != wantETag(body, 5*mib) && srv.Has(t, s3test.MultipartETag) {
 				t.Errorf("ETag %s, want %s (%d parts)", etag, wantETag(body, 5*mib), wantParts)
 			}
 			if up := s3test.ListUploads(t, c, bucket); len(up) != 0 {
@@ -138,6 +126,7 @@ func (iotestErrReader) Read([]byte) (int, error) { return 0, syscall.EPIPE }
 // command, built without the race detector, whose shadow memory would
 // otherwise be measured.
 func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	const size = 200 * mib

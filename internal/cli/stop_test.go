@@ -18,6 +18,7 @@ import (
 // run holds.
 
 func TestAFailureEveryObjectSharesStopsTheRunOnce(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	const n = 60

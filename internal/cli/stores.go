@@ -5,21 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/s3bulk/s3bulk/engine"
-	"github.com/s3bulk/s3bulk/internal/limiter"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/localstore"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // session holds what one command run shares: one S3 client (so one pool of
-// connections) and one limiter of requests in flight.
+// connections) and one engine (its budgets of requests, part uploads and
+// buffered bytes).
 type session struct {
 	a      *app
 	client *s3store.Client
@@ -27,13 +23,9 @@ type session struct {
 	// (--source-endpoint-url, --source-profile), made on first use.
 	sourcesMu sync.Mutex
 	sources   map[sourceSide]*s3store.Client
-	lim       *limiter.Limiter
-	// streams bounds part uploads in flight (engine.NewPartStreams).
-	streams *limiter.Streams
+	eng       *engine.Engine
 	// requests counts HTTP attempts by operation for the summary.
 	requests *requestCounter
-	// skips records what local listings left out (see sync.go).
-	skips skipLog
 	// followSymlinks makes local listings follow symbolic links (loops
 	// are detected and skipped); by default links are skipped.
 	followSymlinks bool
@@ -43,8 +35,8 @@ func (a *app) newSession() *session {
 	if a.shared != nil {
 		return a.shared // one pool and limiter for every line of a `run` file
 	}
-	return &session{a: a, lim: engine.NewLimiter(a.g.concurrency, a.g.maxConcurrency),
-		streams: engine.NewPartStreams(0, a.ceiling()), requests: newRequestCounter()}
+	eng := engine.New(engine.Config{Concurrency: a.g.concurrency, MaxConcurrency: a.g.maxConcurrency, Logger: a.logger})
+	return &session{a: a, eng: eng, requests: newRequestCounter()}
 }
 
 // s3 returns the session's S3 client, making it on first use so that purely
@@ -101,8 +93,8 @@ func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Clie
 		Profile:              s.a.g.profile,
 		EndpointURL:          s.a.g.endpointURL,
 		ChecksumWhenRequired: s.a.g.checksumWhenRequired,
-		Concurrency:          s.a.ceiling(),
-		OnThrottle:           s.lim.Throttled,
+		Concurrency:          s.eng.MaxConcurrency(),
+		OnThrottle:           s.eng.Throttled,
 		OnRequest:            s.requests.add,
 		Logger:               s.a.logger,
 	}
@@ -118,7 +110,7 @@ func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Clie
 	if side.endpointURL != "" {
 		cfg.EndpointURL = side.endpointURL
 	}
-	return s3store.NewClient(ctx, cfg)
+	return s3store.NewClient(ctx, s.a.env.s3Config(cfg))
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -147,31 +139,12 @@ func (s *session) sourceEndpointOn(ctx context.Context, loc s3url.Location, recu
 		}
 		return engine.Endpoint{Store: c.Bucket(loc.Bucket), Loc: loc}, nil
 	}
-	if loc.HasWildcard() {
-		root := loc.Base()
-		rel := loc
-		rel.Key = loc.Key[len(root):]
-		return s.local(root, rel)
+	ep, err := engine.LocalSource(loc, s.localOptions(recursive))
+	var le *engine.LocationError
+	if errors.As(err, &le) {
+		return ep, usagef("%s is a directory: use --recursive or a wildcard", le.URL)
 	}
-	fi, err := os.Stat(filepath.FromSlash(loc.Key))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return engine.Endpoint{}, &engine.NoMatchError{URL: loc.String(), Hint: "no such file or directory"}
-		}
-		return engine.Endpoint{}, fmt.Errorf("read %s: %w", loc, unwrapPathError(err))
-	}
-	if fi.IsDir() {
-		if !recursive {
-			return engine.Endpoint{}, usagef("%s is a directory: use --recursive or a wildcard", loc)
-		}
-		rel := loc
-		rel.Key = ""
-		return s.local(loc.Key, rel.AsDir())
-	}
-	dir, file := path.Split(loc.Key)
-	rel := loc
-	rel.Key = file
-	return s.local(dir, rel)
+	return ep, err
 }
 
 // destEndpoint opens the store a location writes to. many says whether the
@@ -187,50 +160,29 @@ func (s *session) destEndpoint(ctx context.Context, loc s3url.Location, many boo
 		}
 		return engine.Endpoint{Store: c.Bucket(loc.Bucket), Loc: loc}, nil
 	}
-	p := filepath.FromSlash(loc.Key)
-	fi, err := os.Stat(p)
-	isDir := err == nil && fi.IsDir()
-	if err == nil && !fi.IsDir() && (many || loc.IsDirLike()) {
-		return engine.Endpoint{}, usagef("destination %s is a file: a directory is needed", loc)
+	ep, err := engine.LocalDestination(loc, s.localOptions(many))
+	var le *engine.LocationError
+	if errors.As(err, &le) {
+		return ep, usagef("destination %s is a file: a directory is needed", le.URL)
 	}
-	if isDir || many || loc.IsDirLike() {
-		rel := loc
-		rel.Key = ""
-		if !s.a.g.dryRun {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return engine.Endpoint{}, fmt.Errorf("create directory %s: %w", loc, unwrapPathError(err))
-			}
-		}
-		return s.local(loc.Key, rel.AsDir())
-	}
-	dir, file := path.Split(loc.Key)
-	rel := loc
-	rel.Key = file
-	return s.local(dir, rel)
+	return ep, err
 }
 
-func (s *session) local(root string, rel s3url.Location) (engine.Endpoint, error) {
-	if root == "" {
-		root = "."
-	}
-	root = strings.TrimSuffix(filepath.FromSlash(root), string(filepath.Separator))
-	if root == "" {
-		root = string(filepath.Separator)
-	}
-	st, err := localstore.New(root, localstore.Options{
+// localOptions are those of the session's local stores: links followed or
+// not, skips logged.
+func (s *session) localOptions(recursive bool) engine.LocalOptions {
+	return engine.LocalOptions{Recursive: recursive, DryRun: s.a.g.dryRun, Store: localstore.Options{
 		FollowSymlinks: s.followSymlinks,
 		OnSkip: func(p, reason string) {
 			s.a.logger.Warn("skipped", "path", p, "reason", reason)
-			s.skips.add(p)
 		},
-	})
-	if err != nil {
-		return engine.Endpoint{}, err
-	}
-	if rel.Key == "/" {
-		rel.Key = ""
-	}
-	return engine.Endpoint{Store: st, Loc: rel}, nil
+	}}
+}
+
+// localDir opens the local directory root as a store, with the session's
+// local options.
+func (s *session) localDir(root string) (*localstore.Store, error) {
+	return localstore.New(root, s.localOptions(false).Store)
 }
 
 func unwrapPathError(err error) error {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestUploadSymlinks(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"real/a.txt": "a"})

@@ -7,14 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/diff"
-	"github.com/s3bulk/s3bulk/store/localstore"
 )
 
 type syncFlags struct {
@@ -117,13 +114,13 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		return err
 	}
 	var opts engine.Options
-	if err := f.sel.apply(&opts); err != nil {
+	if err := f.sel.apply(&opts, a.env); err != nil {
 		return err
 	}
 	if opts.Metadata, err = f.meta.options(); err != nil {
 		return err
 	}
-	srcOpts, dstOpts, err := f.obj.options(src, dst)
+	srcOpts, dstOpts, err := f.obj.options(src, dst, a.env)
 	if err != nil {
 		return err
 	}
@@ -170,9 +167,6 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	case f.checksum:
 		so.Mode = diff.Checksum
 	}
-	if st, ok := srcEP.Store.(*localstore.Store); ok {
-		so.SourceSkipped = func() []string { return s.skips.under(st.Root()) }
-	}
 	opts.PartSize = int64(f.partSize)
 	opts.PartStreams = f.partConcurrency
 	opts.MaxBufferBytes = int64(f.maxBuffer)
@@ -185,35 +179,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	case errors.As(err, &le):
 		return fmt.Errorf("sync %s %s: %w (--max-delete %d)", src, dst, err, f.maxDelete)
 	case errors.As(err, &ee):
-		return usageError{err}
+		return usagef("sync %s to %s: the source lists no object, so --delete would delete all %d at the destination: deleted none (--allow-empty-source to go on)", ee.Src, ee.Dst, ee.Count)
 	}
 	return err
-}
-
-// skipLog records the paths local listings left out, for sync's deletes.
-type skipLog struct {
-	mu    sync.Mutex
-	paths []string
-}
-
-func (l *skipLog) add(p string) {
-	l.mu.Lock()
-	l.paths = append(l.paths, p)
-	l.mu.Unlock()
-}
-
-// under returns the recorded paths inside root, relative to it with '/'
-// separators ("." for root itself).
-func (l *skipLog) under(root string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, p := range l.paths {
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		out = append(out, filepath.ToSlash(rel))
-	}
-	return out
 }

@@ -15,9 +15,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/engine/diff"
+	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // putMultipart uploads body as a multipart upload cut into parts of the
@@ -55,6 +56,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 }
 
 func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.OddKeys)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -88,6 +90,7 @@ func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 }
 
 func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	c := srv.Client(t)
@@ -123,17 +126,17 @@ func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
 		if code != ExitPartial {
 			t.Errorf("exit %d, want %d", code, ExitPartial)
 		}
-		var got []verifyFinding
+		var got []diff.Finding
 		dec := json.NewDecoder(strings.NewReader(out))
 		for dec.More() {
-			var f verifyFinding
+			var f diff.Finding
 			if err := dec.Decode(&f); err != nil {
 				t.Fatalf("stdout is not JSON lines: %v\n%s", err, out)
 			}
 			got = append(got, f)
 		}
 		size := func(n int64) *int64 { return &n }
-		want := []verifyFinding{
+		want := []diff.Finding{
 			{Type: "differs", Key: "changed", Src: S + "changed", Dst: D + "changed", SrcSize: size(4), DstSize: size(4),
 				SrcETag: md5sum("abcd"), DstETag: md5sum("abcX"), Reason: fmt.Sprintf("ETags differ (source %s, destination %s)", md5sum("abcd"), md5sum("abcX"))},
 			{Type: "differs", Key: "longer", Src: S + "longer", Dst: D + "longer", SrcSize: size(5), DstSize: size(7),
@@ -144,12 +147,12 @@ func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("findings (-want +got):\n%s", diff)
 		}
-		var sum verifySummary
+		var sum progress.VerifySummary
 		if err := json.Unmarshal([]byte(errOut), &sum); err != nil {
 			t.Fatalf("stderr is not one JSON summary: %v\n%s", err, errOut)
 		}
 		sum.Seconds = 0
-		wantSum := verifySummary{Type: "summary", Source: 5, Destination: 5, Identical: 2, Missing: 1, Extra: 1, Differing: 2}
+		wantSum := progress.VerifySummary{Type: "summary", Source: 5, Destination: 5, Identical: 2, Missing: 1, Extra: 1, Differing: 2}
 		if diff := cmp.Diff(wantSum, sum); diff != "" {
 			t.Errorf("summary (-want +got):\n%s", diff)
 		}
@@ -173,6 +176,7 @@ func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
 func md5sum(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 
 func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.MultipartETag)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
@@ -219,6 +223,7 @@ func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 }
 
 func TestVerifyUsageAndFatalErrors(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
 	tests := []struct {
@@ -252,87 +257,4 @@ func TestVerifyUsageAndFatalErrors(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestCompareObjects(t *testing.T) {
-	const mib = 1 << 20
-	md5a, md5b := "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
-	obj := func(size int64, etag string) store.Object { return store.Object{Size: size, ETag: etag} }
-	tests := []struct {
-		name     string
-		src, dst store.Object
-		want     verdict
-	}{
-		{"different sizes differ whatever the ETags", obj(1, md5a), obj(2, md5a), verdictDiffers},
-		{"equal single-part ETags are the same bytes", obj(1, md5a), obj(1, `"`+strings.ToUpper(md5a)+`"`), verdictSame},
-		{"different single-part ETags differ", obj(1, md5a), obj(1, md5b), verdictDiffers},
-		{"a missing ETag leaves the size alone", obj(1, ""), obj(1, md5a), verdictSameSize},
-		{"equal multipart ETags are the same bytes", obj(11*mib, md5a+"-3"), obj(11*mib, md5a+"-3"), verdictSame},
-		{"multipart ETags of other part counts prove nothing", obj(11*mib, md5a+"-3"), obj(11*mib, md5b+"-2"), verdictNotComparable},
-		{"multipart ETags whose part size is open prove nothing", obj(11*mib, md5a+"-2"), obj(11*mib, md5b+"-2"), verdictNotComparable},
-		{"multipart ETags whose part size is forced differ", obj(5*mib+1, md5a+"-2"), obj(5*mib+1, md5b+"-2"), verdictDiffers},
-		{"one-part multipart ETags differ", obj(10, md5a+"-1"), obj(10, md5b+"-1"), verdictDiffers},
-		{"single-part against multipart proves nothing", obj(11*mib, md5a), obj(11*mib, md5b+"-3"), verdictNotComparable},
-		{"ETags that are no digests prove nothing", obj(4, "abc"), obj(4, "abd"), verdictNotComparable},
-		{"a part count no upload can have proves nothing", obj(4*mib, md5a+"-2"), obj(4*mib, md5b+"-2"), verdictNotComparable},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, reason := compareObjects(tt.src, tt.dst)
-			if got != tt.want {
-				t.Errorf("verdict %d (%s), want %d", got, reason, tt.want)
-			}
-			if back, _ := compareObjects(tt.dst, tt.src); back != got {
-				t.Errorf("not symmetric: %d one way, %d the other", got, back)
-			}
-		})
-	}
-}
-
-func TestPartSizeRange(t *testing.T) {
-	const mib = 1 << 20
-	tests := []struct {
-		size, parts, lo, hi int64
-	}{
-		{10, 1, 10, 10},
-		{5*mib + 1, 2, 5 * mib, 5 * mib},
-		{10 * mib, 2, 5 * mib, 10*mib - 1},
-		{11 * mib, 3, 5 * mib, 11*mib/2 - 1},
-		{4 * mib, 2, 5 * mib, 4*mib - 1}, // empty: lo > hi
-	}
-	for _, tt := range tests {
-		lo, hi := partSizeRange(tt.size, tt.parts)
-		if lo != tt.lo || hi != tt.hi {
-			t.Errorf("partSizeRange(%d, %d) = [%d, %d], want [%d, %d]", tt.size, tt.parts, lo, hi, tt.lo, tt.hi)
-		}
-		for _, p := range []int64{lo, hi} {
-			if lo <= hi && !((tt.parts-1)*p < tt.size && tt.size <= tt.parts*p) {
-				t.Errorf("part size %d does not cut %d bytes into %d parts", p, tt.size, tt.parts)
-			}
-		}
-	}
-}
-
-// FuzzCompareObjects checks that the verdict does not depend on which side
-// is the source, and that a multipart ETag is never called different from
-// one of another part count.
-func FuzzCompareObjects(f *testing.F) {
-	f.Add(int64(11<<20), "0123456789abcdef0123456789abcdef-2", "fedcba9876543210fedcba9876543210-2")
-	f.Add(int64(1), `"0123456789ABCDEF0123456789ABCDEF"`, "")
-	f.Add(int64(5<<20+1), "0123456789abcdef0123456789abcdef-2", "0123456789abcdef0123456789abcdef-3")
-	f.Fuzz(func(t *testing.T, size int64, a, b string) {
-		if size < 0 {
-			return
-		}
-		v1, _ := compareObjects(store.Object{Size: size, ETag: a}, store.Object{Size: size, ETag: b})
-		v2, _ := compareObjects(store.Object{Size: size, ETag: b}, store.Object{Size: size, ETag: a})
-		if v1 != v2 {
-			t.Errorf("verdict %d one way, %d the other", v1, v2)
-		}
-		na, aOK := multipartCount(normalETag(a))
-		nb, bOK := multipartCount(normalETag(b))
-		if aOK && bOK && na != nb && v1 == verdictDiffers {
-			t.Errorf("multipart ETags of %d and %d parts called different", na, nb)
-		}
-	})
 }

@@ -1,4 +1,4 @@
-// Package compattest holds the differential tests that keep s3bulk's
+// Package compattest owns the differential tests that keep s3bulk's
 // command-line semantics those of the tools its users come from: each case
 // runs one command through s3bulk, s5cmd v2.3.0 and the AWS CLI against the
 // embedded S3 server (internal/s3test), each tool in its own buckets and

@@ -69,6 +69,14 @@ type Config struct {
 	// Match selects the requests eligible for latency and faults; nil
 	// selects all. Others are forwarded untouched.
 	Match func(*http.Request) bool
+
+	// Hook, when set, sees every request first, with next the rest of the
+	// proxy (DropChecksums, Match, latency and faults, then the server):
+	// it may count or hold the request and call next, change the world
+	// (the source object) before calling next, wrap w, or answer by
+	// itself without calling next, as a server with a quirk of its own
+	// would. Called concurrently.
+	Hook func(w http.ResponseWriter, r *http.Request, next http.Handler)
 }
 
 // Fault is one kind of injected failure.
@@ -329,6 +337,15 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.handlers.Done()
 	p.requests.Add(1)
 	st := p.state.Load()
+	if hook := st.cfg.Hook; hook != nil {
+		hook(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.inject(st, w, r) }))
+		return
+	}
+	p.inject(st, w, r)
+}
+
+// inject applies st's faults to r, or forwards it.
+func (p *Proxy) inject(st *state, w http.ResponseWriter, r *http.Request) {
 	if st.cfg.DropChecksums {
 		w = &noChecksums{ResponseWriter: w}
 	}

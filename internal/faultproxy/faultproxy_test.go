@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -364,6 +365,46 @@ func TestMatchLimitsFaultsToSomeRequests(t *testing.T) {
 	}
 	if _, err := get(ctx, c, bucket, "k"); err == nil {
 		t.Error("get, which is eligible, succeeded; want SlowDown")
+	}
+}
+
+// TestHookSeesEveryRequestBeforeTheFaults checks the three uses of a hook:
+// counting requests and passing them on, answering some by itself, and
+// running before the faults, which still apply to what it passes on.
+func TestHookSeesEveryRequestBeforeTheFaults(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	p, c, bucket := setup(t, Config{InternalErrorRate: 1,
+		Match: func(r *http.Request) bool { return r.Method == http.MethodGet },
+		Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+			mu.Lock()
+			seen[r.Method]++
+			mu.Unlock()
+			if r.Method == http.MethodHead {
+				w.WriteHeader(http.StatusTeapot)
+				return
+			}
+			next.ServeHTTP(w, r)
+		}})
+	ctx := t.Context()
+	if err := put(ctx, c, bucket, "k", []byte("x")); err != nil {
+		t.Errorf("put, passed on and not eligible for faults: %v", err)
+	}
+	var re *smithyhttp.ResponseError
+	if _, err := get(ctx, c, bucket, "k"); !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusInternalServerError {
+		t.Errorf("get, passed on to the faults: %v, want a 500", err)
+	}
+	_, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusTeapot {
+		t.Errorf("head, answered by the hook: %v, want its 418", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(map[string]int{"PUT": 1, "GET": 1, "HEAD": 1}, seen); diff != "" {
+		t.Errorf("requests the hook saw (-want +got):\n%s", diff)
+	}
+	if st := p.Stats(); st.Requests != 3 || st.Faults[InternalError] != 1 {
+		t.Errorf("stats %+v, want 3 requests and the GET's one fault", st)
 	}
 }
 

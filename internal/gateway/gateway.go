@@ -84,6 +84,10 @@ type Options struct {
 	// Quiet drops the per-request log lines and startup notices otherwise
 	// written to stderr.
 	Quiet bool
+	// VersioningDir, when set, lets buckets keep object versions
+	// (PutBucketVersioning): versitygw keeps older versions there. It must
+	// lie outside Dir; it is created when missing.
+	VersioningDir string
 }
 
 func (o Options) withDefaults() Options {
@@ -186,7 +190,7 @@ func freePort(host string) (int, error) {
 
 // serve runs one gateway on addr until ctx is done or it fails.
 func serve(ctx context.Context, opts Options, dir, addr string, stdout io.Writer, forceSidecar bool) error {
-	be, err := newBackend(dir, forceSidecar)
+	be, err := newBackend(dir, opts.VersioningDir, forceSidecar)
 	if err != nil {
 		return err
 	}
@@ -260,7 +264,7 @@ func serve(ctx context.Context, opts Options, dir, addr string, stdout io.Writer
 // own posix command does, and falls back to a sidecar directory next to dir
 // on filesystems without them. The sidecar must live outside dir, or it
 // would be listed as a bucket.
-func newBackend(dir string, forceSidecar bool) (*posix.Posix, error) {
+func newBackend(dir, versioningDir string, forceSidecar bool) (*posix.Posix, error) {
 	popts := posix.PosixOpts{
 		CopyObjectThreshold: copyThreshold,
 		IOBufferSize:        ioBufferSize,
@@ -272,6 +276,12 @@ func newBackend(dir string, forceSidecar bool) (*posix.Posix, error) {
 		// written unnamed and linked in place at the end, and completing a
 		// multipart upload copies parts in the kernel. O_DIRECT stays off:
 		// the page cache is what makes re-reads in benchmarks fast.
+	}
+	if versioningDir != "" {
+		if err := os.MkdirAll(versioningDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create versioning directory: %w", err)
+		}
+		popts.VersioningDir = versioningDir
 	}
 	var ms meta.MetadataStorer = meta.XattrMeta{}
 	if forceSidecar || (meta.XattrMeta{}).Test(dir) != nil {

@@ -14,33 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
 // Upload is a checkpointed multipart upload: what was being uploaded where,
-// and, in a State, the parts the journal saw finish.
-type Upload struct {
-	SrcKey   string
-	DstKey   string
-	UploadID string
-	PartSize int64
-	// Size, ETag and ModTime describe the source as it was when the upload
-	// started; see Matches.
-	Size    int64
-	ETag    string
-	ModTime time.Time
-	// Parts holds the finished parts by number. It is nil in what is passed
-	// to Writer.UploadStarted. The server's ListParts is the authority: a
-	// part finished just before a crash may be missing here.
-	Parts map[int32]store.Part
-}
-
-// Matches reports whether src is the object this upload was started from,
-// judged by key, size and ETag (modification time when there is no ETag).
-// An upload of a source that changed since must be aborted, not resumed.
-func (u Upload) Matches(src store.Object) bool {
-	return u.SrcKey == src.Key && version(u.Size, u.ETag, u.ModTime) == version(src.Size, src.ETag, src.ModTime)
-}
+// and, in a State, the parts the journal saw finish. It is the engine's, so
+// that a Writer is an engine.Journal.
+type Upload = engine.Upload
 
 // Stats counts what a journal holds.
 type Stats struct {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -151,6 +152,19 @@ func (w *Writer) State() *State { return w.state }
 
 // Path is the journal's file name.
 func (w *Writer) Path() string { return w.path }
+
+// A Writer is the engine's journal: what it asks is answered from the
+// State the journal held when it was opened.
+var _ engine.Journal = (*Writer)(nil)
+
+// IsDone reports whether the State records src as copied to dstKey.
+func (w *Writer) IsDone(src store.Object, dstKey string) bool { return w.state.Done(src, dstKey) }
+
+// Upload returns the State's open upload to dstKey (State.Upload).
+func (w *Writer) Upload(dstKey string) (Upload, bool) { return w.state.Upload(dstKey) }
+
+// Uploads returns the State's open uploads (State.Uploads).
+func (w *Writer) Uploads() []Upload { return w.state.Uploads() }
 
 // Done records that src was copied to dstKey.
 func (w *Writer) Done(src store.Object, dstKey string) error {

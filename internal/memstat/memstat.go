@@ -1,5 +1,3 @@
-// Package memstat reads this process's peak resident memory, for the
-// benchmarks that hold a run to a memory budget.
 package memstat
 
 import (

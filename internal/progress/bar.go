@@ -59,7 +59,7 @@ func (b *Bar) flush() {
 }
 
 // StartBar polls src every refresh and draws BarText's two halves around
-// a bar filled by BarFill.
+// a bar filled by barFill.
 func StartBar(w io.Writer, src *engine.Progress) *Bar {
 	// ctx stops the polling only: mpb must draw the final state after it.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -96,7 +96,7 @@ func StartBar(w io.Writer, src *engine.Progress) *Bar {
 }
 
 func (b *Bar) set(s engine.Snapshot) {
-	cur, total := BarFill(s)
+	cur, total := barFill(s)
 	b.bar.SetTotal(total, false)
 	b.bar.SetCurrent(cur)
 }
@@ -107,7 +107,7 @@ func (b *Bar) Stop(final engine.Snapshot) {
 	<-b.done
 	b.set(final)
 	b.flush()
-	if cur, total := BarFill(final); cur >= total && final.PlanComplete {
+	if cur, total := barFill(final); cur >= total && final.PlanComplete {
 		b.bar.SetTotal(total, true) // complete: drawn once more, full
 	} else {
 		b.bar.Abort(false) // stopped short: drawn once more, as it is
@@ -115,10 +115,10 @@ func (b *Bar) Stop(final engine.Snapshot) {
 	b.p.Wait()
 }
 
-// BarFill is how full the bar is: by bytes once the run knows how many
+// barFill is how full the bar is: by bytes once the run knows how many
 // bytes it will move (so that one big object fills it part by part), by
 // objects before and for runs without bytes to move (deletes).
-func BarFill(s engine.Snapshot) (current, total int64) {
+func barFill(s engine.Snapshot) (current, total int64) {
 	if s.PlanComplete && s.Bytes+s.RemainingBytes > 0 {
 		return s.Bytes, s.Bytes + s.RemainingBytes
 	}
@@ -183,4 +183,57 @@ func eta(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// Counter is a bar on a terminal filled by a count that is not an engine
+// run's (objects seeded, tasks of a Batch Operations job), with text either
+// side that the caller's functions give at every redraw.
+type Counter struct {
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	start time.Time
+}
+
+// CounterText gives one side of a Counter's bar from its count, its total
+// and the time since it started.
+type CounterText func(current, total int64, elapsed time.Duration) string
+
+// StartCounter draws a bar of total on w, left and right of it the texts
+// the functions give (nil for none).
+func StartCounter(w io.Writer, total int64, left, right CounterText) *Counter {
+	c := &Counter{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40)), start: time.Now()}
+	side := func(text CounterText) decor.Decorator {
+		return decor.Any(func(s decor.Statistics) string {
+			if text == nil {
+				return ""
+			}
+			return text(s.Current, s.Total, time.Since(c.start))
+		})
+	}
+	c.bar = c.p.AddBar(total, mpb.PrependDecorators(side(left)), mpb.AppendDecorators(side(right)))
+	return c
+}
+
+// Set moves the bar to current out of total (total <= 0 keeps the total).
+func (c *Counter) Set(current, total int64) {
+	if total > 0 {
+		c.bar.SetTotal(total, false)
+	}
+	c.bar.SetCurrent(current)
+}
+
+// Stop draws the bar once more, as it is, and releases the terminal.
+func (c *Counter) Stop() {
+	c.bar.Abort(false)
+	c.p.Wait()
+}
+
+// Rate formats n things over elapsed as "%.0f unit/s", 0 before any time
+// has passed.
+func Rate(n int64, elapsed time.Duration, unit string) string {
+	r := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		r = float64(n) / s
+	}
+	return fmt.Sprintf("%.0f %s/s", r, unit)
 }

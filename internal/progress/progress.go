@@ -1,10 +1,6 @@
-// Package progress renders a run's results and counters: one text line per
-// object, JSON lines, a progress bar on a terminal, and the final summary.
-// It knows engine types and writers, never the engine's internals.
 package progress
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/units"
 )
 
 // verbs names an operation the way users read it in s5cmd and aws output.
@@ -24,8 +21,8 @@ var verbs = map[engine.Op]string{
 	engine.OpSkip:     "skip",
 }
 
-// Verb returns the user-facing verb of an operation ("cp", "rm"...).
-func Verb(op engine.Op, move bool) string {
+// verbOf returns the user-facing verb of an operation ("cp", "rm"...).
+func verbOf(op engine.Op, move bool) string {
 	if move && op != engine.OpDelete && op != engine.OpSkip {
 		return "mv"
 	}
@@ -51,24 +48,20 @@ type Lines struct {
 func (l *Lines) Result(r engine.Result) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	verb := Verb(r.Task.Op, r.Task.DeleteSource)
+	verb := verbOf(r.Task.Op, r.Task.DeleteSource)
 	switch r.Status {
-	case engine.StatusDone:
-		if !l.Quiet {
-			if r.Task.Dst == "" {
-				fmt.Fprintf(l.Out, "%s %s\n", verb, r.Task.Src)
-			} else {
-				fmt.Fprintf(l.Out, "%s %s %s\n", verb, r.Task.Src, r.Task.Dst)
-			}
+	case engine.StatusDone, engine.StatusDryRun:
+		if l.Quiet {
+			break
 		}
-	case engine.StatusDryRun:
-		if !l.Quiet {
-			if r.Task.Dst == "" {
-				fmt.Fprintf(l.Out, "DRY-RUN %s %s\n", verb, r.Task.Src)
-			} else {
-				fmt.Fprintf(l.Out, "DRY-RUN %s %s %s\n", verb, r.Task.Src, r.Task.Dst)
-			}
+		line := verb + " " + r.Task.Src
+		if r.Task.Dst != "" {
+			line += " " + r.Task.Dst
 		}
+		if r.Status == engine.StatusDryRun {
+			line = "DRY-RUN " + line
+		}
+		fmt.Fprintln(l.Out, line)
 	case engine.StatusSkipped:
 		switch {
 		case l.Quiet:
@@ -137,10 +130,10 @@ type Record struct {
 	Unverified bool `json:"unverified,omitempty"`
 }
 
-// NewRecord converts a result.
-func NewRecord(r engine.Result) Record {
+// newRecord converts a result.
+func newRecord(r engine.Result) Record {
 	rec := Record{
-		Op: Verb(r.Task.Op, r.Task.DeleteSource), Kind: string(r.Task.Op), Status: string(r.Status),
+		Op: verbOf(r.Task.Op, r.Task.DeleteSource), Kind: string(r.Task.Op), Status: string(r.Status),
 		Src: r.Task.Src, Dst: r.Task.Dst, Size: r.Task.Size, Parts: r.Parts,
 		Seconds: r.Duration.Seconds(), Reason: r.Task.Reason, Unverified: r.Unverified,
 	}
@@ -153,20 +146,15 @@ func NewRecord(r engine.Result) Record {
 // JSONLines prints one JSON document per result on Out. Safe for
 // concurrent use.
 type JSONLines struct {
-	Out io.Writer
-	mu  sync.Mutex
-	enc *json.Encoder
+	Out  io.Writer
+	once sync.Once
+	enc  *JSON
 }
 
 // Result prints r as one line.
 func (j *JSONLines) Result(r engine.Result) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.enc == nil {
-		j.enc = json.NewEncoder(j.Out)
-		j.enc.SetEscapeHTML(false)
-	}
-	_ = j.enc.Encode(NewRecord(r))
+	j.once.Do(func() { j.enc = NewJSON(j.Out) })
+	_ = j.enc.Encode(newRecord(r))
 }
 
 // SummaryRecord is the JSON form of the final summary (--json, on stderr).
@@ -185,18 +173,17 @@ type SummaryRecord struct {
 	Unverified       int64            `json:"unverified,omitempty"`
 }
 
-// PrintSummary writes the run's summary line(s) to w; verb is SummaryText's.
+// PrintSummary writes the run's summary line(s) to w; verb is summaryText's.
 func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int, verb string) {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		_ = enc.Encode(SummaryRecord{
+		_ = NewJSON(w).Encode(SummaryRecord{
 			Type: "summary", Objects: s.Objects, Deleted: s.Deleted, Bytes: s.Bytes, Failed: s.Failed, Skipped: s.Skipped,
 			Seconds: s.Seconds, ObjectsPerSecond: s.ObjectsPerSecond(), MiBPerSecond: s.MiBPerSecond(),
 			ConcurrencyLimit: limit, Requests: s.Requests, Unverified: s.Unverified,
 		})
 		return
 	}
-	fmt.Fprintln(w, SummaryText(s, verb))
+	fmt.Fprintln(w, summaryText(s, verb))
 	if s.Unverified > 0 {
 		fmt.Fprintln(w, unverifiedNote(s.Unverified))
 	}
@@ -209,18 +196,18 @@ func unverifiedNote(n int64) string {
 	if n == 1 {
 		objects = "object was"
 	}
-	return fmt.Sprintf("WARNING %d %s read without a check: the source keeps no full-object checksum and no MD5 ETag"+
-		" for them (nor, for a download in parts, a multipart ETag; SSE-KMS, SSE-C, or a server that does not say),"+
-		" or checksums are off (--checksum-when-required)", n, objects)
+	return fmt.Sprintf("WARNING %d %s read without a check: the server keeps no full-object checksum"+
+		" and no MD5 or multipart ETag for them (SSE-KMS, SSE-C, or a server that does not say), they were streamed in parts"+
+		" from a source with only an MD5 or multipart ETag, or checksums are off (--checksum-when-required)", n, objects)
 }
 
-// SummaryText is the one-line summary of a run: copies and deletes apart,
+// summaryText is the one-line summary of a run: copies and deletes apart,
 // each with the rates that mean something for it. verb names the copies
 // ("copied", "moved"), which are then always told; with "" they are called
 // copied and told unless the run only deleted.
 //
 //	copied 12 objects, 1.5 GiB in 20.41s: 75.3 MiB/s; deleted 4,000 objects; 0 failed, 0 skipped
-func SummaryText(s engine.Summary, verb string) string {
+func summaryText(s engine.Summary, verb string) string {
 	var parts []string
 	secs := fmt.Sprintf("%.2fs", s.Seconds)
 	copied := s.Copied()
@@ -281,16 +268,5 @@ func plural(n int64, noun string) string {
 	return Count(n) + " " + noun + "s"
 }
 
-// HumanBytes formats n with binary units: 1.5 MiB.
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+// HumanBytes formats n with binary units: 1.5 MiB (units.Human).
+func HumanBytes(n int64) string { return units.Human(n) }

@@ -123,7 +123,7 @@ func TestSummaryText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, SummaryText(tt.s, tt.verb)); diff != "" {
+			if diff := cmp.Diff(tt.want, summaryText(tt.s, tt.verb)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -136,13 +136,47 @@ func removeBucket(ctx context.Context, client *s3.Client, bucket string) error {
 			return fmt.Errorf("empty bucket %s: delete %s: %s", bucket, aws.ToString(e.Key), aws.ToString(e.Message))
 		}
 	}
-	if _, err := client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)}); err != nil {
+	_, err := client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
+	if err != nil && strings.Contains(err.Error(), "BucketNotEmpty") {
+		// A versioned bucket (WithVersioning) keeps older versions and
+		// delete markers after its objects are deleted.
+		if verr := deleteVersions(ctx, client, bucket); verr != nil {
+			return verr
+		}
+		_, err = client.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
+	}
+	if err != nil {
 		if listErr != nil {
 			return fmt.Errorf("remove bucket %s: %w (and %v)", bucket, err, listErr)
 		}
 		return fmt.Errorf("remove bucket %s: %w", bucket, err)
 	}
 	return nil
+}
+
+// deleteVersions deletes every version and delete marker of bucket.
+func deleteVersions(ctx context.Context, client *s3.Client, bucket string) error {
+	for {
+		page, err := client.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)})
+		if err != nil {
+			return fmt.Errorf("empty bucket %s: list versions: %w", bucket, err)
+		}
+		var ids []types.ObjectIdentifier
+		for _, v := range page.Versions {
+			ids = append(ids, types.ObjectIdentifier{Key: v.Key, VersionId: v.VersionId})
+		}
+		for _, m := range page.DeleteMarkers {
+			ids = append(ids, types.ObjectIdentifier{Key: m.Key, VersionId: m.VersionId})
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		for _, id := range ids {
+			if _, err := client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: id.Key, VersionId: id.VersionId}); err != nil {
+				return fmt.Errorf("empty bucket %s: delete %s version %s: %w", bucket, aws.ToString(id.Key), aws.ToString(id.VersionId), err)
+			}
+		}
+	}
 }
 
 // PutObject writes body under key or fails the test.

@@ -36,6 +36,7 @@ const (
 	childAccessEnv = "S3BULK_S3TEST_ACCESS_KEY"
 	childSecretEnv = "S3BULK_S3TEST_SECRET_KEY"
 	childRegionEnv = "S3BULK_S3TEST_REGION"
+	childVersEnv   = "S3BULK_S3TEST_VERSIONING_DIR"
 )
 
 // Server is an S3 endpoint and the credentials that work on it.
@@ -50,6 +51,8 @@ type Server struct {
 	// child is the gateway process, nil for an external endpoint.
 	child  *gateway.Child
 	shared bool
+	// versioning starts the gateway with a versioning directory.
+	versioning bool
 }
 
 // The shared server of this test binary. Package state is unavoidable
@@ -62,8 +65,10 @@ var shared struct {
 }
 
 // Main runs the tests of a package, or, in a re-executed test binary, the
-// gateway that Start asked for. Call it from TestMain.
-func Main(m *testing.M) {
+// gateway that Start asked for. Call it from TestMain. Each of checks runs
+// after the tests passed and the server stopped (a goroutine-leak check,
+// say); an error fails the test binary.
+func Main(m *testing.M, checks ...func() error) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(runChild())
 	}
@@ -79,6 +84,15 @@ func Main(m *testing.M) {
 	if shared.tmp != "" {
 		_ = os.RemoveAll(shared.tmp)
 	}
+	for _, check := range checks {
+		if code != 0 {
+			break
+		}
+		if err := check(); err != nil {
+			fmt.Fprintf(os.Stderr, "after the tests: %v\n", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
@@ -92,6 +106,8 @@ func runChild() int {
 		SecretKey: os.Getenv(childSecretEnv),
 		Region:    os.Getenv(childRegionEnv),
 		Quiet:     true,
+
+		VersioningDir: os.Getenv(childVersEnv),
 	}, os.Stdout)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "s3test gateway: %v\n", err)
@@ -135,6 +151,13 @@ type Option func(*Server)
 // refused by the other.
 func WithCredentials(accessKey, secretKey string) Option {
 	return func(s *Server) { s.AccessKey, s.SecretKey = accessKey, secretKey }
+}
+
+// WithVersioning lets the gateway's buckets keep object versions once a
+// test enables versioning on them (PutBucketVersioning). The shared server
+// has no versioning.
+func WithVersioning() Option {
+	return func(s *Server) { s.versioning = true }
 }
 
 // StartPrivate starts a gateway for this test alone, with its own data
@@ -234,6 +257,9 @@ func startGateway(tmp string, opts ...Option) (*Server, error) {
 		childSecretEnv+"="+s.SecretKey,
 		childRegionEnv+"="+s.Region,
 	)
+	if s.versioning {
+		cmd.Env = append(cmd.Env, childVersEnv+"="+filepath.Join(tmp, "versions"))
+	}
 	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

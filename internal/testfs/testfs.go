@@ -1,5 +1,3 @@
-// Package testfs writes and reads directory trees for tests, as maps from
-// slash-separated relative paths to contents.
 package testfs
 
 import (

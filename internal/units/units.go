@@ -1,5 +1,3 @@
-// Package units parses and formats byte sizes as users type them on a
-// command line: 100KiB, 64MiB, 5GiB, 1.5GB, 1024.
 package units
 
 import (
@@ -87,4 +85,32 @@ func FormatAWS(n int64) string {
 		}
 	}
 	panic("unreachable")
+}
+
+// Human formats n for people with one binary unit and one decimal: "1023
+// B", "1.0 KiB", "1.5 GiB". Progress bars, summaries and du -H use it.
+func Human(n int64) string { return human(n, 1, false) }
+
+// HumanExact is Human for reports, where a whole number of units shows as
+// one and the rest with two decimals: "100 KiB", "5.10 GiB".
+func HumanExact(n int64) string { return human(n, 2, true) }
+
+// human is the one byte formatter for people: the largest binary unit
+// that leaves at least 1 of it (up to EiB), with decimals decimals, or
+// none when exact is set and n is a whole number of that unit.
+func human(n int64, decimals int, exact bool) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for n/div >= unit && exp < 5 {
+		div *= unit
+		exp++
+	}
+	// Checked on integers: a float test would call 2^63-1 bytes "8 EiB".
+	if exact && n%div == 0 {
+		return fmt.Sprintf("%d %ciB", n/div, "KMGTPE"[exp])
+	}
+	return fmt.Sprintf("%.*f %ciB", decimals, float64(n)/float64(div), "KMGTPE"[exp])
 }

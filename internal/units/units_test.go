@@ -92,3 +92,30 @@ func TestFormatAWS(t *testing.T) {
 		}
 	}
 }
+
+// TestHumanExact holds the report sizes bench prints.
+func TestHumanExact(t *testing.T) {
+	tests := []struct {
+		in   int64
+		want string
+	}{
+		{0, "0 B"},
+		{1023, "1023 B"},
+		{100 << 10, "100 KiB"},
+		{5471004718, "5.10 GiB"},
+		{512 << 20, "512 MiB"},
+	}
+	for _, tt := range tests {
+		if got := HumanExact(tt.in); got != tt.want {
+			t.Errorf("HumanExact(%d) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestHuman(t *testing.T) {
+	for in, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 5 << 30: "5.0 GiB", 1536 << 20: "1.5 GiB", 1<<63 - 1: "8.0 EiB"} {
+		if got := Human(in); got != want {
+			t.Errorf("Human(%d) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,8 +1,5 @@
 //go:build unix
 
-// Package unprivileged reruns a test as an unprivileged user. Permissions
-// are not enforced for root, so a test of an unreadable file run as root
-// must run again as someone else.
 package unprivileged
 
 import (

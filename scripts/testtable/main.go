@@ -103,9 +103,18 @@ func fold(r io.Reader, server, version string) (string, []string, error) {
 	reasons := map[string]int{}
 	for i, id := range ids {
 		if i+1 < len(ids) && strings.HasPrefix(ids[i+1], id+"/") {
-			continue // a parent: its subtests count
+			// A parent: its subtests count, unless it failed on its own
+			// (an assertion after its subtests, all of which passed).
+			if results[id].action == "fail" && !subtestFailed(ids[i+1:], id, results) {
+				failed = append(failed, id)
+			}
+			continue
 		}
 		switch res := results[id]; res.action {
+		case "":
+			// Started and never ended: the package timed out or crashed
+			// while it ran.
+			failed = append(failed, id+" (did not finish)")
 		case "pass":
 			passed++
 		case "skip":
@@ -141,4 +150,18 @@ func fold(r io.Reader, server, version string) (string, []string, error) {
 		more = append(more, "FAIL "+f)
 	}
 	return row, more, nil
+}
+
+// subtestFailed reports whether a subtest of parent failed; after is the
+// sorted ids that follow parent, its subtests first.
+func subtestFailed(after []string, parent string, results map[string]*result) bool {
+	for _, id := range after {
+		if !strings.HasPrefix(id, parent+"/") {
+			return false
+		}
+		if results[id].action == "fail" {
+			return true
+		}
+	}
+	return false
 }

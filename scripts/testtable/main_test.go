@@ -21,6 +21,15 @@ func TestFoldCountsLeafTestsAndSkipReasons(t *testing.T) {
 		`{"Action":"output","Package":"p","Test":"TestB","Output":"    b_test.go:3: server lacks UploadPartCopy (NotImplemented, status 501)\n"}`,
 		`{"Action":"skip","Package":"p","Test":"TestB"}`,
 		`{"Action":"fail","Package":"p","Test":"TestC"}`,
+		`{"Action":"run","Package":"p","Test":"TestD"}`,
+		`{"Action":"run","Package":"p","Test":"TestD/sub"}`,
+		`{"Action":"pass","Package":"p","Test":"TestD/sub"}`,
+		`{"Action":"fail","Package":"p","Test":"TestD"}`,
+		`{"Action":"run","Package":"p","Test":"TestE"}`,
+		`{"Action":"run","Package":"p","Test":"TestE/sub"}`,
+		`{"Action":"fail","Package":"p","Test":"TestE/sub"}`,
+		`{"Action":"fail","Package":"p","Test":"TestE"}`,
+		`{"Action":"run","Package":"p","Test":"TestF"}`,
 		`{"Action":"fail","Package":"p"}`,
 		`{"Action":"fail","Package":"q"}`,
 		`not json: a build error`,
@@ -29,11 +38,13 @@ func TestFoldCountsLeafTestsAndSkipReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "| srv | v1 | 1 | 2 (2: server lacks UploadPartCopy (NotImplemented, status 501)) | 2 |"
+	// TestD failed after its one subtest passed; TestE through its
+	// subtest (counted once); TestF never ended (a timeout).
+	want := "| srv | v1 | 2 | 2 (2: server lacks UploadPartCopy (NotImplemented, status 501)) | 5 |"
 	if row != want {
 		t.Errorf("row:\n%s\nwant:\n%s", row, want)
 	}
-	if diff := cmp.Diff([]string{"FAIL p TestC", "FAIL q (package)"}, more); diff != "" {
+	if diff := cmp.Diff([]string{"FAIL p TestC", "FAIL p TestD", "FAIL p TestE/sub", "FAIL p TestF (did not finish)", "FAIL q (package)"}, more); diff != "" {
 		t.Errorf("details (-want +got):\n%s", diff)
 	}
 }

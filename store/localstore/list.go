@@ -377,8 +377,8 @@ func (w *walker) unreadable(p, reason string) {
 }
 
 func (w *walker) skip(p, reason string) {
-	if !w.probe && w.s.opts.OnSkip != nil {
-		w.s.opts.OnSkip(p, reason)
+	if !w.probe {
+		w.s.skip(p, reason)
 	}
 }
 

@@ -11,7 +11,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/s3bulk/s3bulk/store"
@@ -30,8 +33,9 @@ type Options struct {
 	// reason: a symlink not followed, a symlink loop, a broken symlink, a
 	// special file (socket, pipe, device), an unreadable directory or file,
 	// a name that cannot be a key. A listing that skipped something is
-	// incomplete: a sync must not delete destination objects on its basis.
-	// It is called from the goroutine that called List.
+	// incomplete: a sync must not delete destination objects on its basis
+	// (Store.Skipped keeps the names for that). It is called from the
+	// goroutine that called List.
 	OnSkip func(path, reason string)
 	// Sync flushes each written file and its directory to disk before it is
 	// reported written (fsync), so it survives a power cut. Off by default: it
@@ -44,12 +48,36 @@ type Options struct {
 type Store struct {
 	root string // absolute and clean
 	opts Options
+
+	mu      sync.Mutex
+	skipped []string // keys of the entries listings left out
 }
 
 var (
 	_ store.Store        = (*Store)(nil)
 	_ store.RandomWriter = (*Store)(nil)
+	_ store.Skipper      = (*Store)(nil)
 )
+
+// Skipped returns the entries List has left out so far (see
+// Options.OnSkip) as keys relative to the root, "." for the root itself.
+func (s *Store) Skipped() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.skipped)
+}
+
+// skip records that a listing left out the entry at path p.
+func (s *Store) skip(p, reason string) {
+	if rel, err := filepath.Rel(s.root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		s.mu.Lock()
+		s.skipped = append(s.skipped, filepath.ToSlash(rel))
+		s.mu.Unlock()
+	}
+	if s.opts.OnSkip != nil {
+		s.opts.OnSkip(p, reason)
+	}
+}
 
 // New returns the store rooted at root. The directory need not exist yet (a
 // download creates it); if something exists there it must be a directory.

@@ -14,11 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go/logging"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/s3bulk/s3bulk/internal/retry"
@@ -55,6 +52,10 @@ type Config struct {
 	// AccessKey and SecretKey, when both set, replace the credential chain;
 	// SessionToken goes with them for temporary credentials.
 	AccessKey, SecretKey, SessionToken string
+	// ConfigFiles and CredentialsFiles, when set, replace the shared config
+	// and credentials files (AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE,
+	// ~/.aws/config and ~/.aws/credentials).
+	ConfigFiles, CredentialsFiles []string
 	// Anonymous sends unsigned requests (public buckets).
 	Anonymous bool
 	// OnThrottle is called once per throttled response (503 SlowDown, 429,
@@ -144,34 +145,9 @@ func (c *Client) sayOnce(topic, msg string, args ...any) {
 // client. It fails with an error wrapping store.ErrInvalidCredentials when no
 // credentials can be found, rather than on the first request.
 func NewClient(ctx context.Context, cfg Config) (*Client, error) {
-	var opts []func(*config.LoadOptions) error
-	if cfg.Region != "" {
-		opts = append(opts, config.WithRegion(cfg.Region))
-	}
-	if cfg.Profile != "" {
-		opts = append(opts, config.WithSharedConfigProfile(cfg.Profile))
-	}
-	if cfg.AccessKey != "" || cfg.SecretKey != "" {
-		opts = append(opts, config.WithCredentialsProvider(
-			credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken)))
-	}
-	if cfg.ChecksumWhenRequired {
-		opts = append(opts,
-			config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
-			config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired))
-	}
-	var logger logging.Logger = logging.Nop{}
-	if cfg.Logger != nil {
-		logger = sdkLogger{cfg.Logger}
-	}
-	opts = append(opts, config.WithLogger(logger))
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	awsCfg, err := LoadAWSConfig(ctx, cfg)
 	if err != nil {
-		var noProfile config.SharedConfigProfileNotExistError
-		if errors.As(err, &noProfile) {
-			return nil, &Error{Op: "load config", URL: "profile " + cfg.Profile, Sentinel: store.ErrInvalidCredentials, Err: err}
-		}
-		return nil, fmt.Errorf("load aws config: %w", err)
+		return nil, err
 	}
 	if awsCfg.Region == "" {
 		awsCfg.Region = defaultRegion

@@ -1,7 +1,19 @@
-// Package s3store owns everything s3bulk says to S3: it is the only importer
-// of the AWS SDK's S3 client, and it turns an S3 bucket into a store.Store
-// with server-side copy (store.Copier) and multipart upload and copy
-// (store.Multipart).
+// Package s3store owns everything the engine says to S3: it turns an S3
+// bucket into a store.Store with server-side copy (store.Copier) and
+// multipart upload and copy (store.Multipart), and LoadAWSConfig is the one
+// loader of AWS configuration (credentials chain, profile, files, region).
+//
+// It is the engine's only way to S3, not the only importer of the SDK's S3
+// client: five packages use that directly, each because the engine must not
+// stand in between. internal/batchops drives S3 Control and STS, which this
+// package does not wrap, and asks the bucket's region (HeadBucket,
+// GetBucketLocation) on Client.SDK; internal/bench's baseline methods
+// reproduce plain SDK programs, one attempt per request, so they must not
+// get this package's retries; internal/cli creates demo's buckets and hands
+// Client.SDK to batchops; internal/s3test's clients seed and check what
+// tests did, independently of the code under test; and the fake Batch
+// Operations job (internal/batchops/fakecontrol) copies with CopyObject as
+// S3 would. docs/architecture.md keeps that list.
 //
 // A Client holds one SDK client, one HTTP transport and one retry policy for
 // a whole run; Client.Bucket returns a cheap Store view of one bucket.
@@ -38,7 +50,7 @@
 //     turns it all off for servers that reject checksum headers.
 //   - Unsigned payloads: over plain HTTP too, a request carrying a CRC the
 //     server checks is signed with UNSIGNED-PAYLOAD rather than the SHA-256
-//     of its body (payload.go, docs/design/0005-unsigned-payloads.md).
+//     of its body (payload.go, docs/design/0006-unsigned-payloads.md).
 //   - Listings: ListPage decodes ListObjectsV2 answers with a scanner of
 //     the fields a page uses, and leaves what it does not read to the
 //     SDK's decoder (listxml.go).
@@ -49,6 +61,7 @@
 // The SDK version in go.mod already turns an S3 "200 OK with an <Error>
 // body" (CopyObject, UploadPartCopy, CompleteMultipartUpload) into a 500
 // error that is retried, and already reads AWS_ENDPOINT_URL and
-// AWS_ENDPOINT_URL_S3; this package relies on both rather than reimplementing
-// them.
+// AWS_ENDPOINT_URL_S3 from the process's environment; this package relies on
+// both rather than reimplementing them. A caller with an environment of its
+// own (the CLI's, in tests) passes what it read as Config fields.
 package s3store

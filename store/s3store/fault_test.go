@@ -1,18 +1,19 @@
 package s3store
 
 import (
+	"context"
 	"errors"
 	"io"
-	"log"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // faultServer stands between a client and the real server and lets a test
@@ -32,22 +33,18 @@ type faultFunc func(n int64, w http.ResponseWriter, r *http.Request, next http.H
 
 func newFaultServer(t *testing.T, srv *s3test.Server, fault faultFunc) *faultServer {
 	t.Helper()
-	target, err := url.Parse(srv.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	// The proxy logs every connection a test cuts on purpose.
-	proxy.ErrorLog = log.New(io.Discard, "", 0)
 	fs := &faultServer{}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
 		fs.mu.Lock()
 		fs.seen = append(fs.seen, r.Clone(r.Context()))
 		fs.mu.Unlock()
-		fault(fs.count.Add(1), w, r, proxy)
-	}))
-	t.Cleanup(hs.Close)
-	fs.URL = hs.URL
+		fault(fs.count.Add(1), w, r, next)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	fs.URL = p.URL()
 	return fs
 }
 
@@ -122,3 +119,45 @@ func (c *cutWriter) Write(p []byte) (int, error) {
 }
 
 func (c *cutWriter) Flush() { c.ResponseWriter.(http.Flusher).Flush() }
+
+// TestACreateAnsweredAfterACancellationKeepsItsUpload cancels the caller of
+// CreateMultipart after the server has started the upload and before its
+// answer arrives: the caller still gets the upload's ID, to abort it, so an
+// interrupted run leaves no upload nobody can name.
+func TestACreateAnsweredAfterACancellationKeepsItsUpload(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	fs := newFaultServer(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if opOf(r) != "CreateMultipartUpload" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r) // the server has the upload now
+		cancel()
+		time.Sleep(100 * time.Millisecond) // time to see the cancellation
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	})
+	c := newTestClient(t, srv, func(cfg *Config) { cfg.EndpointURL = fs.URL })
+	s := c.Bucket(bucket)
+	id, err := s.CreateMultipart(ctx, "k", store.Metadata{})
+	if ctx.Err() == nil {
+		t.Fatal("the caller was not cancelled during the create: the test tested nothing")
+	}
+	ups := s3test.ListUploads(t, srv.Client(t), bucket)
+	if err != nil || id == "" || len(ups) != 1 {
+		t.Fatalf("CreateMultipart = %q, %v; uploads on the server of %v; want the ID of the one upload", id, err, ups)
+	}
+	if err := s.AbortMultipart(context.Background(), "k", id); err != nil {
+		t.Fatal(err)
+	}
+	if ups := s3test.ListUploads(t, srv.Client(t), bucket); len(ups) != 0 {
+		t.Errorf("uploads left after the abort: %v", ups)
+	}
+}

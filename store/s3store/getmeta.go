@@ -17,7 +17,7 @@ import (
 // are not checked.
 func (s *Store) GetWithMetadata(ctx context.Context, key, ifMatch string) (io.ReadCloser, store.Metadata, error) {
 	r := &resumingReader{ctx: ctx, s: s, key: key, end: -1, etag: quoteETag(ifMatch),
-		verify: !s.c.checksumWhenRequired}
+		verify: !s.c.checksumWhenRequired, whole: true}
 	if err := r.open(); err != nil {
 		return nil, store.Metadata{}, err
 	}

@@ -412,34 +412,14 @@ func TestPartsVerifier(t *testing.T) {
 	c := newTestClient(t, srv, nil)
 	bucket := srv.NewBucket(t)
 	s := c.Bucket(bucket)
-	ctx := t.Context()
 	body := pattern(3*minPart + 3)
 	size := int64(len(body))
 	mustPut(t, s, "put", body, store.Metadata{}) // PutObject: a CRC32 of the whole, an MD5 ETag
 	// Multipart uploads without a full-object checksum: their ETag is the
 	// MD5 of the parts' MD5s. One in even parts, as clients upload, one in
 	// uneven parts, whose boundaries must be asked for.
-	upload := func(key string, sizes ...int64) {
-		id, err := s.CreateMultipart(ctx, key, store.Metadata{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var done []store.Part
-		var off int64
-		for i, n := range sizes {
-			p, err := s.UploadPart(ctx, key, id, int32(i+1), bytes.NewReader(body[off:off+n]), n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			done = append(done, p)
-			off += n
-		}
-		if err := s.CompleteMultipart(ctx, key, id, done); err != nil {
-			t.Fatal(err)
-		}
-	}
-	upload("even", minPart, minPart, minPart, 3)
-	upload("uneven", minPart+3, minPart, minPart)
+	uploadParts(t, s, "even", body, minPart, minPart, minPart, 3)
+	uploadParts(t, s, "uneven", body, minPart+3, minPart, minPart)
 	// Through a proxy that drops every x-amz-checksum-* header, the same
 	// objects have only their ETags left to check against.
 	noSums, _ := faultClient(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -14,6 +15,10 @@ import (
 
 	"github.com/s3bulk/s3bulk/store"
 )
+
+// createGrace is how long a CreateMultipartUpload may still take to answer
+// once its caller's context has ended (see createMultipart).
+const createGrace = 10 * time.Second
 
 // CreateMultipart starts a multipart upload of key with meta, without a
 // checksum of its own: for server-side copies (UploadPartCopy), whose bytes
@@ -52,7 +57,24 @@ func (s *Store) createMultipart(ctx context.Context, key string, meta store.Meta
 		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
 		in.ChecksumType = s3types.ChecksumTypeFullObject
 	}
-	out, err := s.c.s3.CreateMultipartUpload(ctx, in, s.optFns...)
+	// The request outlives a cancellation of ctx, for up to createGrace:
+	// a create the server carried out whose answer the cancellation threw
+	// away would leave an upload nobody knows the ID of, so nobody can
+	// abort it. With the ID, the caller aborts (or journals) it as it does
+	// any upload it started before the cancellation.
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(createGrace)
+		defer t.Stop()
+		select {
+		case <-rctx.Done():
+		case <-t.C:
+			cancel()
+		}
+	})
+	defer stop()
+	out, err := s.c.s3.CreateMultipartUpload(rctx, in, s.optFns...)
 	if err != nil {
 		return "", wrap(err, "create multipart upload", s.URL(key))
 	}

@@ -13,7 +13,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
-// Unsigned payloads over plain HTTP, and why (docs/design/0005).
+// Unsigned payloads over plain HTTP, and why (docs/design/0006).
 //
 // SigV4 signs a request's body by putting its SHA-256 in the signature.
 // Over HTTPS the SDK sends bodies as aws-chunked with a trailing CRC and

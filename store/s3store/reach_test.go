@@ -3,15 +3,13 @@ package s3store
 import (
 	"errors"
 	"net"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -60,14 +58,13 @@ func TestAnEndpointThatNeverAnsweredIsGivenUpOnAfterThreeRefusals(t *testing.T) 
 func TestARefusedConnectionAfterTheEndpointAnsweredIsRetried(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
-	target, err := url.Parse(srv.Endpoint)
+	front, err := faultproxy.New(srv.Endpoint, faultproxy.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	front := httptest.NewServer(httputil.NewSingleHostReverseProxy(target))
 	var reqs counter
 	c := newTestClient(t, srv, func(cfg *Config) {
-		cfg.EndpointURL = front.URL
+		cfg.EndpointURL = front.URL()
 		cfg.Backoff = fastBackoff
 		cfg.MaxAttempts = 5
 		cfg.OnRequest = reqs.add

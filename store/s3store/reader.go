@@ -34,11 +34,13 @@ type resumingReader struct {
 	// verify asks the first response for the object's checksums. When that
 	// response holds the whole object, check hashes every byte delivered,
 	// resumed requests included, and the read that delivers the last byte
-	// fails if the digest differs (see checksum.go).
+	// fails if the digest differs (see checksum.go, etagcheck.go).
 	verify   bool
-	check    *verifier
+	check    bodyCheck
 	checked  bool
 	checkErr error
+	// whole marks a read of the whole object, which Unverified reports on.
+	whole bool
 
 	body     io.ReadCloser
 	failures int // consecutive breaks without a byte delivered in between
@@ -68,8 +70,9 @@ func (r *resumingReader) open() error {
 		r.end = r.off + *out.ContentLength
 	}
 	if first && r.off == 0 && r.end >= 0 && r.end == objectSize(out) {
-		if exp, ok := expectedOf(out); ok {
-			r.check = newVerifier(exp)
+		if r.check, err = r.s.wholeCheck(r.ctx, r.key, out); err != nil {
+			out.Body.Close()
+			return err
 		}
 	}
 	r.body = out.Body
@@ -106,9 +109,6 @@ func expectedOf(out *s3.GetObjectOutput) (expected, bool) {
 	}
 	return etagMD5(aws.ToString(out.ETag), out.ServerSideEncryption, out.SSECustomerAlgorithm)
 }
-
-// Checked reports whether the bytes delivered are checked (store.CheckedReader).
-func (r *resumingReader) Checked() bool { return r.check != nil }
 
 // finish checks the digest once every byte was read, and keeps failing
 // afterwards.
@@ -195,6 +195,15 @@ func (r *resumingReader) resume() error {
 }
 
 var errReadAfterClose = errors.New("read after close")
+
+// Unverified reports, for a read of the whole object that reached its
+// end, whether its bytes were checked against nothing: the object carries
+// no full-object checksum, MD5 ETag or multipart ETag that could be
+// rebuilt (SSE-KMS, SSE-C, a server that does not say), or checksums are
+// off (Config.ChecksumWhenRequired). See store.CheckedBody.
+func (r *resumingReader) Unverified() bool {
+	return r.whole && (r.check == nil || r.check.unverified())
+}
 
 func (r *resumingReader) Close() error {
 	r.closed = true

@@ -125,7 +125,7 @@ func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch 
 		return io.NopCloser(strings.NewReader("")), nil
 	}
 	r := &resumingReader{ctx: ctx, s: s, key: key, off: off, end: -1, etag: quoteETag(ifMatch),
-		verify: off == 0 && !s.c.checksumWhenRequired}
+		verify: off == 0 && !s.c.checksumWhenRequired, whole: off == 0 && length < 0}
 	if length > 0 {
 		r.end = off + length
 	}

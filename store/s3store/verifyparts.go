@@ -117,26 +117,35 @@ func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64
 	if !ok {
 		return nil, nil
 	}
+	first, ok, err := s.etagPartSize(ctx, key, etag, n, size)
+	if err != nil || !ok {
+		return nil, err
+	}
+	v.exp, v.etagParts, v.partSize = exp, n, first
+	return v, nil
+}
+
+// etagPartSize asks for the size of the first part of key, whose ETag is
+// a multipart ETag of n parts, as it was uploaded. ok is false when the
+// server does not say (it refuses or ignores partNumber, or counts the
+// parts otherwise): then the ETag cannot be rebuilt, which is no reason to
+// fail a download.
+func (s *Store) etagPartSize(ctx context.Context, key, etag string, n int, size int64) (int64, bool, error) {
 	first, count, err := s.partSize(ctx, key, etag, 1)
 	var apiErr smithy.APIError
 	switch {
 	case err == nil:
 	case errors.As(err, &apiErr) && !errors.Is(err, store.ErrPreconditionFailed) && !errors.Is(err, store.ErrNotFound):
-		// The server refuses partNumber: the object cannot be checked,
-		// which is no reason to fail its download.
 		s.c.sayOnce("no-head-part-number", "the server refuses HeadObject with partNumber: multipart objects without a checksum are downloaded unchecked",
 			"endpoint", s.c.endpoint, "error", err)
-		return nil, nil
+		return 0, false, nil
 	default:
-		return nil, err
+		return 0, false, err
 	}
 	if count != n || first <= 0 || first > size {
-		// The server does not say how the object was uploaded (it ignores
-		// partNumber, or counts otherwise): nothing to rebuild the ETag from.
-		return nil, nil
+		return 0, false, nil
 	}
-	v.exp, v.etagParts, v.partSize = exp, n, first
-	return v, nil
+	return first, true, nil
 }
 
 // multipartETag reads an ETag of the form "hex(md5 of the parts' MD5s)-N",
@@ -256,14 +265,20 @@ func uniformParts(size, partSize int64) []int64 {
 
 // partSizes asks the server for the size of every part of the object.
 func (v *PartsVerifier) partSizes(ctx context.Context) ([]int64, error) {
-	sizes := make([]int64, v.etagParts)
+	etag := hex.EncodeToString(v.exp.want) + "-" + strconv.Itoa(v.etagParts)
+	return v.s.partSizes(ctx, v.key, etag, v.etagParts)
+}
+
+// partSizes asks the server for the size of every one of the n parts of
+// key, whose ETag is etag.
+func (s *Store) partSizes(ctx context.Context, key, etag string, n int) ([]int64, error) {
+	sizes := make([]int64, n)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(16)
-	etag := hex.EncodeToString(v.exp.want) + "-" + strconv.Itoa(v.etagParts)
 	for i := range sizes {
 		g.Go(func() error {
-			n, _, err := v.s.partSize(gctx, v.key, etag, int32(i+1))
-			sizes[i] = n
+			size, _, err := s.partSize(gctx, key, etag, int32(i+1))
+			sizes[i] = size
 			return err
 		})
 	}

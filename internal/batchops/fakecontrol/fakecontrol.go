@@ -1,20 +1,3 @@
-// Package fakecontrol is a FAKE of the AWS S3 Control plane's Batch
-// Operations API, for tests only. No emulator runs Batch Operations jobs
-// (moto has no jobs API, LocalStack only in its paid tier), so s3bulk's tests
-// run against this one.
-//
-// It is faithful where s3bulk depends on it and simple elsewhere. It speaks
-// the real REST-XML wire format of CreateJob, DescribeJob, UpdateJobStatus
-// and ListJobs (paths under /v20180820/jobs, the x-amz-account-id header,
-// the 2018-08-20 XML namespace, wrapped <ErrorResponse> errors), so the
-// unmodified SDK client talks to it; it also answers STS GetCallerIdentity.
-// A job reads its manifest from a real S3 server, checks its ETag, copies
-// each object there with CopyObject, moves through the real statuses (New,
-// Preparing, Ready, Active, then Completing/Complete, Failing/Failed or
-// Cancelling/Cancelled) and writes a Report_CSV_20180820 completion report
-// with its manifest.json. It does not check signatures beyond their form,
-// runs one task at a time, and supports only S3PutObjectCopy with CSV
-// manifests.
 package fakecontrol
 
 import (
@@ -477,8 +460,8 @@ func (s *Server) validate(req *createJobRequest) string {
 		return s.validateGenerator(req, arn)
 	case req.Manifest.Spec.Format != "S3BatchOperations_CSV_20180820":
 		return "the fake reads only S3BatchOperations_CSV_20180820 manifests, not " + req.Manifest.Spec.Format
-	case !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key"}):
-		return fmt.Sprintf("the fake reads only Bucket,Key manifests, not %v", req.Manifest.Spec.Fields)
+	case !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key"}) && !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key", "VersionId"}):
+		return fmt.Sprintf("the fake reads only Bucket,Key and Bucket,Key,VersionId manifests, not %v", req.Manifest.Spec.Fields)
 	case !strings.HasPrefix(req.Manifest.Location.ObjectArn, arn):
 		return "manifest ObjectArn is not an S3 object ARN of partition " + partition(s.opts.Region) + ": " + req.Manifest.Location.ObjectArn
 	case req.Manifest.Location.ETag == "":
@@ -552,7 +535,7 @@ func (s *Server) validateGenerator(req *createJobRequest, arn string) string {
 
 // generated lists what a manifest generator would put in its manifest, in
 // key order, as Bucket and encoded key.
-func (s *Server) generated(ctx context.Context, req *createJobRequest, fn func(task int, bucket, encKey string) (bool, error)) error {
+func (s *Server) generated(ctx context.Context, req *createJobRequest, fn func(task int, r row) (bool, error)) error {
 	g := req.Generator
 	bucket := s.unARN(g.SourceBucket)
 	if o := g.ExpectedBucketOwner; o != "" && o != s.opts.AccountID {
@@ -593,7 +576,7 @@ func (s *Server) generated(ctx context.Context, req *createJobRequest, fn func(t
 				!before.IsZero() && !mod.Before(before):
 				continue
 			}
-			goOn, err := fn(task, bucket, url.QueryEscape(key))
+			goOn, err := fn(task, row{bucket: bucket, encKey: url.QueryEscape(key)})
 			if err != nil || !goOn {
 				return err
 			}
@@ -613,7 +596,24 @@ func (s *Server) bucketRegion(ctx context.Context, bucket string) (string, error
 	if err != nil {
 		return "", err
 	}
-	return aws.ToString(out.BucketRegion), nil
+	if r := aws.ToString(out.BucketRegion); r != "" {
+		return r, nil
+	}
+	// S3 always names the region in HeadBucket; some S3-compatible
+	// servers (SeaweedFS, gofakes3, s3rver) only answer GetBucketLocation,
+	// whose empty LocationConstraint means us-east-1.
+	loc, err := s.s3.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: aws.String(bucket)})
+	if err != nil {
+		return "", fmt.Errorf("HeadBucket names no region, and GetBucketLocation: %w", err)
+	}
+	switch r := string(loc.LocationConstraint); r {
+	case "":
+		return "us-east-1", nil
+	case "EU":
+		return "eu-west-1", nil
+	default:
+		return r, nil
+	}
 }
 
 // Pause makes job id go through Pausing to Paused before its next task,
@@ -718,22 +718,23 @@ func (s *Server) run(j *job) {
 		return
 	}
 	mBucket, mKey, _ := strings.Cut(s.unARN(j.req.Manifest.Location.ObjectArn), "/")
-	tasks := func(fn func(task int, bucket, encKey string) (bool, error)) error {
-		return s.eachLine(ctx, mBucket, mKey, fn)
+	versioned := slices.Contains(j.req.Manifest.Spec.Fields, "VersionId")
+	tasks := func(fn func(task int, r row) (bool, error)) error {
+		return s.eachLine(ctx, mBucket, mKey, versioned, fn)
 	}
 	var total int64
 	var fcode, freason string
 	if j.req.Generator != nil {
-		tasks = func(fn func(task int, bucket, encKey string) (bool, error)) error {
+		tasks = func(fn func(task int, r row) (bool, error)) error {
 			return s.generated(ctx, &j.req, fn)
 		}
-		if err := tasks(func(int, string, string) (bool, error) { total++; return true, nil }); err != nil {
+		if err := tasks(func(int, row) (bool, error) { total++; return true, nil }); err != nil {
 			fcode, freason = "ManifestGenerationFailed", err.Error()
 		} else if total == 0 {
 			fcode, freason = "ManifestEmpty", "the generated manifest lists no objects"
 		}
 	} else {
-		total, fcode, freason = s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag)
+		total, fcode, freason = s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag, versioned)
 	}
 	if fcode != "" {
 		s.mu.Lock()
@@ -763,7 +764,7 @@ func (s *Server) run(j *job) {
 	}
 
 	var results []result
-	err := tasks(func(task int, bucket, encKey string) (bool, error) {
+	err := tasks(func(task int, r row) (bool, error) {
 		if s.opts.BeforeTask != nil {
 			s.opts.BeforeTask(j.id, task)
 		}
@@ -774,7 +775,7 @@ func (s *Server) run(j *job) {
 		if stop || ctx.Err() != nil {
 			return false, nil
 		}
-		res := s.copyOne(ctx, j, bucket, encKey)
+		res := s.copyOne(ctx, j, r)
 		results = append(results, res)
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -839,7 +840,7 @@ func (s *Server) finish(ctx context.Context, j *job, results []result, ing, fina
 }
 
 // prepare checks the manifest's ETag and counts its tasks.
-func (s *Server) prepare(ctx context.Context, bucket, key, etag string) (int64, string, string) {
+func (s *Server) prepare(ctx context.Context, bucket, key, etag string, versioned bool) (int64, string, string) {
 	head, err := s.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
 		return 0, "ManifestNotFound", fmt.Sprintf("reading the manifest s3://%s/%s: %v", bucket, key, err)
@@ -848,7 +849,7 @@ func (s *Server) prepare(ctx context.Context, bucket, key, etag string) (int64, 
 		return 0, "ManifestETagMismatch", fmt.Sprintf("the manifest's ETag is %s, the job names %s", got, etag)
 	}
 	var n int64
-	err = s.eachLine(ctx, bucket, key, func(int, string, string) (bool, error) { n++; return true, nil })
+	err = s.eachLine(ctx, bucket, key, versioned, func(int, row) (bool, error) { n++; return true, nil })
 	if err != nil {
 		return 0, "ManifestParseFailed", err.Error()
 	}
@@ -858,22 +859,39 @@ func (s *Server) prepare(ctx context.Context, bucket, key, etag string) (int64, 
 	return n, "", ""
 }
 
-// eachLine streams the manifest's lines: Bucket,Key with the key as written.
-func (s *Server) eachLine(ctx context.Context, bucket, key string, fn func(task int, bucket, encKey string) (bool, error)) error {
+// row is one manifest line, its fields as written (URL-encoded).
+type row struct {
+	bucket, encKey, encVersion string
+}
+
+// eachLine streams the manifest's lines: Bucket,Key, or with versioned
+// (Fields Bucket,Key,VersionId) Bucket,Key,VersionId. As the user guide
+// says, a manifest with a version ID field gives one for every object: a
+// line with another number of columns, or an empty field, fails the
+// manifest.
+func (s *Server) eachLine(ctx context.Context, bucket, key string, versioned bool, fn func(task int, r row) (bool, error)) error {
 	out, err := s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
 		return err
 	}
 	defer out.Body.Close()
+	want, what := 2, "Bucket,Key"
+	if versioned {
+		want, what = 3, "Bucket,Key,VersionId"
+	}
 	sc := bufio.NewScanner(out.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for task := 0; sc.Scan(); task++ {
 		line := sc.Text()
-		b, k, ok := strings.Cut(line, ",")
-		if !ok || b == "" || k == "" || strings.Contains(k, ",") {
-			return fmt.Errorf("manifest line %d: %q is not Bucket,Key", task+1, line)
+		f := strings.Split(line, ",")
+		if len(f) != want || slices.Contains(f, "") {
+			return fmt.Errorf("manifest line %d: %q is not %s", task+1, line, what)
 		}
-		if goOn, err := fn(task, b, k); err != nil || !goOn {
+		r := row{bucket: f[0], encKey: f[1]}
+		if versioned {
+			r.encVersion = f[2]
+		}
+		if goOn, err := fn(task, r); err != nil || !goOn {
 			return err
 		}
 	}
@@ -881,18 +899,26 @@ func (s *Server) eachLine(ctx context.Context, bucket, key string, fn func(task 
 }
 
 type result struct {
-	bucket, encKey string
-	status         string
-	httpStatus     int
-	errorCode      string
-	message        string
+	row
+	status     string
+	httpStatus int
+	errorCode  string
+	message    string
 }
 
-func (s *Server) copyOne(ctx context.Context, j *job, bucket, encKey string) result {
-	res := result{bucket: bucket, encKey: encKey}
-	key, err := url.QueryUnescape(encKey)
+func (s *Server) copyOne(ctx context.Context, j *job, r row) result {
+	res := result{row: r}
+	bucket := r.bucket
+	key, err := url.QueryUnescape(r.encKey)
 	if err != nil {
 		res.status, res.httpStatus, res.errorCode, res.message = "failed", 400, "InvalidManifestKey", err.Error()
+		return res
+	}
+	// Version IDs are URL-encoded like keys, and decoded the same way: a
+	// '+' left unencoded reads as a space and names no version.
+	version, err := url.QueryUnescape(r.encVersion)
+	if err != nil {
+		res.status, res.httpStatus, res.errorCode, res.message = "failed", 400, "InvalidManifestVersionId", err.Error()
 		return res
 	}
 	if s.opts.SSEC != nil && s.opts.SSEC(bucket, key) {
@@ -900,7 +926,7 @@ func (s *Server) copyOne(ctx context.Context, j *job, bucket, encKey string) res
 		res.message = "The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object."
 		return res
 	}
-	head, err := s.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	head, err := s.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), VersionId: opt(version)})
 	if err == nil && aws.ToInt64(head.ContentLength) > s.opts.MaxCopySize {
 		res.status, res.httpStatus, res.errorCode = "failed", 400, "InvalidRequest"
 		res.message = fmt.Sprintf("The specified copy source is larger than the maximum allowable size for a copy source: %d", s.opts.MaxCopySize)
@@ -914,6 +940,9 @@ func (s *Server) copyOne(ctx context.Context, j *job, bucket, encKey string) res
 		Bucket:     aws.String(s.unARN(op.TargetResource)),
 		Key:        aws.String(op.TargetKeyPrefix + key),
 		CopySource: aws.String(s3store.CopySource(bucket, key)),
+	}
+	if version != "" {
+		*in.CopySource += "?versionId=" + url.QueryEscape(version)
 	}
 	if op.StorageClass != "" {
 		in.StorageClass = s3types.StorageClass(op.StorageClass)
@@ -988,7 +1017,7 @@ func (s *Server) writeReport(ctx context.Context, j *job, results []result) erro
 			}
 			// AWS's rows put the HTTP status before the error code,
 			// whatever the schema line says.
-			fmt.Fprintf(&buf, "%s,%s,,%s,%d,%s,%s\n", r.bucket, r.encKey, r.status, r.httpStatus, r.errorCode, csvQuote(r.message))
+			fmt.Fprintf(&buf, "%s,%s,%s,%s,%d,%s,%s\n", r.bucket, r.encKey, r.encVersion, r.status, r.httpStatus, r.errorCode, csvQuote(r.message))
 		}
 		if buf.Len() == 0 {
 			continue

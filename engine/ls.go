@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
+)
+
+// List calls fn for what `ls` shows of loc in st: with all unset, one level
+// (common prefixes and the objects beside them); with all, or for a
+// wildcard, every object below, matched by the wildcard. keep, when set,
+// is asked about each object with its key relative to loc's base, as
+// cp's filters see it; prefixes are not filtered. A key or prefix (not a
+// bucket's root) under which nothing is listed is a *NoMatchError. An
+// error from fn, or from the listing, stops it and is returned.
+func List(ctx context.Context, st store.Store, loc s3url.Location, all bool, keep func(store.Object) bool, fn func(store.Object) error) error {
+	delim := "/"
+	if all || loc.HasWildcard() {
+		delim = ""
+	}
+	match, base := loc.Matcher(), loc.Base()
+	listed := false
+	err := st.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
+		if loc.HasWildcard() && !match(o.Key) {
+			return nil
+		}
+		if keep != nil && !o.IsPrefix {
+			rel := o
+			rel.Key = strings.TrimPrefix(o.Key, base)
+			if !keep(rel) {
+				return nil
+			}
+		}
+		listed = true
+		return fn(o)
+	})
+	if err == nil && !listed && loc.Key != "" {
+		return &NoMatchError{URL: loc.String()}
+	}
+	return err
+}

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/s3bulk/s3bulk/engine"
+)
+
+// flagHints tells how to fix what the engine reports in the flags' words:
+// the engine names no flags.
+func flagHints(err error) error {
+	var ne *engine.NoMatchError
+	var pe *engine.PartsLimitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ne) && ne.Exact && ne.Hint == "":
+		ne.Hint = "for a prefix use --recursive"
+	case errors.Is(err, engine.ErrPrefix):
+		return hinted{err, "use --recursive or a wildcard"}
+	case errors.As(err, &pe):
+		return hinted{err, "give a larger --part-size"}
+	}
+	return err
+}
+
+// withFlagHints is flagHints for one result.
+func withFlagHints(r engine.Result) engine.Result {
+	r.Err = flagHints(r.Err)
+	if r.Task.Reason == engine.ReasonExists {
+		r.Task.Reason += " (--no-clobber)"
+	}
+	return r
+}
+
+// hinted is an error followed by how to fix it.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h hinted) Error() string { return h.err.Error() + ": " + h.hint }
+func (h hinted) Unwrap() error { return h.err }
