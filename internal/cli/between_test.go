@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -434,12 +433,7 @@ func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
 		args := []string{"--concurrency", fmt.Sprint(concurrency), "--json", "cp", "--recursive", "--journal", journalPath,
 			"--source-endpoint-url", proxy.URL(), "--source-profile", "src", "s3://" + src + "/many/", "s3://" + dst + "/"}
 		child, out := p.startChild(t, args...)
-		waitFor(t, "a third of the objects in the journal", func() bool { return countRecords(t, journalPath, "done") >= n/3 }, child)
-		if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = child.Wait()
-		doneAtKill := countRecords(t, journalPath, "done")
+		doneAtKill := killAt(t, child, journalPath, "done", n/3)
 		atDestination := len(s3test.ListKeys(t, dstC, dst, ""))
 		if doneAtKill >= n {
 			t.Fatalf("the run finished before it was killed; output:\n%s", out)
@@ -477,12 +471,7 @@ func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
 		args = append(args, "s3://"+src+"/big/big.bin", "s3://"+dst+"/big.bin")
 		const count = 8 // 40 MiB in 5 MiB parts
 		child, out := p.startChild(t, args...)
-		waitFor(t, "three parts in the journal", func() bool { return countRecords(t, journalPath, "part") >= 3 }, child)
-		if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = child.Wait()
-		partsAtKill := countRecords(t, journalPath, "part")
+		partsAtKill := killAt(t, child, journalPath, "part", 3)
 		if countRecords(t, journalPath, "done") != 0 {
 			t.Fatalf("the copy finished before it was killed; output:\n%s", out)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,14 +167,8 @@ func TestCopyInAllThreeDirections(t *testing.T) {
 	})
 }
 
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// keys are m's keys in order.
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 	t.Parallel()
@@ -262,8 +257,7 @@ func TestJSONOutputFollowsTheSchema(t *testing.T) {
 
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "ok", []byte("x"))
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"file": "x"})
@@ -305,9 +299,7 @@ func TestExitCodes(t *testing.T) {
 
 func TestWrongCredentialsGiveAClearError(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Auth)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.Auth)
 	_, errOut, code := runCLI(t, withEnv(srv, "AWS_SECRET_ACCESS_KEY=wrong-secret-value"), "ls", "s3://"+bucket)
 	if code != ExitFatal {
 		t.Errorf("exit %d, want %d; stderr: %s", code, ExitFatal, errOut)
@@ -322,8 +314,7 @@ func TestWrongCredentialsGiveAClearError(t *testing.T) {
 
 func TestListAndBuckets(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "dir/a.txt", []byte("a"))
 	s3test.PutObject(t, c, bucket, "dir/sub/b.txt", []byte("bb"))

@@ -97,8 +97,7 @@ func cpJSON(t *testing.T, env environment, args ...string) (map[string]any, cliS
 
 func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	local := t.TempDir()
 	sizes := []struct {
 		name  string
@@ -195,9 +194,7 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 
 func TestMultipartCopyLooksExactlyLikeASmallCopy(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.PartCopy, s3test.MultipartETag)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.PartCopy, s3test.MultipartETag)
 	body := stamped(12*mib + 3)
 	_, err := srv.Client(t).PutObject(t.Context(), &s3.PutObjectInput{
 		Bucket:             aws.String(bucket),
@@ -279,8 +276,7 @@ func isRangedGetAfterTheFirst(r *http.Request) bool {
 
 func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(15*mib + 1)
 	file := filepath.Join(t.TempDir(), "big.bin")
 	if err := os.WriteFile(file, body, 0o644); err != nil {
@@ -345,8 +341,7 @@ func hookServer(t *testing.T, srv *s3test.Server, handle func(w http.ResponseWri
 
 func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(15*mib + 1)
 	tests := []struct {
 		name    string
@@ -433,9 +428,7 @@ func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
 }
 
 func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.MultipartETag)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.MultipartETag)
 	body := stamped(15*mib + 1)
 	// Uploaded in parts by another client, downloaded in one GET (below
 	// the download threshold): only the multipart ETag is left to check.
@@ -494,8 +487,7 @@ func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
 
 func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(3*mib + 5)
 	s3test.PutObject(t, srv.Client(t), bucket, "k.bin", body)
 	endpoint := corruptingServer(t, srv, 2*mib+1)
@@ -542,8 +534,7 @@ func uploadInParts(t *testing.T, srv *s3test.Server, bucket, key string, body []
 
 func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(15*mib + 1)
 	s3test.PutObject(t, srv.Client(t), bucket, "put.bin", body) // an MD5 ETag
 	uploadInParts(t, srv, bucket, "parts.bin", body, 6*mib)     // a multipart ETag, parts unlike the download's

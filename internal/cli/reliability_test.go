@@ -483,8 +483,7 @@ func isGetObject(r *http.Request) bool {
 
 func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	want := map[string][]byte{}
 	for i := range 100 {
 		want[fmt.Sprintf("small/%02d.bin", i)] = bodyFor(i, 1+i*1031)

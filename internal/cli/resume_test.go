@@ -74,6 +74,19 @@ func waitFor(t *testing.T, what string, cond func() bool, child *exec.Cmd) {
 	}
 }
 
+// killAt waits until the child's journal holds at least n records of
+// type typ, kills the child as a crash would (SIGKILL) and returns how
+// many such records the journal holds after it died.
+func killAt(t *testing.T, child *exec.Cmd, journalPath, typ string, n int) int {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d %q records in the journal", n, typ), func() bool { return countRecords(t, journalPath, typ) >= n }, child)
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	return countRecords(t, journalPath, typ)
+}
+
 func summaryOf(t *testing.T, stderr string) map[string]any {
 	t.Helper()
 	for _, line := range strings.Split(stderr, "\n") {
@@ -112,12 +125,7 @@ func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 	args := []string{"--endpoint-url", proxy.URL(), "--concurrency", "4", "--json", "cp", "--recursive", "--journal", journalPath, "s3://" + src + "/", "s3://" + dst + "/"}
 
 	child, out := startChild(t, srv, args...)
-	waitFor(t, "a third of the objects in the journal", func() bool { return countRecords(t, journalPath, "done") >= n/3 }, child)
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
-	doneAtKill := countRecords(t, journalPath, "done")
+	doneAtKill := killAt(t, child, journalPath, "done", n/3)
 	if doneAtKill >= n {
 		t.Fatalf("the run finished before it was killed (%d done); output:\n%s", doneAtKill, out)
 	}
@@ -169,12 +177,7 @@ func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
 		"--part-size", "5MiB", "--multipart-threshold", "5MiB", filepath.Join(local, "big.bin"), "s3://" + dst + "/big.bin"}
 
 	child, out := startChild(t, srv, args...)
-	waitFor(t, "three parts in the journal", func() bool { return countRecords(t, journalPath, "part") >= 3 }, child)
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
-	partsAtKill := countRecords(t, journalPath, "part")
+	partsAtKill := killAt(t, child, journalPath, "part", 3)
 	if countRecords(t, journalPath, "done") != 0 {
 		t.Fatalf("the upload finished before it was killed; output:\n%s", out)
 	}

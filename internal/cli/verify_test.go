@@ -224,8 +224,7 @@ func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 
 func TestVerifyUsageAndFatalErrors(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	tests := []struct {
 		name     string
 		args     []string

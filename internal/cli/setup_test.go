@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/testfs"
+)
+
+// newBucket starts (or joins) the test server, skips t unless the server
+// has every capability in needs, and makes t a fresh bucket on it.
+func newBucket(t *testing.T, needs ...s3test.Capability) (*s3test.Server, string) {
+	t.Helper()
+	srv := s3test.Start(t)
+	srv.Require(t, needs...)
+	return srv, srv.NewBucket(t)
+}
+
+// seedEmpty puts n empty objects, named fmt.Sprintf(format, i), in bucket
+// with one recursive cp: quicker than n requests from the test.
+func seedEmpty(t *testing.T, srv *s3test.Server, bucket, format string, n int) {
+	t.Helper()
+	local := t.TempDir()
+	files := make(map[string]string, n)
+	for i := range n {
+		files[fmt.Sprintf(format, i)] = ""
+	}
+	testfs.Write(t, local, files)
+	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+bucket+"/")
+}
