@@ -70,8 +70,7 @@ type snapshot struct {
 
 func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	c := srv.Client(t)
 	for k, v := range map[string]string{"k": "kk", "dir/a.txt": "a", "star*key": "*"} {
 		s3test.PutObject(t, c, src, k, []byte(v))
@@ -470,9 +469,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 
 func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.PartCopy, s3test.ConditionalCopy)
 	c := srv.Client(t)
 	old, changed := bodyFor(1, 11<<20), bodyFor(2, 11<<20)
 	s3test.PutObject(t, c, src, "big.bin", old)

@@ -91,9 +91,7 @@ var oddKeys = map[string]string{
 
 func TestCopyInAllThreeDirections(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.OddKeys)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.OddKeys)
 	local := t.TempDir()
 	testfs.Write(t, local, oddKeys)
 
@@ -172,9 +170,7 @@ func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Listing)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.Listing)
 	local := t.TempDir()
 	const n = 1234 // more than one ListObjectsV2 page of 1,000
 	files := map[string]string{}
@@ -197,8 +193,7 @@ func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 
 func TestDryRunTouchesNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	s3test.PutObject(t, srv.Client(t), src, "a/1.txt", []byte("1"))
 	s3test.PutObject(t, srv.Client(t), src, "a/2.txt", []byte("22"))
 	down := filepath.Join(t.TempDir(), "new-dir")
@@ -225,8 +220,7 @@ func sortLines(s string) string {
 
 func TestJSONOutputFollowsTheSchema(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	s3test.PutObject(t, srv.Client(t), src, "k", []byte("hello"))
 	out, errOut, code := runCLI(t, srv, "--json", "cp", "s3://"+src+"/k", "s3://"+dst+"/k2")
 	if code != 0 {

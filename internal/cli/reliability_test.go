@@ -573,8 +573,7 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 // goroutines, and must not race on it.
 func TestDebugLogsAndResultsShareStderrWithoutARace(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	const n = 50
 	seedObjects(t, srv, src, "", n, 16)
 	env := withEnv(srv, "AWS_MAX_ATTEMPTS=1")

@@ -104,8 +104,7 @@ func summaryOf(t *testing.T, stderr string) map[string]any {
 
 func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	const n = 600
 	local := t.TempDir()
 	files := map[string]string{}
@@ -159,8 +158,7 @@ func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 
 func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	dst := srv.NewBucket(t)
+	srv, dst := newBucket(t)
 	local := t.TempDir()
 	const partSize = 5 << 20
 	big := bytes.Repeat([]byte("0123456789abcdef"), (10*partSize+12345)/16) // 11 parts
@@ -207,8 +205,7 @@ func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
 }
 
 func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
-	srv := s3test.Start(t)
-	dst := srv.NewBucket(t)
+	srv, dst := newBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}
 	for i := range 200 {

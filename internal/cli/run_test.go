@@ -16,8 +16,7 @@ import (
 
 func TestRunExecutesAMixedFile(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	seedKeys(t, srv, src, "one.txt", "with space.txt", "tmp/x", "tmp/y", "data/a", "data/b", "move/m1", "move/m2")
 	seedKeys(t, srv, dst, "mirror/stale")
 	local := t.TempDir()

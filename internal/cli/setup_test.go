@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
@@ -15,6 +17,24 @@ func newBucket(t *testing.T, needs ...s3test.Capability) (*s3test.Server, string
 	srv := s3test.Start(t)
 	srv.Require(t, needs...)
 	return srv, srv.NewBucket(t)
+}
+
+// newBucketPair is newBucket with two buckets: a source and a destination.
+func newBucketPair(t *testing.T, needs ...s3test.Capability) (srv *s3test.Server, src, dst string) {
+	t.Helper()
+	srv, src = newBucket(t, needs...)
+	return srv, src, srv.NewBucket(t)
+}
+
+// sha256Of reads r to its end and returns the SHA-256 of what it read,
+// failing t unless that was size bytes.
+func sha256Of(t *testing.T, r io.Reader, size int64) []byte {
+	t.Helper()
+	h := sha256.New()
+	if n, err := io.Copy(h, r); err != nil || n != size {
+		t.Fatalf("read back %d bytes (%v), want %d", n, err, size)
+	}
+	return h.Sum(nil)
 }
 
 // seedEmpty puts n empty objects, named fmt.Sprintf(format, i), in bucket

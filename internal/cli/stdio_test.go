@@ -183,11 +183,7 @@ func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Body.Close()
-	got := sha256.New()
-	if n, err := io.Copy(got, out.Body); err != nil || n != size {
-		t.Fatalf("read back %d bytes (%v), want %d", n, err, size)
-	}
-	if !bytes.Equal(got.Sum(nil), sum) {
+	if !bytes.Equal(sha256Of(t, out.Body, size), sum) {
 		t.Errorf("the object differs from what was piped in")
 	}
 }

@@ -45,9 +45,7 @@ func unprefixed(prefix string, m map[string]string) map[string]string {
 
 func TestSyncInThreeDirections(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.OddKeys)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.OddKeys)
 	local := t.TempDir()
 	tree := map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc", "odd/with space+plus.txt": "odd"}
 	testfs.Write(t, local, tree)

@@ -57,9 +57,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 
 func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.OddKeys)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.OddKeys)
 	local := t.TempDir()
 	testfs.Write(t, local, oddKeys)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/data/")
@@ -91,8 +89,7 @@ func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 
 func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	c := srv.Client(t)
 	for k, v := range map[string]string{"p/same": "same", "p/longer": "short", "p/changed": "abcd", "p/missing": "m", "p/dir/deep": "d"} {
 		s3test.PutObject(t, c, src, k, []byte(v))
@@ -177,9 +174,7 @@ func md5sum(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 
 func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.MultipartETag)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.MultipartETag)
 	c := srv.Client(t)
 	const mib = 1 << 20
 	eleven := bodyFor(1, 11*mib)
