@@ -297,11 +297,7 @@ func aCorruptedByteFailsTheObject(t *testing.T, p *providers) {
 	putWithChecksum(t, srcC, src, "small.bin", small, nil)
 	putWithChecksum(t, srcC, src, "big.bin", big, nil)
 	// Every object read through the proxy has one bit flipped.
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{CorruptRate: 1, Match: isObjectRead})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{CorruptRate: 1, Match: isObjectRead})
 	for _, tt := range []struct {
 		name, key string
 		flags     []string
@@ -358,11 +354,7 @@ func aStreamItsSourceCannotCheckIsReported(t *testing.T, p *providers) {
 	small, big := stamped(1*mib+7), stamped(12*mib+5)
 	s3test.PutObject(t, srcC, src, "small.bin", small)
 	s3test.PutObject(t, srcC, src, "big.bin", big)
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{DropChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{DropChecksums: true})
 	args := append([]string{"--json", "cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
 	out, errOut, code := runCLIEnv(t, p.dst, p.env, append(args, "s3://"+src+"/", "s3://"+dst+"/")...)
 	if code != ExitOK {
@@ -419,11 +411,7 @@ func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
 	testfs.Write(t, local, map[string]string{"big/big.bin": string(big)})
 	mustRun(t, p.src, "--quiet", "cp", "--recursive", local+"/", "s3://"+src+"/")
 	// A delay on every source request makes the runs long enough to kill.
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{Latency: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{Latency: 20 * time.Millisecond})
 	const concurrency = 4
 
 	t.Run("many objects", func(t *testing.T) {
@@ -616,11 +604,7 @@ func anUncheckableSourceIsReported(t *testing.T, p *providers) {
 	putInParts(t, srcC, src, "small.bin", small, 5*mib)
 	putInParts(t, srcC, src, "big.bin", big, 5*mib)
 	putWithChecksum(t, srcC, src, "checked.bin", small, nil)
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{DropChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{DropChecksums: true})
 	args := append([]string{"cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
 	args = append(args, "s3://"+src+"/", "s3://"+dst+"/")
 	_, errOut, code := runCLIEnv(t, p.dst, p.env, args...)

@@ -115,11 +115,7 @@ func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/")
 
 	// A per-request delay makes the run long enough to kill it mid-way.
-	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, srv, faultproxy.Config{Latency: 20 * time.Millisecond})
 	journalPath := filepath.Join(t.TempDir(), "run.journal")
 	args := []string{"--endpoint-url", proxy.URL(), "--concurrency", "4", "--json", "cp", "--recursive", "--journal", journalPath, "s3://" + src + "/", "s3://" + dst + "/"}
 
@@ -165,11 +161,7 @@ func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(local, "big.bin"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, srv, faultproxy.Config{Latency: 300 * time.Millisecond})
 	journalPath := filepath.Join(t.TempDir(), "big.journal")
 	args := []string{"--endpoint-url", proxy.URL(), "--concurrency", "2", "--json", "cp", "--journal", journalPath,
 		"--part-size", "5MiB", "--multipart-threshold", "5MiB", filepath.Join(local, "big.bin"), "s3://" + dst + "/big.bin"}
@@ -216,11 +208,7 @@ func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(local, "big.bin"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, srv, faultproxy.Config{Latency: 200 * time.Millisecond})
 	child, out := startChild(t, srv, "--endpoint-url", proxy.URL(), "--concurrency", "4", "cp", "--recursive",
 		"--part-size", "5MiB", "--multipart-threshold", "5MiB", local, "s3://"+dst+"/")
 	waitFor(t, "a multipart upload to start", func() bool {
@@ -229,7 +217,7 @@ func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
 	if err := child.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	err = child.Wait()
+	err := child.Wait()
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitInterrupted {
 		t.Fatalf("child ended with %v, want exit %d; output:\n%s", err, ExitInterrupted, out)
