@@ -569,26 +569,12 @@ func theStorageClassCarriesOver(t *testing.T, p *providers) {
 // one shorter), without checksums: its ETag is not an MD5.
 func putInParts(t *testing.T, c *s3.Client, bucket, key string, body []byte, size int) {
 	t.Helper()
-	ctx := t.Context()
-	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatal(err)
+	var sizes []int
+	for off := 0; off < len(body); off += size {
+		sizes = append(sizes, min(size, len(body)-off))
 	}
-	var done []s3types.CompletedPart
-	for n, off := int32(1), 0; off < len(body); n, off = n+1, off+size {
-		part := body[off:min(off+size, len(body))]
-		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key),
-			UploadId: up.UploadId, PartNumber: aws.Int32(n), Body: bytes.NewReader(part)},
-			func(o *s3.Options) { o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired })
-		if err != nil {
-			t.Fatal(err)
-		}
-		done = append(done, s3types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
-	}
-	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
-		UploadId: up.UploadId, MultipartUpload: &s3types.CompletedMultipartUpload{Parts: done}}); err != nil {
-		t.Fatal(err)
-	}
+	putMultipart(t, c, bucket, key, body, sizes,
+		func(o *s3.Options) { o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired })
 }
 
 // anUncheckableSourceIsReported copies objects whose source keeps neither

@@ -22,8 +22,9 @@ import (
 )
 
 // putMultipart uploads body as a multipart upload cut into parts of the
-// given sizes, so that its ETag is "digest-N".
-func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, sizes ...int) {
+// given sizes, so that its ETag is "digest-N"; optFns go with each part
+// (to send it without a checksum, say).
+func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, sizes []int, optFns ...func(*s3.Options)) {
 	t.Helper()
 	ctx := t.Context()
 	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
@@ -36,7 +37,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 		out, err := c.UploadPart(ctx, &s3.UploadPartInput{
 			Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(int32(i + 1)),
 			Body: bytes.NewReader(body[off : off+n]), ContentLength: aws.Int64(int64(n)),
-		})
+		}, optFns...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,15 +182,15 @@ func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 	other := bodyFor(2, 11*mib)
 	tight, tightOther := bodyFor(3, 5*mib+1), bodyFor(4, 5*mib+1) // two parts can only be 5 MiB + 1 byte
 
-	putMultipart(t, c, src, "same-parts", eleven, 5*mib, 5*mib, mib)
-	putMultipart(t, c, dst, "same-parts", eleven, 5*mib, 5*mib, mib)
-	putMultipart(t, c, src, "other-part-count", eleven, 5*mib, 5*mib, mib)
-	putMultipart(t, c, dst, "other-part-count", eleven, 6*mib, 5*mib)
-	putMultipart(t, c, src, "same-count-other-bytes", eleven, 6*mib, 5*mib)
-	putMultipart(t, c, dst, "same-count-other-bytes", other, 6*mib, 5*mib)
-	putMultipart(t, c, src, "tight-other-bytes", tight, 5*mib, 1)
-	putMultipart(t, c, dst, "tight-other-bytes", tightOther, 5*mib, 1)
-	putMultipart(t, c, src, "single-vs-multi", eleven, 5*mib, 5*mib, mib)
+	putMultipart(t, c, src, "same-parts", eleven, []int{5 * mib, 5 * mib, mib})
+	putMultipart(t, c, dst, "same-parts", eleven, []int{5 * mib, 5 * mib, mib})
+	putMultipart(t, c, src, "other-part-count", eleven, []int{5 * mib, 5 * mib, mib})
+	putMultipart(t, c, dst, "other-part-count", eleven, []int{6 * mib, 5 * mib})
+	putMultipart(t, c, src, "same-count-other-bytes", eleven, []int{6 * mib, 5 * mib})
+	putMultipart(t, c, dst, "same-count-other-bytes", other, []int{6 * mib, 5 * mib})
+	putMultipart(t, c, src, "tight-other-bytes", tight, []int{5 * mib, 1})
+	putMultipart(t, c, dst, "tight-other-bytes", tightOther, []int{5 * mib, 1})
+	putMultipart(t, c, src, "single-vs-multi", eleven, []int{5 * mib, 5 * mib, mib})
 	s3test.PutObject(t, c, dst, "single-vs-multi", eleven)
 
 	out, errOut, code := runCLI(t, srv, "verify", "s3://"+src, "s3://"+dst)
