@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -49,14 +51,8 @@ func TestRemove(t *testing.T) {
 	}
 }
 
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// keys are m's keys in order.
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func TestRemoveOfAPrefixWithoutRecursiveIsFatal(t *testing.T) {
 	dir := t.TempDir()

@@ -242,11 +242,7 @@ func (e *executor) copyWithoutPartCopy(ctx context.Context, t Task, mp store.Mul
 	e.sayOnce("no-part-copy-stream", slog.LevelWarn,
 		"the destination has no UploadPartCopy and CopyObject takes at most 5 GiB: bigger objects are copied through this machine",
 		"dst", e.job.Dst.Loc.String())
-	ps := e.opts.PartSize
-	if ps == 0 {
-		ps = parts.Auto(t.Size, parts.Upload)
-	}
-	layout, err := parts.NewLayout(t.Size, ps)
+	layout, err := e.layout(t.Size, parts.Upload)
 	if err != nil {
 		return 0, false, err
 	}

@@ -58,16 +58,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		return e.planSync(ctx, out)
 	}
 	src, dst := e.job.Src, e.job.Dst
-	send := func(t Task) error {
-		e.progress.planned.Add(1)
-		e.progress.plannedBytes.Add(t.Size)
-		select {
-		case out <- t:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	send := e.sender(ctx, out)
 
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
@@ -221,15 +212,21 @@ func (e *executor) task(o store.Object, dstKey string) Task {
 		}
 	}
 	if parts.Split(kind, o.Size, e.opts.MultipartThreshold) {
-		ps := e.opts.PartSize
-		if ps == 0 {
-			ps = parts.Auto(o.Size, kind)
-		}
-		if l, err := parts.NewLayout(o.Size, ps); err == nil {
+		if l, err := e.layout(o.Size, kind); err == nil {
 			t.PartSize = l.PartSize
 		}
 	}
 	return t
+}
+
+// layout is the part layout of an object of size moved as kind: in parts
+// of Options.PartSize, or of the size parts.Auto picks when it is 0.
+func (e *executor) layout(size int64, kind parts.Kind) (parts.Layout, error) {
+	ps := e.opts.PartSize
+	if ps == 0 {
+		ps = parts.Auto(size, kind)
+	}
+	return parts.NewLayout(size, ps)
 }
 
 // journaled turns a task the journal records as done (same source size and

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -311,11 +310,7 @@ func TestPartUploadsInFlightStayWithinTheirLimit(t *testing.T) {
 	srv := s3test.Start(t)
 	dir := t.TempDir()
 	body := stamped(10*mib + 1) // parts of 5 MiB, 5 MiB and 1 byte
-	for i := range 2 {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.bin", i)), body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Write(t, dir, map[string]string{"f0.bin": string(body), "f1.bin": string(body)})
 	tests := []struct {
 		name   string
 		cfg    engine.Config

@@ -41,11 +41,7 @@ func (e *executor) stream(ctx context.Context, t Task) (int, bool, error) {
 		unverified, err := e.streamOne(ctx, t)
 		return 0, unverified, err
 	}
-	ps := e.opts.PartSize
-	if ps == 0 {
-		ps = parts.Auto(t.Size, parts.Upload)
-	}
-	layout, err := parts.NewLayout(t.Size, ps)
+	layout, err := e.layout(t.Size, parts.Upload)
 	if err != nil {
 		return 0, false, err
 	}

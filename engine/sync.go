@@ -372,12 +372,8 @@ func (e *executor) fileETag(ctx context.Context, st store.Store, key string, siz
 	var layout parts.Layout
 	multipart := false
 	if tag := diff.ParseETag(like); tag.Kind == diff.MultipartETag {
-		ps := e.opts.PartSize
-		if ps == 0 {
-			ps = parts.Auto(size, parts.Upload)
-		}
 		var err error
-		if layout, err = parts.NewLayout(size, ps); err != nil || int64(layout.Count) != tag.Parts {
+		if layout, err = e.layout(size, parts.Upload); err != nil || int64(layout.Count) != tag.Parts {
 			return "", nil
 		}
 		multipart = true

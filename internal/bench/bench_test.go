@@ -134,7 +134,10 @@ func toolPath(name string) string {
 	return p
 }
 
-func TestRunMeasuresEachMethod(t *testing.T) {
+// seeded is the test server, a connection to it, a source seeded with
+// smallLayout and an empty destination, each in a bucket of its own.
+func seeded(t *testing.T) (*s3test.Server, Conn, Target, Target) {
+	t.Helper()
 	srv := s3test.Start(t)
 	src, dst := srv.NewBucket(t), srv.NewBucket(t)
 	conn := connFor(srv)
@@ -142,6 +145,11 @@ func TestRunMeasuresEachMethod(t *testing.T) {
 	if _, err := Seed(t.Context(), conn, source, smallLayout, SeedOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return srv, conn, source, dest
+}
+
+func TestRunMeasuresEachMethod(t *testing.T) {
+	srv, conn, source, dest := seeded(t)
 	tools := map[string]string{}
 	for _, name := range []string{"aws", "s5cmd", "rclone"} {
 		if p := toolPath(name); p != "" {
@@ -230,13 +238,7 @@ func TestRunMeasuresEachMethod(t *testing.T) {
 }
 
 func TestRunReportsAShortCopyAsFailed(t *testing.T) {
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
-	conn := connFor(srv)
-	source, dest := Target{Bucket: src, Prefix: "seed/"}, Target{Bucket: dst, Prefix: "copy/"}
-	if _, err := Seed(t.Context(), conn, source, smallLayout, SeedOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, conn, source, dest := seeded(t)
 	report, err := Run(t.Context(), Config{Conn: conn, Source: source, Dest: dest, Methods: []string{MethodS3bulk},
 		Engine: sdkEngine(conn, 30), Prices: DefaultPrices()["us-east-1"]})
 	if err != nil {

@@ -70,8 +70,7 @@ type snapshot struct {
 
 func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	c := srv.Client(t)
 	for k, v := range map[string]string{"k": "kk", "dir/a.txt": "a", "star*key": "*"} {
 		s3test.PutObject(t, c, src, k, []byte(v))
@@ -353,8 +352,7 @@ func collect(t *testing.T, job engine.Job, opts engine.Options) (engine.Summary,
 
 func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	dir := t.TempDir()
 	testfs.Write(t, dir, map[string]string{"a.txt": "a", "gone.txt": "here at planning", "grown.txt": "short", "z.txt": "z"})
 	st, err := localstore.New(dir, localstore.Options{})
@@ -437,8 +435,7 @@ func (e *enospcTemp) WriteAt(b []byte, off int64) (int, error) {
 
 func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	objs := map[string][]byte{"small.bin": bodyFor(1, 64<<10), "big.bin": bodyFor(2, 11<<20)}
 	if err := putAll(t.Context(), srv.Client(t), bucket, objs); err != nil {
 		t.Fatal(err)
@@ -472,9 +469,7 @@ func TestFullDiskOnDownloadFailsCleanly(t *testing.T) {
 
 func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.PartCopy, s3test.ConditionalCopy)
 	c := srv.Client(t)
 	old, changed := bodyFor(1, 11<<20), bodyFor(2, 11<<20)
 	s3test.PutObject(t, c, src, "big.bin", old)
@@ -577,8 +572,7 @@ func TestSymlinkLoopsOnUploadAreNotFollowed(t *testing.T) {
 
 func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "k.txt", []byte("new"))
 
 	t.Run("by default the object replaces the file", func(t *testing.T) {
@@ -608,9 +602,7 @@ func TestExistingLocalFileIsOverwrittenUnlessNoClobber(t *testing.T) {
 func TestHostileKeysOnDownloadWriteNothingOutsideTheDestination(t *testing.T) {
 	t.Parallel()
 	t.Run("keys the server stores", func(t *testing.T) {
-		srv := s3test.Start(t)
-		srv.Require(t, s3test.BackslashKeys)
-		bucket := srv.NewBucket(t)
+		srv, bucket := newBucket(t, s3test.BackslashKeys)
 		hostile := []string{`a\b.txt`, `..\evil.txt`, `C:evil.txt`, `x:\evil.txt`}
 		for _, k := range append(hostile, "ok.txt") {
 			s3test.PutObject(t, srv.Client(t), bucket, k, []byte("x"))

@@ -26,8 +26,7 @@ func isComplete(r *http.Request) bool {
 // terminal), must say so, for an upload and for a server-side copy alike.
 func TestTheBarCountsTheBytesOfFinishedParts(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	const size = 15*mib + 1
 	body := stamped(size)
 	dir := t.TempDir()

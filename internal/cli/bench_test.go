@@ -52,8 +52,7 @@ func (d benchDoc) statuses() map[string]string {
 
 func TestSeedThenBench(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	out := mustRun(t, srv, "seed", "s3://"+src+"/seed", "--objects", "24", "--size", "2KiB", "--users-per-company", "2")
 	if want := "seeded 24 objects (48 KiB) under s3://" + src + "/seed/"; !strings.HasPrefix(out, want) {
 		t.Errorf("seed printed %q, want it to start with %q", out, want)

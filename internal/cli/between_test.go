@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -299,11 +297,7 @@ func aCorruptedByteFailsTheObject(t *testing.T, p *providers) {
 	putWithChecksum(t, srcC, src, "small.bin", small, nil)
 	putWithChecksum(t, srcC, src, "big.bin", big, nil)
 	// Every object read through the proxy has one bit flipped.
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{CorruptRate: 1, Match: isObjectRead})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{CorruptRate: 1, Match: isObjectRead})
 	for _, tt := range []struct {
 		name, key string
 		flags     []string
@@ -360,11 +354,7 @@ func aStreamItsSourceCannotCheckIsReported(t *testing.T, p *providers) {
 	small, big := stamped(1*mib+7), stamped(12*mib+5)
 	s3test.PutObject(t, srcC, src, "small.bin", small)
 	s3test.PutObject(t, srcC, src, "big.bin", big)
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{DropChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{DropChecksums: true})
 	args := append([]string{"--json", "cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
 	out, errOut, code := runCLIEnv(t, p.dst, p.env, append(args, "s3://"+src+"/", "s3://"+dst+"/")...)
 	if code != ExitOK {
@@ -421,11 +411,7 @@ func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
 	testfs.Write(t, local, map[string]string{"big/big.bin": string(big)})
 	mustRun(t, p.src, "--quiet", "cp", "--recursive", local+"/", "s3://"+src+"/")
 	// A delay on every source request makes the runs long enough to kill.
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{Latency: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{Latency: 20 * time.Millisecond})
 	const concurrency = 4
 
 	t.Run("many objects", func(t *testing.T) {
@@ -434,12 +420,7 @@ func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
 		args := []string{"--concurrency", fmt.Sprint(concurrency), "--json", "cp", "--recursive", "--journal", journalPath,
 			"--source-endpoint-url", proxy.URL(), "--source-profile", "src", "s3://" + src + "/many/", "s3://" + dst + "/"}
 		child, out := p.startChild(t, args...)
-		waitFor(t, "a third of the objects in the journal", func() bool { return countRecords(t, journalPath, "done") >= n/3 }, child)
-		if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = child.Wait()
-		doneAtKill := countRecords(t, journalPath, "done")
+		doneAtKill := killAt(t, child, journalPath, "done", n/3)
 		atDestination := len(s3test.ListKeys(t, dstC, dst, ""))
 		if doneAtKill >= n {
 			t.Fatalf("the run finished before it was killed; output:\n%s", out)
@@ -477,12 +458,7 @@ func aKilledCopyResumesFromTheJournal(t *testing.T, p *providers) {
 		args = append(args, "s3://"+src+"/big/big.bin", "s3://"+dst+"/big.bin")
 		const count = 8 // 40 MiB in 5 MiB parts
 		child, out := p.startChild(t, args...)
-		waitFor(t, "three parts in the journal", func() bool { return countRecords(t, journalPath, "part") >= 3 }, child)
-		if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = child.Wait()
-		partsAtKill := countRecords(t, journalPath, "part")
+		partsAtKill := killAt(t, child, journalPath, "part", 3)
 		if countRecords(t, journalPath, "done") != 0 {
 			t.Fatalf("the copy finished before it was killed; output:\n%s", out)
 		}
@@ -539,11 +515,7 @@ func aBigObjectInSmallParts(t *testing.T, p *providers) {
 		t.Fatal(err)
 	}
 	defer out.Body.Close()
-	got := sha256.New()
-	if n, err := io.Copy(got, out.Body); err != nil || n != size {
-		t.Fatalf("read back %d bytes (%v), want %d", n, err, size)
-	}
-	if !bytes.Equal(got.Sum(nil), sent.Sum(nil)) {
+	if !bytes.Equal(sha256Of(t, out.Body, size), sent.Sum(nil)) {
 		t.Errorf("the copy differs from the source")
 	}
 	if out.ChecksumType != s3types.ChecksumTypeFullObject || aws.ToString(out.ChecksumCRC32C) == "" {
@@ -597,26 +569,12 @@ func theStorageClassCarriesOver(t *testing.T, p *providers) {
 // one shorter), without checksums: its ETag is not an MD5.
 func putInParts(t *testing.T, c *s3.Client, bucket, key string, body []byte, size int) {
 	t.Helper()
-	ctx := t.Context()
-	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatal(err)
+	var sizes []int
+	for off := 0; off < len(body); off += size {
+		sizes = append(sizes, min(size, len(body)-off))
 	}
-	var done []s3types.CompletedPart
-	for n, off := int32(1), 0; off < len(body); n, off = n+1, off+size {
-		part := body[off:min(off+size, len(body))]
-		out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key),
-			UploadId: up.UploadId, PartNumber: aws.Int32(n), Body: bytes.NewReader(part)},
-			func(o *s3.Options) { o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired })
-		if err != nil {
-			t.Fatal(err)
-		}
-		done = append(done, s3types.CompletedPart{ETag: out.ETag, PartNumber: aws.Int32(n)})
-	}
-	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
-		UploadId: up.UploadId, MultipartUpload: &s3types.CompletedMultipartUpload{Parts: done}}); err != nil {
-		t.Fatal(err)
-	}
+	putMultipart(t, c, bucket, key, body, sizes,
+		func(o *s3.Options) { o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired })
 }
 
 // anUncheckableSourceIsReported copies objects whose source keeps neither
@@ -632,11 +590,7 @@ func anUncheckableSourceIsReported(t *testing.T, p *providers) {
 	putInParts(t, srcC, src, "small.bin", small, 5*mib)
 	putInParts(t, srcC, src, "big.bin", big, 5*mib)
 	putWithChecksum(t, srcC, src, "checked.bin", small, nil)
-	proxy, err := faultproxy.New(p.src.Endpoint, faultproxy.Config{DropChecksums: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, p.src, faultproxy.Config{DropChecksums: true})
 	args := append([]string{"cp", "--recursive", "--source-endpoint-url", proxy.URL(), "--source-profile", "src"}, partFlags...)
 	args = append(args, "s3://"+src+"/", "s3://"+dst+"/")
 	_, errOut, code := runCLIEnv(t, p.dst, p.env, args...)

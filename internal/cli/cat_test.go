@@ -10,8 +10,7 @@ import (
 
 func TestCat(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
 	s3test.PutObject(t, srv.Client(t), bucket, "dir/big.bin", big)
 	s3test.PutObject(t, srv.Client(t), bucket, "with space.txt", []byte("hello\n"))

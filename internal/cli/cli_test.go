@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,9 +91,7 @@ var oddKeys = map[string]string{
 
 func TestCopyInAllThreeDirections(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.OddKeys)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.OddKeys)
 	local := t.TempDir()
 	testfs.Write(t, local, oddKeys)
 
@@ -166,20 +165,12 @@ func TestCopyInAllThreeDirections(t *testing.T) {
 	})
 }
 
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// keys are m's keys in order.
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Listing)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.Listing)
 	local := t.TempDir()
 	const n = 1234 // more than one ListObjectsV2 page of 1,000
 	files := map[string]string{}
@@ -202,8 +193,7 @@ func TestCopyMoreThanOnePageOfKeys(t *testing.T) {
 
 func TestDryRunTouchesNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	s3test.PutObject(t, srv.Client(t), src, "a/1.txt", []byte("1"))
 	s3test.PutObject(t, srv.Client(t), src, "a/2.txt", []byte("22"))
 	down := filepath.Join(t.TempDir(), "new-dir")
@@ -230,8 +220,7 @@ func sortLines(s string) string {
 
 func TestJSONOutputFollowsTheSchema(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	s3test.PutObject(t, srv.Client(t), src, "k", []byte("hello"))
 	out, errOut, code := runCLI(t, srv, "--json", "cp", "s3://"+src+"/k", "s3://"+dst+"/k2")
 	if code != 0 {
@@ -262,8 +251,7 @@ func TestJSONOutputFollowsTheSchema(t *testing.T) {
 
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	s3test.PutObject(t, srv.Client(t), bucket, "ok", []byte("x"))
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"file": "x"})
@@ -305,9 +293,7 @@ func TestExitCodes(t *testing.T) {
 
 func TestWrongCredentialsGiveAClearError(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Auth)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.Auth)
 	_, errOut, code := runCLI(t, withEnv(srv, "AWS_SECRET_ACCESS_KEY=wrong-secret-value"), "ls", "s3://"+bucket)
 	if code != ExitFatal {
 		t.Errorf("exit %d, want %d; stderr: %s", code, ExitFatal, errOut)
@@ -322,8 +308,7 @@ func TestWrongCredentialsGiveAClearError(t *testing.T) {
 
 func TestListAndBuckets(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "dir/a.txt", []byte("a"))
 	s3test.PutObject(t, c, bucket, "dir/sub/b.txt", []byte("bb"))

@@ -12,8 +12,7 @@ import (
 
 func TestDu(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "logs/a.json", make([]byte, 1000))
 	s3test.PutObject(t, c, bucket, "logs/sub/b.json", make([]byte, 2000))

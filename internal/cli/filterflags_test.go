@@ -39,8 +39,7 @@ func doneDsts(t *testing.T, out string) []string {
 
 func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src := srv.NewBucket(t)
+	srv, src := newBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}
 	for i := range 300 {
@@ -116,8 +115,7 @@ func TestShardsTogetherCopyEachObjectOnce(t *testing.T) {
 
 func TestFiltersOnCpAndLs(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src := srv.NewBucket(t)
+	srv, src := newBucket(t)
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{
 		"a.json": "1", "b.tmp": "22", "logs/c.json": strings.Repeat("3", 300), "logs/deep/d.json": "4444", "old.json": "55555",

@@ -51,8 +51,7 @@ func seedListingTree(t *testing.T, srv *s3test.Server, bucket string, tree map[s
 // wildcard.
 func TestParallelListingsSelectExactlyTheObjects(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src := srv.NewBucket(t)
+	srv, src := newBucket(t)
 	tree := listingTree()
 	seedListingTree(t, srv, src, tree)
 

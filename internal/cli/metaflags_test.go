@@ -40,9 +40,7 @@ func headOf(t *testing.T, c *s3.Client, bucket, key string) headed {
 
 func TestMetadataFlags(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Metadata)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.Metadata)
 	c := srv.Client(t)
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"page.html": "<p>", "data.bin": "x"})

@@ -46,9 +46,7 @@ func lines(s string) []string {
 
 func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.MultipartUploadListing)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.MultipartUploadListing)
 	ids := startUploads(t, srv, bucket, "keep/a.bin", "tmp/b.bin", "tmp/c d.bin")
 	url := func(k string) string { return "s3://" + bucket + "/" + k }
 
@@ -130,9 +128,7 @@ func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 
 func TestMPUExitCodes(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.MultipartUploadListing)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.MultipartUploadListing)
 	startUploads(t, srv, bucket, "x/1", "x/2", "y/3")
 	// Every abort fails, once, as a server error: it is reported per
 	// upload and the others go on.

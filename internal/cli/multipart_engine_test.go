@@ -32,9 +32,7 @@ import (
 
 func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Checksums)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.Checksums)
 	body := stamped(15*mib + 1)
 	file := filepath.Join(t.TempDir(), "big.bin")
 	if err := os.WriteFile(file, body, 0o644); err != nil {
@@ -56,8 +54,7 @@ func TestAMultipartUploadCarriesTheCRC32COfTheFile(t *testing.T) {
 
 func TestACorruptedDownloadInPartsFailsAndLeavesNoFile(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(15*mib + 1)
 	s3test.PutObject(t, srv.Client(t), bucket, "big.bin", body)
 	// A bit of the second part flips on its way.
@@ -126,15 +123,10 @@ func (pc *partCounter) hold() {
 
 func TestPartUploadsInFlightStayWithinTheirLimit(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	dir := t.TempDir()
 	body := stamped(10*mib + 1) // parts of 5 MiB, 5 MiB and 1 byte
-	for i := range 2 {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.bin", i)), body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Write(t, dir, map[string]string{"f0.bin": string(body), "f1.bin": string(body)})
 	tests := []struct {
 		name        string
 		flags       []string

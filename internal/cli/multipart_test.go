@@ -97,8 +97,7 @@ func cpJSON(t *testing.T, env environment, args ...string) (map[string]any, cliS
 
 func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	local := t.TempDir()
 	sizes := []struct {
 		name  string
@@ -144,16 +143,22 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 					t.Errorf("requests (-want +got):\n%s", diff)
 				}
 			}
-			t.Run("upload", func(t *testing.T) {
-				rec, sum := cpJSON(t, srv, append(partFlags, file, "s3://"+bucket+"/up/"+key)...)
-				check(t, rec, sum, "UploadPart", "PutObject")
-				got, etag := objectState(t, srv, bucket, "up/"+key)
+			// The object at key has the file's bytes and the ETag S3 gives
+			// them in these parts (where the server computes it so).
+			checkObject := func(t *testing.T, key, differs string) {
+				t.Helper()
+				got, etag := objectState(t, srv, bucket, key)
 				if !bytes.Equal(got, body) {
-					t.Errorf("the uploaded object differs from the file (%d bytes, want %d)", len(got), len(body))
+					t.Errorf("%s (%d bytes, want %d)", differs, len(got), len(body))
 				}
 				if want := wantETag(body, partSize); etag != want && (partSize == 0 || srv.Has(t, s3test.MultipartETag)) {
 					t.Errorf("ETag %s, want %s", etag, want)
 				}
+			}
+			t.Run("upload", func(t *testing.T) {
+				rec, sum := cpJSON(t, srv, append(partFlags, file, "s3://"+bucket+"/up/"+key)...)
+				check(t, rec, sum, "UploadPart", "PutObject")
+				checkObject(t, "up/"+key, "the uploaded object differs from the file")
 			})
 			t.Run("server-side copy", func(t *testing.T) {
 				if sz.parts > 0 {
@@ -161,13 +166,7 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 				}
 				rec, sum := cpJSON(t, srv, append(partFlags, "s3://"+bucket+"/up/"+key, "s3://"+bucket+"/copy/"+key)...)
 				check(t, rec, sum, "UploadPartCopy", "CopyObject")
-				got, etag := objectState(t, srv, bucket, "copy/"+key)
-				if !bytes.Equal(got, body) {
-					t.Errorf("the copy differs from the source (%d bytes, want %d)", len(got), len(body))
-				}
-				if want := wantETag(body, partSize); etag != want && (partSize == 0 || srv.Has(t, s3test.MultipartETag)) {
-					t.Errorf("ETag %s, want %s", etag, want)
-				}
+				checkObject(t, "copy/"+key, "the copy differs from the source")
 			})
 			t.Run("download", func(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
@@ -195,9 +194,7 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 
 func TestMultipartCopyLooksExactlyLikeASmallCopy(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.PartCopy, s3test.MultipartETag)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.PartCopy, s3test.MultipartETag)
 	body := stamped(12*mib + 3)
 	_, err := srv.Client(t).PutObject(t.Context(), &s3.PutObjectInput{
 		Bucket:             aws.String(bucket),
@@ -279,8 +276,7 @@ func isRangedGetAfterTheFirst(r *http.Request) bool {
 
 func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(15*mib + 1)
 	file := filepath.Join(t.TempDir(), "big.bin")
 	if err := os.WriteFile(file, body, 0o644); err != nil {
@@ -320,17 +316,7 @@ func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 			if !strings.Contains(errOut, "part ") {
 				t.Errorf("stderr does not name the part that failed:\n%s", tail(errOut, 10))
 			}
-			if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
-				t.Errorf("unfinished multipart uploads left: %v", up)
-			}
-			if strings.HasPrefix(dst, "s3://") {
-				key := strings.TrimPrefix(dst, "s3://"+bucket+"/")
-				if objs := s3test.ListKeys(t, srv.Client(t), bucket, key); len(objs) != 0 {
-					t.Errorf("an object was written: %v", objs)
-				}
-			} else if files := testfs.Read(t, dst); len(files) != 0 {
-				t.Errorf("files left in the destination: %v", keys(files))
-			}
+			checkLeftNothing(t, srv, bucket, dst, strings.TrimPrefix(dst, "s3://"+bucket+"/"))
 		})
 	}
 }
@@ -345,8 +331,7 @@ func hookServer(t *testing.T, srv *s3test.Server, handle func(w http.ResponseWri
 
 func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(15*mib + 1)
 	tests := []struct {
 		name    string
@@ -384,17 +369,25 @@ func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 			if !strings.Contains(errOut, "source changed") {
 				t.Errorf("stderr does not say the source changed:\n%s", tail(errOut, 10))
 			}
-			if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
-				t.Errorf("unfinished multipart uploads left: %v", up)
-			}
-			if strings.HasPrefix(dst, "s3://") {
-				if objs := s3test.ListKeys(t, srv.Client(t), bucket, "copy/"); len(objs) != 0 {
-					t.Errorf("an object was written: %v", objs)
-				}
-			} else if files := testfs.Read(t, dst); len(files) != 0 {
-				t.Errorf("files left in the destination: %v", keys(files))
-			}
+			checkLeftNothing(t, srv, bucket, dst, "copy/")
 		})
+	}
+}
+
+// checkLeftNothing checks that a failed copy to dst left no unfinished
+// multipart upload in bucket, and no object under prefix when dst is in
+// bucket or no file under dst when it is a directory.
+func checkLeftNothing(t *testing.T, srv *s3test.Server, bucket, dst, prefix string) {
+	t.Helper()
+	if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
+		t.Errorf("unfinished multipart uploads left: %v", up)
+	}
+	if strings.HasPrefix(dst, "s3://") {
+		if objs := s3test.ListKeys(t, srv.Client(t), bucket, prefix); len(objs) != 0 {
+			t.Errorf("an object was written: %v", objs)
+		}
+	} else if files := testfs.Read(t, dst); len(files) != 0 {
+		t.Errorf("files left in the destination: %v", keys(files))
 	}
 }
 
@@ -434,9 +427,7 @@ func corruptingServer(t *testing.T, srv *s3test.Server, at int64) string {
 
 func TestAWholeDownloadIsVerifiedAgainstAMultipartETag(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.MultipartETag)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.MultipartETag)
 	body := stamped(15*mib + 1)
 	// Uploaded in parts by another client, downloaded in one GET (below
 	// the download threshold): only the multipart ETag is left to check.
@@ -495,8 +486,7 @@ func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
 
 func TestACorruptedDownloadFailsAndLeavesNoFile(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(3*mib + 5)
 	s3test.PutObject(t, srv.Client(t), bucket, "k.bin", body)
 	endpoint := corruptingServer(t, srv, 2*mib+1)
@@ -543,8 +533,7 @@ func uploadInParts(t *testing.T, srv *s3test.Server, bucket, key string, body []
 
 func TestADownloadInPartsIsVerifiedWithoutAStoredChecksum(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	body := stamped(15*mib + 1)
 	s3test.PutObject(t, srv.Client(t), bucket, "put.bin", body) // an MD5 ETag
 	uploadInParts(t, srv, bucket, "parts.bin", body, 6*mib)     // a multipart ETag, parts unlike the download's

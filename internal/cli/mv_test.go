@@ -16,8 +16,7 @@ import (
 
 func TestMv(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	local := t.TempDir()
 	tree := map[string]string{"a.txt": "a", "dir/b.txt": "bb"}
 	testfs.Write(t, local, tree)
@@ -66,9 +65,7 @@ func TestMv(t *testing.T) {
 
 func TestMvDeletesSourcesInBatches(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Listing)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.Listing)
 	local := t.TempDir()
 	files := map[string]string{}
 	for i := range 1500 {
@@ -98,8 +95,7 @@ func TestMvDeletesSourcesInBatches(t *testing.T) {
 // made and its source kept.
 func TestMvWhoseDeletesFailKeepsTheSources(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	tree := map[string]string{"a": "1", "b": "22", "c": "333"}
 	for k, v := range tree {
 		s3test.PutObject(t, srv.Client(t), src, k, []byte(v))

@@ -197,9 +197,7 @@ func rawCopies(reqs []recordedRequest) (raw, sdk int) {
 
 func TestSSECustomerKeysGoOnEveryRequestThatNeedsThem(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.SSEC)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.SSEC)
 	proxy, rec := startRecorder(t, srv)
 
 	// Two keys: one raw in a file, one base64 in the environment.
@@ -437,9 +435,7 @@ var signedRegion = regexp.MustCompile(`Credential=[^/]+/\d{8}/([^/]+)/s3/aws4_re
 
 func TestSourceRegionSignsTheSourcesRequestsAndNotTheCopies(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.SigningScope)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t, s3test.SigningScope)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "src/small.txt", []byte("small"))
 	s3test.PutObject(t, c, bucket, "src/big.bin", bodyFor(5, 6<<20))

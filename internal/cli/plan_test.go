@@ -35,8 +35,7 @@ func planTasks(t *testing.T, out string) []engine.Task {
 
 func TestPlanPrintsTasksAndTouchesNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	seedKeys(t, srv, bucket, "site/old.html", "site/same.css")
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"same.css": "body of site/same.css", "new.html": "new"})

@@ -13,8 +13,7 @@ import (
 
 func TestPresignedURLsWorkWithAPlainHTTPClient(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	c := srv.Client(t)
 	body := stamped(100 << 10)
 	s3test.PutObject(t, c, bucket, "odd/with space+plus.bin", body)

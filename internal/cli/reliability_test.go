@@ -425,41 +425,34 @@ func TestStalledRequestsAreRetriedAndTheRunCompletes(t *testing.T) {
 		return strings.Join(failures, "\n")
 	}
 
-	t.Run("a server-side copy", func(t *testing.T) {
+	// run runs the engine from the source to to through the proxy: every
+	// object arrives, and some request stalled on the way.
+	run := func(t *testing.T, verb string, to engine.Endpoint) {
+		t.Helper()
 		before := proxy.Stats()
 		sum, err := engine.New(engine.Config{Concurrency: 32}).Run(t.Context(), engine.Job{
-			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: bucketEndpoint(t, c, "s3://"+dst+"/"), Recursive: true,
+			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: to, Recursive: true,
 		}, engine.Options{Observer: observe})
 		after := proxy.Stats()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.Objects != n || sum.Failed != 0 {
-			t.Errorf("copied %d, %d failed; want %d, 0:\n%s", sum.Objects, sum.Failed, n, failed())
+			t.Errorf("%s %d, %d failed; want %d, 0:\n%s", verb, sum.Objects, sum.Failed, n, failed())
 		}
 		if injected(before, after, faultproxy.Stall) == 0 {
 			t.Errorf("no request stalled: %s", faultCounts(before, after))
 		}
-		t.Logf("copy: %d objects in %.2fs; %s", sum.Objects, sum.Seconds, faultCounts(before, after))
+		t.Logf("%s %d objects in %.2fs; %s", verb, sum.Objects, sum.Seconds, faultCounts(before, after))
+	}
+
+	t.Run("a server-side copy", func(t *testing.T) {
+		run(t, "copied", bucketEndpoint(t, c, "s3://"+dst+"/"))
 		checkBucketHolds(t, srv, dst, "", want)
 	})
 	t.Run("a download", func(t *testing.T) {
 		dir := t.TempDir()
-		before := proxy.Stats()
-		sum, err := engine.New(engine.Config{Concurrency: 32}).Run(t.Context(), engine.Job{
-			Src: bucketEndpoint(t, c, "s3://"+src+"/"), Dst: localEndpoint(t, dir), Recursive: true,
-		}, engine.Options{Observer: observe})
-		after := proxy.Stats()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if sum.Objects != n || sum.Failed != 0 {
-			t.Errorf("downloaded %d, %d failed; want %d, 0:\n%s", sum.Objects, sum.Failed, n, failed())
-		}
-		if injected(before, after, faultproxy.Stall) == 0 {
-			t.Errorf("no request stalled: %s", faultCounts(before, after))
-		}
-		t.Logf("download: %d objects in %.2fs; %s", sum.Objects, sum.Seconds, faultCounts(before, after))
+		run(t, "downloaded", localEndpoint(t, dir))
 		if diff := cmp.Diff(stringMap(want), testfs.Read(t, dir)); diff != "" {
 			t.Errorf("downloaded files (-want +got):\n%s", diff)
 		}
@@ -483,8 +476,7 @@ func isGetObject(r *http.Request) bool {
 
 func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	want := map[string][]byte{}
 	for i := range 100 {
 		want[fmt.Sprintf("small/%02d.bin", i)] = bodyFor(i, 1+i*1031)
@@ -574,8 +566,7 @@ func TestDownloadsUnderErrorsAndTruncationAreExactOrAbsent(t *testing.T) {
 // goroutines, and must not race on it.
 func TestDebugLogsAndResultsShareStderrWithoutARace(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	const n = 50
 	seedObjects(t, srv, src, "", n, 16)
 	env := withEnv(srv, "AWS_MAX_ATTEMPTS=1")

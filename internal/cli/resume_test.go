@@ -74,6 +74,19 @@ func waitFor(t *testing.T, what string, cond func() bool, child *exec.Cmd) {
 	}
 }
 
+// killAt waits until the child's journal holds at least n records of
+// type typ, kills the child as a crash would (SIGKILL) and returns how
+// many such records the journal holds after it died.
+func killAt(t *testing.T, child *exec.Cmd, journalPath, typ string, n int) int {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d %q records in the journal", n, typ), func() bool { return countRecords(t, journalPath, typ) >= n }, child)
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	return countRecords(t, journalPath, typ)
+}
+
 func summaryOf(t *testing.T, stderr string) map[string]any {
 	t.Helper()
 	for _, line := range strings.Split(stderr, "\n") {
@@ -91,8 +104,7 @@ func summaryOf(t *testing.T, stderr string) map[string]any {
 
 func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	const n = 600
 	local := t.TempDir()
 	files := map[string]string{}
@@ -103,21 +115,12 @@ func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/")
 
 	// A per-request delay makes the run long enough to kill it mid-way.
-	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, srv, faultproxy.Config{Latency: 20 * time.Millisecond})
 	journalPath := filepath.Join(t.TempDir(), "run.journal")
 	args := []string{"--endpoint-url", proxy.URL(), "--concurrency", "4", "--json", "cp", "--recursive", "--journal", journalPath, "s3://" + src + "/", "s3://" + dst + "/"}
 
 	child, out := startChild(t, srv, args...)
-	waitFor(t, "a third of the objects in the journal", func() bool { return countRecords(t, journalPath, "done") >= n/3 }, child)
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
-	doneAtKill := countRecords(t, journalPath, "done")
+	doneAtKill := killAt(t, child, journalPath, "done", n/3)
 	if doneAtKill >= n {
 		t.Fatalf("the run finished before it was killed (%d done); output:\n%s", doneAtKill, out)
 	}
@@ -151,30 +154,20 @@ func TestKilledCopyResumesFromTheJournal(t *testing.T) {
 
 func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	dst := srv.NewBucket(t)
+	srv, dst := newBucket(t)
 	local := t.TempDir()
 	const partSize = 5 << 20
 	big := bytes.Repeat([]byte("0123456789abcdef"), (10*partSize+12345)/16) // 11 parts
 	if err := os.WriteFile(filepath.Join(local, "big.bin"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, srv, faultproxy.Config{Latency: 300 * time.Millisecond})
 	journalPath := filepath.Join(t.TempDir(), "big.journal")
 	args := []string{"--endpoint-url", proxy.URL(), "--concurrency", "2", "--json", "cp", "--journal", journalPath,
 		"--part-size", "5MiB", "--multipart-threshold", "5MiB", filepath.Join(local, "big.bin"), "s3://" + dst + "/big.bin"}
 
 	child, out := startChild(t, srv, args...)
-	waitFor(t, "three parts in the journal", func() bool { return countRecords(t, journalPath, "part") >= 3 }, child)
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
-	partsAtKill := countRecords(t, journalPath, "part")
+	partsAtKill := killAt(t, child, journalPath, "part", 3)
 	if countRecords(t, journalPath, "done") != 0 {
 		t.Fatalf("the upload finished before it was killed; output:\n%s", out)
 	}
@@ -204,8 +197,7 @@ func TestKilledMultipartUploadResumesItsParts(t *testing.T) {
 }
 
 func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
-	srv := s3test.Start(t)
-	dst := srv.NewBucket(t)
+	srv, dst := newBucket(t)
 	local := t.TempDir()
 	files := map[string]string{}
 	for i := range 200 {
@@ -216,11 +208,7 @@ func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(local, "big.bin"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proxy, err := faultproxy.New(srv.Endpoint, faultproxy.Config{Latency: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { proxy.Close() })
+	proxy := startFaultProxy(t, srv, faultproxy.Config{Latency: 200 * time.Millisecond})
 	child, out := startChild(t, srv, "--endpoint-url", proxy.URL(), "--concurrency", "4", "cp", "--recursive",
 		"--part-size", "5MiB", "--multipart-threshold", "5MiB", local, "s3://"+dst+"/")
 	waitFor(t, "a multipart upload to start", func() bool {
@@ -229,7 +217,7 @@ func TestInterruptStopsCleanlyAndAbortsUploads(t *testing.T) {
 	if err := child.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	err = child.Wait()
+	err := child.Wait()
 	var exitErr *exec.ExitError
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitInterrupted {
 		t.Fatalf("child ended with %v, want exit %d; output:\n%s", err, ExitInterrupted, out)

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
-	"github.com/s3bulk/s3bulk/internal/testfs"
 )
 
 func seedKeys(t *testing.T, srv *s3test.Server, bucket string, keys ...string) {
@@ -63,16 +62,8 @@ func TestRm(t *testing.T) {
 
 func TestRmBatchesAThousandKeysARequest(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Listing)
-	bucket := srv.NewBucket(t)
-	local := t.TempDir()
-	files := map[string]string{}
-	for i := range 1500 {
-		files[fmt.Sprintf("k/%04d", i)] = ""
-	}
-	testfs.Write(t, local, files)
-	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+bucket+"/")
+	srv, bucket := newBucket(t, s3test.Listing)
+	seedEmpty(t, srv, bucket, "k/%04d", 1500)
 
 	out, errOut := mustRunJSON(t, srv, "rm", "--recursive", "s3://"+bucket+"/k/")
 	if diff := cmp.Diff(map[string]int64{"ListObjectsV2": 2, "DeleteObjects": 2}, requestsOf(t, errOut)); diff != "" {
@@ -88,8 +79,7 @@ func TestRmBatchesAThousandKeysARequest(t *testing.T) {
 
 func TestRmDryRunPrintsThePlanAndDeletesNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	seedKeys(t, srv, bucket, "a/1", "a/2", "b/3")
 	out, errOut := mustRunJSON(t, srv, "--dry-run", "rm", "--recursive", "s3://"+bucket+"/a/")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -111,8 +101,7 @@ func TestRmDryRunPrintsThePlanAndDeletesNothing(t *testing.T) {
 
 func TestRmExitCodes(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	seedKeys(t, srv, bucket, "dir/a")
 	tests := []struct {
 		name, message string

@@ -16,8 +16,7 @@ import (
 
 func TestRunExecutesAMixedFile(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	seedKeys(t, srv, src, "one.txt", "with space.txt", "tmp/x", "tmp/y", "data/a", "data/b", "move/m1", "move/m2")
 	seedKeys(t, srv, dst, "mirror/stale")
 	local := t.TempDir()
@@ -62,8 +61,7 @@ sync --delete s3://%[1]s/data/ s3://%[2]s/mirror/
 
 func TestRunReadsStdin(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	seedKeys(t, srv, bucket, "a")
 	in := fmt.Sprintf("cp s3://%[1]s/a s3://%[1]s/b\ncp s3://%[1]s/a s3://%[1]s/c\n", bucket)
 	_, errOut, code := runCLIStdin(t, srv, strings.NewReader(in), "run", "-")
@@ -79,8 +77,7 @@ func TestRunReadsStdin(t *testing.T) {
 
 func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	seedKeys(t, srv, bucket, "a")
 	tests := []struct {
 		name, bad, message string
@@ -114,8 +111,7 @@ func TestRunChecksEveryLineBeforeRunningAny(t *testing.T) {
 
 func TestRunExitCodeIsTheWorstLine(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	seedKeys(t, srv, bucket, "a")
 	file := filepath.Join(t.TempDir(), "commands")
 	script := fmt.Sprintf("cp s3://%[1]s/a s3://%[1]s/b\ncp s3://%[1]s/missing s3://%[1]s/c\n", bucket)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,13 +17,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/s3bulk/s3bulk/internal/memstat"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
 
 func TestCpFromStdinAndToStdout(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	c := srv.Client(t)
 	for _, tt := range []struct {
 		name string
@@ -100,21 +99,6 @@ func TestCpFromStdinAndToStdout(t *testing.T) {
 	})
 }
 
-// vmHWM reads a process's peak resident memory (Linux), in bytes.
-func vmHWM(pid int) (uint64, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
-}
-
 // iotestErrReader fails as a closed pipe does.
 type iotestErrReader struct{}
 
@@ -127,8 +111,7 @@ func (iotestErrReader) Read([]byte) (int, error) { return 0, syscall.EPIPE }
 // otherwise be measured.
 func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	const size = 200 * mib
 	const budget = 64 * mib
 	bin := filepath.Join(t.TempDir(), "s3bulk")
@@ -171,7 +154,7 @@ func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if hwm, ok := vmHWM(cmd.Process.Pid); ok {
+			if hwm, ok := memstat.PeakRSSOf(cmd.Process.Pid); ok {
 				peak = max(peak, hwm)
 			}
 			select {
@@ -200,11 +183,7 @@ func TestCpFromStdinStaysWithinItsBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Body.Close()
-	got := sha256.New()
-	if n, err := io.Copy(got, out.Body); err != nil || n != size {
-		t.Fatalf("read back %d bytes (%v), want %d", n, err, size)
-	}
-	if !bytes.Equal(got.Sum(nil), sum) {
+	if !bytes.Equal(sha256Of(t, out.Body, size), sum) {
 		t.Errorf("the object differs from what was piped in")
 	}
 }

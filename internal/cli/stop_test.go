@@ -19,8 +19,7 @@ import (
 
 func TestAFailureEveryObjectSharesStopsTheRunOnce(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	const n = 60
 	seedObjects(t, srv, src, "", n, 100)
 	files := map[string]string{}

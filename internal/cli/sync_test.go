@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,9 +45,7 @@ func unprefixed(prefix string, m map[string]string) map[string]string {
 
 func TestSyncInThreeDirections(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.OddKeys)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.OddKeys)
 	local := t.TempDir()
 	tree := map[string]string{"a.txt": "a", "dir/b.txt": "bb", "dir/sub/c.txt": "ccc", "odd/with space+plus.txt": "odd"}
 	testfs.Write(t, local, tree)
@@ -155,16 +152,8 @@ func TestSyncInThreeDirections(t *testing.T) {
 
 func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Listing)
-	bucket := srv.NewBucket(t)
-	local := t.TempDir()
-	files := map[string]string{}
-	for i := range 2100 {
-		files[fmt.Sprintf("f/%04d", i)] = ""
-	}
-	testfs.Write(t, local, files)
-	mustRun(t, srv, "--quiet", "cp", "--recursive", local+"/", "s3://"+bucket+"/")
+	srv, bucket := newBucket(t, s3test.Listing)
+	seedEmpty(t, srv, bucket, "f/%04d", 2100)
 	empty := t.TempDir()
 	testfs.Write(t, empty, map[string]string{"f/0000": ""})
 
@@ -190,8 +179,7 @@ func TestSyncDeletesInBatchesAndHonoursMaxDelete(t *testing.T) {
 
 func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"same.txt": "12345", "edited.txt": "abcde"})
 	mustRun(t, srv, "sync", local, "s3://"+bucket+"/")
@@ -221,8 +209,7 @@ func TestSyncChecksumFindsChangesSizeAndTimeMiss(t *testing.T) {
 
 func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	c := srv.Client(t)
 	s3test.PutObject(t, c, bucket, "keep.tmp", []byte("dest only, excluded"))
 	s3test.PutObject(t, c, bucket, "gone.txt", []byte("dest only"))
@@ -237,8 +224,7 @@ func TestSyncFiltersKeepExcludedNamesOnBothSides(t *testing.T) {
 
 func TestSyncUsageErrors(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	local := t.TempDir()
 	testfs.Write(t, local, map[string]string{"file": "x"})
 	tests := []struct {
@@ -269,8 +255,7 @@ func TestSyncUsageErrors(t *testing.T) {
 // every multipart upload) still tells equal from different contents.
 func TestSyncChecksumFallsBackToFullObjectChecksums(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	up, down := t.TempDir(), t.TempDir()
 	body := stamped(12 * mib)
 	if err := os.WriteFile(filepath.Join(up, "big.bin"), body, 0o644); err != nil {

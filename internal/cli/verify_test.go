@@ -22,8 +22,9 @@ import (
 )
 
 // putMultipart uploads body as a multipart upload cut into parts of the
-// given sizes, so that its ETag is "digest-N".
-func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, sizes ...int) {
+// given sizes, so that its ETag is "digest-N"; optFns go with each part
+// (to send it without a checksum, say).
+func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, sizes []int, optFns ...func(*s3.Options)) {
 	t.Helper()
 	ctx := t.Context()
 	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
@@ -36,7 +37,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 		out, err := c.UploadPart(ctx, &s3.UploadPartInput{
 			Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(int32(i + 1)),
 			Body: bytes.NewReader(body[off : off+n]), ContentLength: aws.Int64(int64(n)),
-		})
+		}, optFns...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,9 +58,7 @@ func putMultipart(t *testing.T, c *s3.Client, bucket, key string, body []byte, s
 
 func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.OddKeys)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.OddKeys)
 	local := t.TempDir()
 	testfs.Write(t, local, oddKeys)
 	mustRun(t, srv, "--quiet", "cp", "--recursive", local, "s3://"+src+"/data/")
@@ -91,8 +90,7 @@ func TestVerifyOfAnExactCopyFindsNothing(t *testing.T) {
 
 func TestVerifyReportsMissingExtraAndDifferingObjects(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t)
 	c := srv.Client(t)
 	for k, v := range map[string]string{"p/same": "same", "p/longer": "short", "p/changed": "abcd", "p/missing": "m", "p/dir/deep": "d"} {
 		s3test.PutObject(t, c, src, k, []byte(v))
@@ -177,24 +175,22 @@ func md5sum(s string) string { return fmt.Sprintf("%x", md5.Sum([]byte(s))) }
 
 func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.MultipartETag)
-	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	srv, src, dst := newBucketPair(t, s3test.MultipartETag)
 	c := srv.Client(t)
 	const mib = 1 << 20
 	eleven := bodyFor(1, 11*mib)
 	other := bodyFor(2, 11*mib)
 	tight, tightOther := bodyFor(3, 5*mib+1), bodyFor(4, 5*mib+1) // two parts can only be 5 MiB + 1 byte
 
-	putMultipart(t, c, src, "same-parts", eleven, 5*mib, 5*mib, mib)
-	putMultipart(t, c, dst, "same-parts", eleven, 5*mib, 5*mib, mib)
-	putMultipart(t, c, src, "other-part-count", eleven, 5*mib, 5*mib, mib)
-	putMultipart(t, c, dst, "other-part-count", eleven, 6*mib, 5*mib)
-	putMultipart(t, c, src, "same-count-other-bytes", eleven, 6*mib, 5*mib)
-	putMultipart(t, c, dst, "same-count-other-bytes", other, 6*mib, 5*mib)
-	putMultipart(t, c, src, "tight-other-bytes", tight, 5*mib, 1)
-	putMultipart(t, c, dst, "tight-other-bytes", tightOther, 5*mib, 1)
-	putMultipart(t, c, src, "single-vs-multi", eleven, 5*mib, 5*mib, mib)
+	putMultipart(t, c, src, "same-parts", eleven, []int{5 * mib, 5 * mib, mib})
+	putMultipart(t, c, dst, "same-parts", eleven, []int{5 * mib, 5 * mib, mib})
+	putMultipart(t, c, src, "other-part-count", eleven, []int{5 * mib, 5 * mib, mib})
+	putMultipart(t, c, dst, "other-part-count", eleven, []int{6 * mib, 5 * mib})
+	putMultipart(t, c, src, "same-count-other-bytes", eleven, []int{6 * mib, 5 * mib})
+	putMultipart(t, c, dst, "same-count-other-bytes", other, []int{6 * mib, 5 * mib})
+	putMultipart(t, c, src, "tight-other-bytes", tight, []int{5 * mib, 1})
+	putMultipart(t, c, dst, "tight-other-bytes", tightOther, []int{5 * mib, 1})
+	putMultipart(t, c, src, "single-vs-multi", eleven, []int{5 * mib, 5 * mib, mib})
 	s3test.PutObject(t, c, dst, "single-vs-multi", eleven)
 
 	out, errOut, code := runCLI(t, srv, "verify", "s3://"+src, "s3://"+dst)
@@ -224,8 +220,7 @@ func TestVerifyComparesMultipartETagsOnlyWhenThePartSizeIsKnown(t *testing.T) {
 
 func TestVerifyUsageAndFatalErrors(t *testing.T) {
 	t.Parallel()
-	srv := s3test.Start(t)
-	bucket := srv.NewBucket(t)
+	srv, bucket := newBucket(t)
 	tests := []struct {
 		name     string
 		args     []string

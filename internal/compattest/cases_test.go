@@ -1,5 +1,7 @@
 package compattest
 
+import "slices"
+
 // Bodies name their origin, so a key's body says which source it came
 // from: "src:KEY" for a source object, "dst:KEY" for an object already in
 // the destination, "loc:PATH" for a local file. "dst:old:KEY" is a stale
@@ -65,8 +67,8 @@ var tree = src(
 	"top.json",
 )
 
-// odd are keys that break naive URL, shell and pattern handling.
-var odd = src(
+// oddNames are names that break naive URL, shell and pattern handling.
+var oddNames = []string{
 	"odd/with space.txt",
 	"odd/ünïcödé-日本.txt",
 	"odd/plus+sign.txt",
@@ -74,18 +76,12 @@ var odd = src(
 	"odd/equals=sign.txt",
 	"odd/hash#tag.txt",
 	"odd/[bracket].txt",
-	"odd/semi;colon.txt",
-)
+}
 
-var oddLocal = loc(
-	"odd/with space.txt",
-	"odd/ünïcödé-日本.txt",
-	"odd/plus+sign.txt",
-	"odd/percent%20x.txt",
-	"odd/equals=sign.txt",
-	"odd/hash#tag.txt",
-	"odd/[bracket].txt",
-)
+// odd are oddNames as keys, and one key more.
+var odd = src(append(slices.Clip(oddNames), "odd/semi;colon.txt")...)
+
+var oddLocal = loc(oddNames...)
 
 // localTree is tree as files.
 var localTree = loc(

@@ -289,14 +289,24 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q 
 	_, _ = w.Write(buf.Bytes())
 }
 
-// get answers HeadObject and GetObject, with a single range.
-func (h *handler) get(w http.ResponseWriter, r *http.Request, bucket, key string) {
+// found reports whether the object is in the set and matches the ETag the
+// request's ifMatch header asks for, if any; when not, it answers as S3 does
+// (404 NoSuchKey, 412 PreconditionFailed).
+func (h *handler) found(w http.ResponseWriter, r *http.Request, bucket, key, ifMatch string) bool {
 	if !h.has(bucket, key) {
 		writeError(w, r, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
-		return
+		return false
 	}
-	if m := r.Header.Get("If-Match"); m != "" && strings.Trim(m, `"`) != strings.Trim(h.etag, `"`) {
+	if m := r.Header.Get(ifMatch); m != "" && strings.Trim(m, `"`) != strings.Trim(h.etag, `"`) {
 		writeError(w, r, http.StatusPreconditionFailed, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
+		return false
+	}
+	return true
+}
+
+// get answers HeadObject and GetObject, with a single range.
+func (h *handler) get(w http.ResponseWriter, r *http.Request, bucket, key string) {
+	if !h.found(w, r, bucket, key, "If-Match") {
 		return
 	}
 	first, last := int64(0), h.size-1
@@ -405,12 +415,7 @@ func (h *handler) copy(w http.ResponseWriter, r *http.Request) {
 	}
 	src, _, _ = strings.Cut(strings.TrimPrefix(src, "/"), "?versionId=")
 	bucket, key, _ := strings.Cut(src, "/")
-	if !h.has(bucket, key) {
-		writeError(w, r, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
-		return
-	}
-	if m := r.Header.Get("x-amz-copy-source-if-match"); m != "" && strings.Trim(m, `"`) != strings.Trim(h.etag, `"`) {
-		writeError(w, r, http.StatusPreconditionFailed, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
+	if !h.found(w, r, bucket, key, "x-amz-copy-source-if-match") {
 		return
 	}
 	out := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<CopyObjectResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LastModified>` +

@@ -351,6 +351,17 @@ func TestOpen(t *testing.T) {
 		must(t, os.WriteFile(path, b, 0o600))
 		return path
 	}
+	// appendDone opens the journal at path, adds objA as done, closes it
+	// and loads what it then holds.
+	appendDone := func(t *testing.T, path string) *State {
+		w, err := Open(path, fp)
+		must(t, err)
+		must(t, w.Done(objA, "dst/a"))
+		must(t, w.Close())
+		st, err := Load(path)
+		must(t, err)
+		return st
+	}
 	t.Run("a journal of another job is refused and left as it was", func(t *testing.T) {
 		path := newFile(t, good)
 		_, err := Open(path, "job-2")
@@ -400,24 +411,14 @@ func TestOpen(t *testing.T) {
 	})
 	t.Run("a torn header is rewritten", func(t *testing.T) {
 		path := newFile(t, lines(good)[0][:9])
-		w, err := Open(path, fp)
-		must(t, err)
-		must(t, w.Done(objA, "dst/a"))
-		must(t, w.Close())
-		st, err := Load(path)
-		must(t, err)
+		st := appendDone(t, path)
 		if st.Fingerprint() != fp || !st.Done(objA, "dst/a") {
 			t.Errorf("fingerprint %q, Done(objA) %v; want %q, true", st.Fingerprint(), st.Done(objA, "dst/a"), fp)
 		}
 	})
 	t.Run("a second run appends to the first", func(t *testing.T) {
 		path := newFile(t, good)
-		w, err := Open(path, fp)
-		must(t, err)
-		must(t, w.Done(objA, "dst/a"))
-		must(t, w.Close())
-		st, err := Load(path)
-		must(t, err)
+		st := appendDone(t, path)
 		if st.Stats().Done != 4 {
 			t.Errorf("Stats().Done = %d, want 4", st.Stats().Done)
 		}

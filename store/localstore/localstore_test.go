@@ -132,13 +132,20 @@ func regularFiles(t *testing.T, root string) []string {
 	return got
 }
 
-func TestSymlinksAreNotFollowedByDefault(t *testing.T) {
+// linkTree is a directory with one file, real/f holding body, and three
+// symlinks: dirlink to real, filelink to real/f and broken to nowhere.
+func linkTree(t *testing.T, body string) string {
+	t.Helper()
 	root := t.TempDir()
-	files(t, root, map[string]string{"real/f": "x"})
+	files(t, root, map[string]string{"real/f": body})
 	symlink(t, "real", filepath.Join(root, "dirlink"))
 	symlink(t, "real/f", filepath.Join(root, "filelink"))
 	symlink(t, "nowhere", filepath.Join(root, "broken"))
-	s, k := newStore(t, root, Options{})
+	return root
+}
+
+func TestSymlinksAreNotFollowedByDefault(t *testing.T) {
+	s, k := newStore(t, linkTree(t, "x"), Options{})
 
 	if diff := cmp.Diff([]string{"real/f"}, keys(t, s, "", "")); diff != "" {
 		t.Errorf("list (-want +got):\n%s", diff)
@@ -162,12 +169,7 @@ func TestSymlinksAreNotFollowedByDefault(t *testing.T) {
 }
 
 func TestSymlinksAreFollowedWhenAsked(t *testing.T) {
-	root := t.TempDir()
-	files(t, root, map[string]string{"real/f": "xyz"})
-	symlink(t, "real", filepath.Join(root, "dirlink"))
-	symlink(t, "real/f", filepath.Join(root, "filelink"))
-	symlink(t, "nowhere", filepath.Join(root, "broken"))
-	s, k := newStore(t, root, Options{FollowSymlinks: true})
+	s, k := newStore(t, linkTree(t, "xyz"), Options{FollowSymlinks: true})
 
 	var got []store.Object
 	err := s.List(t.Context(), "", "", func(o store.Object) error {

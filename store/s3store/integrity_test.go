@@ -58,6 +58,23 @@ func isObjectGet(r *http.Request) bool {
 	return r.Method == http.MethodGet && opOf(r) == "GetObject"
 }
 
+// readEnded checks a read's error: a checksum mismatch when mismatch is
+// wanted, and then it reports true (the case has nothing more to check);
+// none otherwise.
+func readEnded(t *testing.T, err error, mismatch bool) bool {
+	t.Helper()
+	if mismatch {
+		if !errors.Is(err, store.ErrChecksumMismatch) {
+			t.Fatalf("read: %v; want store.ErrChecksumMismatch", err)
+		}
+		return true
+	}
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return false
+}
+
 // readAll reads like localstore does: exactly the size it expects, with
 // io.CopyN, which drops the error of a read that completes its count.
 func readAll(t *testing.T, s *Store, key string, off, length int64) ([]byte, error) {
@@ -372,14 +389,8 @@ func TestGetVerifiesWhatItDelivers(t *testing.T) {
 				next.ServeHTTP(cw, r)
 			}, func(cfg *Config) { cfg.ChecksumWhenRequired = tt.whenRequired })
 			got, err := readAll(t, c.Bucket(bucket), "k", tt.off, tt.length)
-			if tt.wantMismatch {
-				if !errors.Is(err, store.ErrChecksumMismatch) {
-					t.Fatalf("read: %v; want store.ErrChecksumMismatch", err)
-				}
+			if readEnded(t, err, tt.wantMismatch) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("read: %v", err)
 			}
 			if tt.fault.corruptAt >= 0 {
 				return // corrupted on purpose and not checked: nothing to compare

@@ -69,16 +69,22 @@ func (o *observer) log(ctx context.Context, op string, d time.Duration, md middl
 	if id, ok := awsmiddleware.GetRequestIDMetadata(md); ok {
 		attrs = append(attrs, slog.String("request_id", id))
 	}
-	if err != nil {
-		attrs = append(attrs, slog.String("class", class.String()))
-		var apiErr smithy.APIError
-		if errors.As(err, &apiErr) {
-			attrs = append(attrs, slog.String("code", apiErr.ErrorCode()), slog.String("message", apiErr.ErrorMessage()))
-		} else {
-			attrs = append(attrs, slog.String("error", describe(err)))
-		}
+	o.logger.LogAttrs(ctx, slog.LevelDebug, "s3 request", withError(attrs, err, class)...)
+}
+
+// withError adds to a request's log attributes what its error was, if it
+// failed: the error's class and S3's code and message, or what went wrong
+// before S3 answered.
+func withError(attrs []slog.Attr, err error, class retry.Class) []slog.Attr {
+	if err == nil {
+		return attrs
 	}
-	o.logger.LogAttrs(ctx, slog.LevelDebug, "s3 request", attrs...)
+	attrs = append(attrs, slog.String("class", class.String()))
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return append(attrs, slog.String("code", apiErr.ErrorCode()), slog.String("message", apiErr.ErrorMessage()))
+	}
+	return append(attrs, slog.String("error", describe(err)))
 }
 
 type targetKey struct{}

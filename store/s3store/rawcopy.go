@@ -233,16 +233,7 @@ func (r *rawCopier) log(ctx context.Context, bucket, key string, status int, d t
 		slog.String("op", "CopyObject"), slog.String("bucket", bucket), slog.String("key", key),
 		slog.Int("status", status), slog.Duration("duration", d),
 	}
-	if err != nil {
-		attrs = append(attrs, slog.String("class", class.String()))
-		var apiErr smithy.APIError
-		if errors.As(err, &apiErr) {
-			attrs = append(attrs, slog.String("code", apiErr.ErrorCode()), slog.String("message", apiErr.ErrorMessage()))
-		} else {
-			attrs = append(attrs, slog.String("error", err.Error()))
-		}
-	}
-	l.LogAttrs(ctx, slog.LevelDebug, "s3 request", attrs...)
+	l.LogAttrs(ctx, slog.LevelDebug, "s3 request", withError(attrs, err, class)...)
 }
 
 // escapeKey percent-encodes a key for a request path the way S3 signs it:
