@@ -566,8 +566,25 @@ func isNoSuchJob(err error) bool {
 }
 
 // Run confirms a job created with Confirm, which waits Suspended until
-// then, and returns the status it moved to.
+// then, and returns the status it moved to. A job still New or Preparing
+// (reading its manifest) cannot be confirmed yet: S3 refuses the update,
+// so Run waits, asking again after a growing pause (up to 5 s), until
+// it is past them.
 func (c *Client) Run(ctx context.Context, id string) (string, error) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		j, err := c.Describe(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("run job %s: %w", id, err)
+		}
+		if j.Status != "New" && j.Status != "Preparing" {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("run job %s: still %s: %w", id, j.Status, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
 	return c.setStatus(ctx, id, types.RequestedJobStatusReady, "confirmed with s3bulk batch run")
 }
 
