@@ -227,23 +227,6 @@ func (a *app) benchConn(ctx context.Context) (bench.Conn, error) {
 	return c, err
 }
 
-// storeConfig is the engine's store configuration from the global flags.
-func (a *app) storeConfig() s3store.Config {
-	cfg := s3store.Config{
-		Region:               a.g.region,
-		Profile:              a.g.profile,
-		EndpointURL:          a.g.endpointURL,
-		ChecksumWhenRequired: a.g.checksumWhenRequired,
-	}
-	switch a.g.pathStyle {
-	case "true":
-		cfg.PathStyle = ptr(true)
-	case "false":
-		cfg.PathStyle = ptr(false)
-	}
-	return a.env.s3Config(cfg)
-}
-
 // engineFunc runs s3bulk's engine as the "s3bulk" method: a fresh session
 // (client, connection pool, limiter) per run, the global --concurrency,
 // and its requests counted by the store.

@@ -88,22 +88,11 @@ func (s *session) sourceS3(ctx context.Context, side sourceSide) (*s3store.Clien
 // credentials, environment ones included (as --profile does in the AWS
 // CLI), and its region replaces --region; --source-region still wins.
 func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Client, error) {
-	cfg := s3store.Config{
-		Region:               s.a.g.region,
-		Profile:              s.a.g.profile,
-		EndpointURL:          s.a.g.endpointURL,
-		ChecksumWhenRequired: s.a.g.checksumWhenRequired,
-		Concurrency:          s.eng.MaxConcurrency(),
-		OnThrottle:           s.eng.Throttled,
-		OnRequest:            s.requests.add,
-		Logger:               s.a.logger,
-	}
-	switch s.a.g.pathStyle {
-	case "true":
-		cfg.PathStyle = ptr(true)
-	case "false":
-		cfg.PathStyle = ptr(false)
-	}
+	cfg := s.a.flagConfig()
+	cfg.Concurrency = s.eng.MaxConcurrency()
+	cfg.OnThrottle = s.eng.Throttled
+	cfg.OnRequest = s.requests.add
+	cfg.Logger = s.a.logger
 	if side.profile != "" {
 		cfg.Profile, cfg.Region = side.profile, ""
 	}
@@ -111,6 +100,29 @@ func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Clie
 		cfg.EndpointURL = side.endpointURL
 	}
 	return s3store.NewClient(ctx, s.a.env.s3Config(cfg))
+}
+
+// storeConfig is the store configuration of the global flags and the
+// environment.
+func (a *app) storeConfig() s3store.Config { return a.env.s3Config(a.flagConfig()) }
+
+// flagConfig is the store configuration the global flags set; the
+// environment fills in the rest (environ.s3Config) after a side's own
+// profile or endpoint, if any, replaced them.
+func (a *app) flagConfig() s3store.Config {
+	cfg := s3store.Config{
+		Region:               a.g.region,
+		Profile:              a.g.profile,
+		EndpointURL:          a.g.endpointURL,
+		ChecksumWhenRequired: a.g.checksumWhenRequired,
+	}
+	switch a.g.pathStyle {
+	case "true":
+		cfg.PathStyle = ptr(true)
+	case "false":
+		cfg.PathStyle = ptr(false)
+	}
+	return cfg
 }
 
 func ptr[T any](v T) *T { return &v }
