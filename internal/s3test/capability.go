@@ -53,6 +53,9 @@ const (
 	// here), returns it with checksum mode, and answers an UploadPart with
 	// the part's.
 	Checksums Capability = "checksums (x-amz-checksum-crc32c)"
+	// RequestChecksums: a PutObject whose body does not match the
+	// x-amz-checksum-* it was sent with is refused.
+	RequestChecksums Capability = "refusing a body that does not match its checksum"
 	// FreshChecksums: an object overwritten without a checksum does not
 	// keep the checksum of the object it replaced.
 	FreshChecksums Capability = "checksums of the object, not of the one it replaced"
@@ -97,6 +100,7 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	MultipartUploadListing: probeListUploads,
 	ListParts:              probeListParts,
 	Checksums:              probeChecksums,
+	RequestChecksums:       probeRequestChecksums,
 	MultipartETag:          probeMultipartETag,
 	FreshChecksums:         probeFreshChecksums,
 	SSES3:                  probeSSES3,
@@ -348,6 +352,19 @@ func probeChecksums(ctx context.Context, p *prober) error {
 	}
 	if part.ChecksumCRC32C == nil {
 		return errors.New("an UploadPart with a CRC32C does not answer with it")
+	}
+	return nil
+}
+
+func probeRequestChecksums(ctx context.Context, p *prober) error {
+	// CRC32("y"): the payload's SHA-256 in the signature is right, only
+	// the checksum is wrong.
+	_, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) { in.ChecksumCRC32 = aws.String("+9smFQ==") })
+	if err := refused(err, "a put of \"x\" sent with the CRC32 of \"y\""); err != nil {
+		return err
+	}
+	if _, err := p.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("k")}); err == nil {
+		return errors.New("a put refused for its checksum stored the object")
 	}
 	return nil
 }
