@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the integration suite against S3-compatible servers other than the
 # embedded versitygw, through S3BULK_TEST_ENDPOINT, and prints one table:
-# server, version, passed, skipped (with the reasons), failed.
+# server, version, passed, skipped (with the reasons), failed, date, tree;
+# then each failed test, and each skip that is not a capability probe's.
 #
 #   scripts/test-servers.sh                      # versitygw gofakes3 s3rver seaweedfs
 #   scripts/test-servers.sh gofakes3 s3rver      # some of them
@@ -146,6 +147,9 @@ start_seaweedfs() {
 	version=$("$bin" version 2>/dev/null | awk '{print $3; exit}')
 }
 
+# The tree and date of the run, taken before the first test builds.
+tree=$(git describe --always --dirty 2>/dev/null || echo "outside git")
+today=$(date -u +%F)
 table="$work/table.md"
 details="$work/details.txt"
 go run ./scripts/testtable -header >"$table"
@@ -166,7 +170,7 @@ for name in "${servers[@]}"; do
 		if ! wait_http "$endpoint/"; then
 			log "$name did not start; the end of its log:"
 			tail -n 20 "$work/$name.log" >&2 || true
-			echo "| $name | $version | - | - | did not start |" >>"$table"
+			echo "| $name | $version | - | - | did not start | $today | $tree |" >>"$table"
 			continue
 		fi
 		log "$name $version at $endpoint"
@@ -185,14 +189,13 @@ for name in "${servers[@]}"; do
 		cp "$json" "$TEST_SERVERS_KEEP/$name.json"
 		[ ! -f "$work/$name.log" ] || cp "$work/$name.log" "$TEST_SERVERS_KEEP/$name.log"
 	fi
-	go run ./scripts/testtable -server "$name" -version "$version" -details <"$json" >"$work/$name.row"
+	go run ./scripts/testtable -server "$name" -version "$version" -date "$today" -tree "$tree" -details <"$json" >"$work/$name.row"
 	head -n 1 "$work/$name.row" >>"$table"
 	tail -n +2 "$work/$name.row" | sed "s/^/$name: /" >>"$details"
 done
 
 echo
-tree=$(git describe --always --dirty 2>/dev/null || echo "a tree outside git")
-echo "Integration suite by server ($(date -u +%F), $tree):"
+echo "Integration suite by server:"
 echo
 cat "$table"
 if [ -s "$details" ]; then

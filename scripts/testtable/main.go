@@ -1,9 +1,11 @@
 // Command testtable folds the output of `go test -json` into one row of the
 // table scripts/test-servers.sh prints: passed, skipped (with the reasons)
 // and failed, counting leaf tests (a test with subtests counts as its
-// subtests). With -details it also lists every failed test.
+// subtests), then the date and tree of the run. With -details it also
+// lists every failed test, and every skip that is not a capability probe's
+// ("server lacks ..."), which a run against any server should have none of.
 //
-//	go test -json ./... | go run ./scripts/testtable -server gofakes3 -version v1.2.0
+//	go test -json ./... | go run ./scripts/testtable -server gofakes3 -version v1.2.0 -date 2026-12-01 -tree b1efc9d
 package main
 
 import (
@@ -33,15 +35,17 @@ type result struct {
 func main() {
 	server := flag.String("server", "", "server name for the row")
 	version := flag.String("version", "", "server version for the row")
-	details := flag.Bool("details", false, "also list the failed tests and every skip reason")
+	date := flag.String("date", "", "date of the run for the row")
+	tree := flag.String("tree", "", "tree (commit) of the run for the row")
+	details := flag.Bool("details", false, "also list the failed tests and the skips that are not capability probes")
 	header := flag.Bool("header", false, "print the table's header and exit")
 	flag.Parse()
 	if *header {
-		fmt.Println("| server | version | passed | skipped | failed |")
-		fmt.Println("|---|---|---|---|---|")
+		fmt.Println("| server | version | passed | skipped | failed | date | tree |")
+		fmt.Println("|---|---|---|---|---|---|---|")
 		return
 	}
-	row, more, err := fold(os.Stdin, *server, *version)
+	row, more, err := fold(os.Stdin, *server, *version, *date, *tree)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testtable:", err)
 		os.Exit(1)
@@ -57,7 +61,11 @@ func main() {
 // fileLine is the "file_test.go:123: " prefix of a test's log line.
 var fileLine = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: `)
 
-func fold(r io.Reader, server, version string) (string, []string, error) {
+// probeSkip is how a skip for a capability the server lacks begins
+// (internal/s3test).
+const probeSkip = "server lacks "
+
+func fold(r io.Reader, server, version, date, tree string) (string, []string, error) {
 	results := map[string]*result{} // by package + " " + test
 	var failedPkgs []string
 	sc := bufio.NewScanner(r)
@@ -99,7 +107,7 @@ func fold(r io.Reader, server, version string) (string, []string, error) {
 	}
 	slices.Sort(ids)
 	var passed, skipped int
-	var failed []string
+	var failed, unprobed []string
 	reasons := map[string]int{}
 	for i, id := range ids {
 		if i+1 < len(ids) && strings.HasPrefix(ids[i+1], id+"/") {
@@ -119,7 +127,11 @@ func fold(r io.Reader, server, version string) (string, []string, error) {
 			passed++
 		case "skip":
 			skipped++
-			reasons[strings.TrimSpace(res.last)]++
+			reason := strings.TrimSpace(res.last)
+			reasons[reason]++
+			if !strings.HasPrefix(reason, probeSkip) {
+				unprobed = append(unprobed, fmt.Sprintf("SKIP %s (not a capability probe): %s", id, reason))
+			}
 		case "fail":
 			failed = append(failed, id)
 		}
@@ -135,7 +147,12 @@ func fold(r io.Reader, server, version string) (string, []string, error) {
 	for k := range reasons {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b string) int { return reasons[b] - reasons[a] })
+	slices.SortFunc(keys, func(a, b string) int { // most first, then by name
+		if d := reasons[b] - reasons[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
 	var rs []string
 	for _, k := range keys {
 		rs = append(rs, fmt.Sprintf("%d: %s", reasons[k], k))
@@ -144,12 +161,12 @@ func fold(r io.Reader, server, version string) (string, []string, error) {
 	if len(rs) > 0 {
 		skipCell += " (" + strings.Join(rs, "; ") + ")"
 	}
-	row := fmt.Sprintf("| %s | %s | %d | %s | %d |", server, version, passed, strings.ReplaceAll(skipCell, "|", `\|`), len(failed))
+	row := fmt.Sprintf("| %s | %s | %d | %s | %d | %s | %s |", server, version, passed, strings.ReplaceAll(skipCell, "|", `\|`), len(failed), date, tree)
 	var more []string
 	for _, f := range failed {
 		more = append(more, "FAIL "+f)
 	}
-	return row, more, nil
+	return row, append(more, unprobed...), nil
 }
 
 // subtestFailed reports whether a subtest of parent failed; after is the

@@ -20,6 +20,8 @@ func TestFoldCountsLeafTestsAndSkipReasons(t *testing.T) {
 		`{"Action":"pass","Package":"p","Test":"TestA"}`,
 		`{"Action":"output","Package":"p","Test":"TestB","Output":"    b_test.go:3: server lacks UploadPartCopy (NotImplemented, status 501)\n"}`,
 		`{"Action":"skip","Package":"p","Test":"TestB"}`,
+		`{"Action":"output","Package":"p","Test":"TestG","Output":"    g_test.go:9: needs real AWS\n"}`,
+		`{"Action":"skip","Package":"p","Test":"TestG"}`,
 		`{"Action":"fail","Package":"p","Test":"TestC"}`,
 		`{"Action":"run","Package":"p","Test":"TestD"}`,
 		`{"Action":"run","Package":"p","Test":"TestD/sub"}`,
@@ -34,17 +36,19 @@ func TestFoldCountsLeafTestsAndSkipReasons(t *testing.T) {
 		`{"Action":"fail","Package":"q"}`,
 		`not json: a build error`,
 	}, "\n")
-	row, more, err := fold(strings.NewReader(in), "srv", "v1")
+	row, more, err := fold(strings.NewReader(in), "srv", "v1", "2026-12-01", "abc1234")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// TestD failed after its one subtest passed; TestE through its
 	// subtest (counted once); TestF never ended (a timeout).
-	want := "| srv | v1 | 2 | 2 (2: server lacks UploadPartCopy (NotImplemented, status 501)) | 5 |"
+	want := "| srv | v1 | 2 | 3 (2: server lacks UploadPartCopy (NotImplemented, status 501); 1: needs real AWS) | 5 | 2026-12-01 | abc1234 |"
 	if row != want {
 		t.Errorf("row:\n%s\nwant:\n%s", row, want)
 	}
-	if diff := cmp.Diff([]string{"FAIL p TestC", "FAIL p TestD", "FAIL p TestE/sub", "FAIL p TestF (did not finish)", "FAIL q (package)"}, more); diff != "" {
+	// A skip that is no probe's is listed: a run should have none.
+	if diff := cmp.Diff([]string{"FAIL p TestC", "FAIL p TestD", "FAIL p TestE/sub", "FAIL p TestF (did not finish)", "FAIL q (package)",
+		"SKIP p TestG (not a capability probe): needs real AWS"}, more); diff != "" {
 		t.Errorf("details (-want +got):\n%s", diff)
 	}
 }
