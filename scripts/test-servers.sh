@@ -7,6 +7,7 @@
 #   scripts/test-servers.sh                      # versitygw gofakes3 s3rver seaweedfs
 #   scripts/test-servers.sh gofakes3 s3rver      # some of them
 #   TEST_RUN=TestCopy scripts/test-servers.sh    # a -run pattern
+#   TEST_PACKAGES=./engine scripts/test-servers.sh # some packages of the suite
 #   TEST_SERVERS_KEEP=out scripts/test-servers.sh # keep each server's log and
 #                                                 # `go test -json` output in out/
 #
@@ -25,6 +26,7 @@ S3RVER_VERSION=3.7.1
 # commit of its 4.53 release line that was tested.
 SEAWEEDFS_MODULE_VERSION=v0.0.0-20261109003541-7506e5f91cd6
 PACKAGES=(./engine ./internal/batchops/... ./internal/bench ./internal/cli ./internal/faultproxy ./store/s3store)
+if [ -n "${TEST_PACKAGES:-}" ]; then read -ra PACKAGES <<<"$TEST_PACKAGES"; fi
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/s3bulk/test-servers"
 REGION=us-east-1
 
