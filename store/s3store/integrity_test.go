@@ -213,6 +213,32 @@ func noListParts(_ int64, w http.ResponseWriter, r *http.Request, next http.Hand
 	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>MethodNotAllowed</Code><Message>The specified method is not allowed against this resource.</Message></Error>`)
 }
 
+// noUploadsYet answers ListMultipartUploads as gofakes3 does in a bucket
+// where no upload was ever started: 404 NoSuchUpload.
+func noUploadsYet(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if r.Method != http.MethodGet || !r.URL.Query().Has("uploads") {
+		next.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusNotFound)
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>NoSuchUpload</Message></Error>`)
+}
+
+func TestAListingOfUploadsAnsweredNoSuchUploadHoldsNone(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	c, fs := faultClient(t, srv, noUploadsYet, nil)
+	var got []store.Upload
+	err := c.Bucket(bucket).ListMultipartUploads(t.Context(), "", func(u store.Upload) error { got = append(got, u); return nil })
+	if err != nil || len(got) != 0 {
+		t.Errorf("ListMultipartUploads = %v, %v; want no uploads and no error", got, err)
+	}
+	if n := fs.count.Load(); n != 1 {
+		t.Errorf("%d requests, want the one listing", n)
+	}
+}
+
 func TestMultipartCompletionChecksWhatTheServerSays(t *testing.T) {
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Checksums, s3test.ListParts)

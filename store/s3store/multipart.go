@@ -356,7 +356,13 @@ func (s *Store) ListMultipartUploads(ctx context.Context, prefix string, fn func
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx, s.optFns...)
 		if err != nil {
-			return wrap(err, "list multipart uploads", s.URL(prefix))
+			err = wrap(err, "list multipart uploads", s.URL(prefix))
+			if isCode(err, "NoSuchUpload") {
+				// No upload is named here: gofakes3 answers so in a bucket
+				// where none was ever started.
+				return nil
+			}
+			return err
 		}
 		for _, u := range page.Uploads {
 			if err := ctx.Err(); err != nil {
