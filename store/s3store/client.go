@@ -246,8 +246,8 @@ func credentialsError(err error) error {
 }
 
 // newHTTPClient builds the transport: the SDK's defaults (dial and TLS
-// timeouts, keep-alive), an idle pool as large as the run's concurrency, and
-// stall detection.
+// timeouts, keep-alive), an idle pool as large as the run's concurrency,
+// request bodies sent through pooled buffers, and stall detection.
 func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	n := cfg.Concurrency
 	if n <= 0 {
@@ -256,6 +256,7 @@ func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	tr := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxIdleConns = n
 		tr.MaxIdleConnsPerHost = n
+		pooledCopies(tr)
 	}).GetTransport()
 	stall := cfg.StallTimeout
 	if stall == 0 {

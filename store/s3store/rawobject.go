@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -221,9 +220,6 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, body io
 	}
 	return false, withAttempts(wrap(err, "put", s.URL(key)), attempts, ctx)
 }
-
-// copyBuffers are copyAt's.
-var copyBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
 // copyAt writes the n bytes of r at off to w.
 func copyAt(w io.Writer, r io.ReaderAt, off, n int64) (int64, error) {
