@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/bits"
-	"sync"
 
 	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/store"
@@ -61,13 +59,11 @@ func (e *executor) stream(ctx context.Context, t Task) (int, bool, error) {
 // retried from memory.
 func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err error) {
 	src, dst := e.job.Src.Store, e.job.Dst.Store
-	if err := e.buffers.Acquire(ctx, t.Size); err != nil {
+	buf, err := e.partBuffers.get(ctx, t.Size)
+	if err != nil {
 		return false, err
 	}
-	defer e.buffers.Release(t.Size)
-	bp := getObjectBuffer(t.Size)
-	defer putObjectBuffer(bp)
-	buf := *bp
+	defer e.partBuffers.put(buf)
 	var meta store.Metadata
 	err = e.do(ctx, func(ctx context.Context) error {
 		var body io.ReadCloser
@@ -117,45 +113,4 @@ func readExactly(r io.Reader, buf []byte) error {
 		return fmt.Errorf("read: %w", err)
 	}
 	return nil
-}
-
-// Buffers of whole small objects are reused, by power-of-two size class
-// from 4 KiB to 1 MiB: a copy of many small objects through the client
-// would otherwise spend a good part of its CPU clearing and collecting
-// them. Bigger objects get a buffer of their own.
-const (
-	minBufferClass = 12 // 4 KiB
-	maxBufferClass = 20 // 1 MiB
-)
-
-var objectBuffers [maxBufferClass + 1]sync.Pool
-
-// bufferClass is the smallest class whose buffers hold n bytes, or -1.
-func bufferClass(n int64) int {
-	c := max(minBufferClass, bits.Len64(uint64(max(n-1, 0))))
-	if c > maxBufferClass {
-		return -1
-	}
-	return c
-}
-
-// getObjectBuffer returns a buffer of exactly n bytes.
-func getObjectBuffer(n int64) *[]byte {
-	c := bufferClass(n)
-	if c < 0 {
-		b := make([]byte, n)
-		return &b
-	}
-	if bp, ok := objectBuffers[c].Get().(*[]byte); ok {
-		*bp = (*bp)[:n]
-		return bp
-	}
-	b := make([]byte, n, 1<<c)
-	return &b
-}
-
-func putObjectBuffer(bp *[]byte) {
-	if c := bufferClass(int64(cap(*bp))); c >= 0 && cap(*bp) == 1<<c {
-		objectBuffers[c].Put(bp)
-	}
 }

@@ -77,9 +77,11 @@ type Config struct {
 	// (CopyObject, UploadPartCopy, CompleteMultipartUpload, DeleteObjects).
 	// Default 5m.
 	CopyStallTimeout time.Duration
-	// DisableRawCopy sends every CopyObject through the SDK's operation
-	// stack, even on custom endpoints (see rawcopy.go).
-	DisableRawCopy bool
+	// DisableRawRequests sends every request through the SDK's operation
+	// stack, even on custom endpoints: CopyObject, and the GetObject and
+	// small PutObject of copies streamed through the client, are otherwise
+	// sent without it (see rawcopy.go).
+	DisableRawRequests bool
 	// Backoff is the wait between attempts; the zero value is full jitter
 	// from 100ms (1s when throttled) up to 20s.
 	Backoff retry.Backoff
@@ -108,9 +110,10 @@ type Client struct {
 	identity    string
 	maxAttempts int
 	backoff     retry.Backoff
-	// raw, when set, sends metadata-keeping CopyObject requests without the
-	// SDK's operation stack (see rawcopy.go).
-	raw *rawCopier
+	// raw, when set, sends metadata-keeping CopyObject requests, GetObject
+	// and small PutObject requests without the SDK's operation stack (see
+	// rawcopy.go).
+	raw *rawClient
 	// checksumWhenRequired turns off the checksums of checksum.go.
 	checksumWhenRequired bool
 	// reach stops retrying an endpoint that has never answered.
@@ -198,8 +201,8 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		if o.BaseEndpoint != nil {
 			if r, err := newCustomEndpoint(*o.BaseEndpoint, o.UsePathStyle); err == nil {
 				o.EndpointResolverV2 = r
-				if !cfg.Anonymous && !cfg.DisableRawCopy {
-					c.raw = newRawCopier(c, r, awsCfg.Credentials, hc, cfg)
+				if !cfg.Anonymous && !cfg.DisableRawRequests {
+					c.raw = newRawClient(c, r, awsCfg.Credentials, hc, cfg)
 				}
 			}
 		}
@@ -243,8 +246,8 @@ func credentialsError(err error) error {
 }
 
 // newHTTPClient builds the transport: the SDK's defaults (dial and TLS
-// timeouts, keep-alive), an idle pool as large as the run's concurrency, and
-// stall detection.
+// timeouts, keep-alive), an idle pool as large as the run's concurrency,
+// request bodies sent through pooled buffers, and stall detection.
 func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	n := cfg.Concurrency
 	if n <= 0 {
@@ -253,6 +256,7 @@ func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	tr := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxIdleConns = n
 		tr.MaxIdleConnsPerHost = n
+		pooledCopies(tr)
 	}).GetTransport()
 	stall := cfg.StallTimeout
 	if stall == 0 {

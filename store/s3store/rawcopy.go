@@ -22,20 +22,24 @@ import (
 	"github.com/s3bulk/s3bulk/store"
 )
 
-// rawCopier sends CopyObject as one hand-built request, signed with the
-// SDK's SigV4 signer, instead of through the SDK's operation stack.
+// rawClient sends the requests a bulk copy sends most — CopyObject, and
+// the GetObject and small PutObject of a copy streamed through the client
+// (rawobject.go) — as hand-built requests, signed with the SDK's SigV4
+// signer, instead of through the SDK's operation stack.
 //
-// Why: a server-side copy of a small object is all overhead on the client
-// (no body either way), and the SDK rebuilds a stack of some forty
-// middlewares per call: on 5,000 copies of 100 KiB it cost more client CPU
-// than s5cmd spends in total. This path keeps everything that matters —
-// SigV4 (the SDK's signer), our retry policy and classifier, throttling
-// callbacks, request counting, stall detection, 200-with-<Error> bodies,
-// error mapping to store sentinels — and drops the rest. It is used only
-// for S3-compatible endpoints given by URL (no AWS endpoint rules to
-// honour) and for copies that keep the source's metadata; everything else
-// goes through the SDK.
-type rawCopier struct {
+// Why: a copy of a small object is mostly per-request overhead on the
+// client, and the SDK rebuilds a stack of some forty middlewares per call:
+// on 5,000 server-side copies of 100 KiB it cost more client CPU than
+// s5cmd spends in total, and on 5,000 copies of 100 KiB streamed between
+// two endpoints it was about half of s3bulk's CPU. This path keeps
+// everything that matters — SigV4 (the SDK's signer), our retry policy and
+// classifier, throttling callbacks, request counting, stall detection,
+// 200-with-<Error> bodies, error mapping to store sentinels, request
+// checksums the server verifies, response checksums we verify — and drops
+// the rest. It is used only for S3-compatible endpoints given by URL (no
+// AWS endpoint rules to honour) and signed requests; everything else goes
+// through the SDK.
+type rawClient struct {
 	c        *Client
 	endpoint *customEndpoint
 	creds    aws.CredentialsProvider
@@ -47,8 +51,8 @@ type rawCopier struct {
 // emptyPayloadHash is the SHA-256 of an empty body, which CopyObject sends.
 const emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-func newRawCopier(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, hc *http.Client, cfg Config) *rawCopier {
-	return &rawCopier{
+func newRawClient(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, hc *http.Client, cfg Config) *rawClient {
+	return &rawClient{
 		c: c, endpoint: ep, creds: creds, http: hc, cfg: cfg,
 		// S3 signs the path exactly as sent: it is escaped once, here.
 		signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
@@ -56,45 +60,65 @@ func newRawCopier(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, 
 }
 
 // copy copies src to key in the bucket of dst, with dst's options.
-func (r *rawCopier) copy(ctx context.Context, dst *Store, src store.CopySource, key string) error {
-	bucket := dst.bucket
-	ctx = withCopiedBytes(middleware.WithOperationName(ctx, "CopyObject"), src.Size)
+func (r *rawClient) copy(ctx context.Context, dst *Store, src store.CopySource, key string) error {
+	ctx = withCopiedBytes(ctx, src.Size)
+	attempts, err := r.attempt(ctx, "CopyObject", dst.bucket, key, func(ctx context.Context) error {
+		return r.once(ctx, dst, src, key)
+	})
+	if err == nil {
+		return nil
+	}
+	e := wrap(err, "copy", dst.URL(key)).(*Error)
+	if ctx.Err() == nil {
+		e.Src = "s3://" + src.Bucket + "/" + src.Key
+		e.Attempts = attempts
+	}
+	return e
+}
+
+// attempt runs send, one HTTP exchange of operation op on bucket/key,
+// until it succeeds, fails for good or runs out of attempts, with the
+// client's retry policy: internal/retry's classifier and backoff, the
+// throttling callback, request counting, the endpoint's reachability and
+// one debug line per attempt. It returns how many attempts were made and
+// the last error, unwrapped (ctx's error when ctx ended).
+func (r *rawClient) attempt(ctx context.Context, op, bucket, key string, send func(context.Context) error) (int, error) {
+	// stallTransport reads the operation's name from the context.
+	ctx = middleware.WithOperationName(ctx, op)
 	for attempt := 1; ; attempt++ {
 		if r.cfg.OnRequest != nil {
-			r.cfg.OnRequest("CopyObject")
+			r.cfg.OnRequest(op)
 		}
 		start := time.Now()
-		err := r.once(ctx, dst, src, key)
+		err := send(ctx)
 		if err == nil {
-			r.log(ctx, bucket, key, 200, time.Since(start), nil, retry.None)
-			return nil
+			r.log(ctx, op, bucket, key, 200, time.Since(start), nil, retry.None)
+			return attempt, nil
 		}
 		class := retry.Classify(err)
 		if class == retry.Throttled && r.cfg.OnThrottle != nil {
 			r.cfg.OnThrottle()
 		}
-		r.log(ctx, bucket, key, statusOf(err), time.Since(start), err, class)
+		r.log(ctx, op, bucket, key, statusOf(err), time.Since(start), err, class)
 		if ctx.Err() != nil {
-			return wrap(ctx.Err(), "copy", "s3://"+bucket+"/"+key)
+			return attempt, ctx.Err()
 		}
 		if !class.Retry() || attempt >= r.c.maxAttempts || r.c.reach.unreachable(err) {
-			e := wrap(err, "copy", "s3://"+bucket+"/"+key).(*Error)
-			e.Src = "s3://" + src.Bucket + "/" + src.Key
-			e.Attempts = attempt
-			return e
+			return attempt, err
 		}
 		t := time.NewTimer(r.c.backoff.Delay(attempt, class))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return wrap(ctx.Err(), "copy", "s3://"+bucket+"/"+key)
+			return attempt, ctx.Err()
 		case <-t.C:
 		}
 	}
 }
 
-func (r *rawCopier) once(ctx context.Context, dst *Store, src store.CopySource, key string) error {
-	bucket := dst.bucket
+// request is a request of operation op on bucket/key, addressed as the
+// endpoint addresses buckets, with no body yet.
+func (r *rawClient) request(ctx context.Context, method, op, bucket, key string) *http.Request {
 	u := r.endpoint.base
 	escaped := escapeKey(key)
 	if r.endpoint.pathStyle {
@@ -107,35 +131,54 @@ func (r *rawCopier) once(ctx context.Context, dst *Store, src store.CopySource, 
 	}
 	// The operation tag the SDK adds too: servers and proxies use it to
 	// tell operations apart.
-	u.RawQuery = "x-id=CopyObject"
+	u.RawQuery = "x-id=" + op
 	// Built directly from the URL above: formatting it to a string for
 	// NewRequest and parsing it back would be one more round per request.
-	req := (&http.Request{
-		Method: http.MethodPut, URL: &u, Host: u.Host,
+	return (&http.Request{
+		Method: method, URL: &u, Host: u.Host,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: make(http.Header, 8), Body: http.NoBody,
+		Header: make(http.Header, 16), Body: http.NoBody,
 	}).WithContext(ctx)
+}
+
+// sign signs req for dst's region with the payload hash given, which it
+// also sets as X-Amz-Content-Sha256.
+func (r *rawClient) sign(ctx context.Context, req *http.Request, dst *Store, payloadHash string) error {
+	req.Header.Set("X-Amz-Content-Sha256", payloadHash)
+	req.Header.Set("User-Agent", "s3bulk")
+	creds, err := r.creds.Retrieve(ctx)
+	if err != nil {
+		return credentialsError(err)
+	}
+	return r.signer.SignHTTP(ctx, creds, req, payloadHash, "s3", dst.region(), time.Now().UTC())
+}
+
+// do sends req; a transport error comes back with its typed cause.
+func (r *rawClient) do(req *http.Request) (*http.Response, error) {
+	resp, err := r.http.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, ue.Err // keep the typed cause (stall, reset, timeout) for the classifier
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, key string) error {
+	req := r.request(ctx, http.MethodPut, "CopyObject", dst.bucket, key)
 	req.Header.Set("X-Amz-Copy-Source", copySource(src.Bucket, src.Key))
 	req.Header.Set("X-Amz-Metadata-Directive", "COPY")
 	if src.IfMatch != "" {
 		req.Header.Set("X-Amz-Copy-Source-If-Match", quoteETag(src.IfMatch))
 	}
 	setOptionHeaders(req.Header, dst)
-	req.Header.Set("X-Amz-Content-Sha256", emptyPayloadHash)
-	req.Header.Set("User-Agent", "s3bulk")
-	creds, err := r.creds.Retrieve(ctx)
-	if err != nil {
-		return credentialsError(err)
-	}
-	if err := r.signer.SignHTTP(ctx, creds, req, emptyPayloadHash, "s3", dst.region(), time.Now().UTC()); err != nil {
+	if err := r.sign(ctx, req, dst, emptyPayloadHash); err != nil {
 		return err
 	}
-	resp, err := r.http.Do(req)
+	resp, err := r.do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			return ue.Err // keep the typed cause (stall, reset, timeout) for the classifier
-		}
 		return err
 	}
 	defer resp.Body.Close()
@@ -159,27 +202,39 @@ func (r *rawCopier) once(ctx context.Context, dst *Store, src store.CopySource, 
 // setOptionHeaders sets the headers of dst's Options that a CopyObject
 // carries: the same ones the SDK's CopyObject sends for the same fields.
 func setOptionHeaders(h http.Header, dst *Store) {
-	if dst.payer != "" {
-		h.Set("X-Amz-Request-Payer", string(dst.payer))
-	}
-	if dst.opts.ACL != "" {
-		h.Set("X-Amz-Acl", dst.opts.ACL)
-	}
-	if dst.opts.SSE != "" {
-		h.Set("X-Amz-Server-Side-Encryption", dst.opts.SSE)
-	}
-	if dst.opts.SSEKMSKeyID != "" {
-		h.Set("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", dst.opts.SSEKMSKeyID)
-	}
-	if k := dst.ssec; k != nil {
-		h.Set("X-Amz-Server-Side-Encryption-Customer-Algorithm", *k.alg)
-		h.Set("X-Amz-Server-Side-Encryption-Customer-Key", *k.key)
-		h.Set("X-Amz-Server-Side-Encryption-Customer-Key-Md5", *k.md5)
-	}
+	setWriteHeaders(h, dst)
 	if k := dst.srcSSEC; k != nil {
 		h.Set("X-Amz-Copy-Source-Server-Side-Encryption-Customer-Algorithm", *k.alg)
 		h.Set("X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key", *k.key)
 		h.Set("X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key-Md5", *k.md5)
+	}
+}
+
+// setWriteHeaders sets the headers of s's Options that a write of an
+// object carries.
+func setWriteHeaders(h http.Header, s *Store) {
+	if s.opts.ACL != "" {
+		h.Set("X-Amz-Acl", s.opts.ACL)
+	}
+	if s.opts.SSE != "" {
+		h.Set("X-Amz-Server-Side-Encryption", s.opts.SSE)
+	}
+	if s.opts.SSEKMSKeyID != "" {
+		h.Set("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", s.opts.SSEKMSKeyID)
+	}
+	setReadHeaders(h, s)
+}
+
+// setReadHeaders sets the headers of s's Options that every request on an
+// object's content carries.
+func setReadHeaders(h http.Header, s *Store) {
+	if s.payer != "" {
+		h.Set("X-Amz-Request-Payer", string(s.payer))
+	}
+	if k := s.ssec; k != nil {
+		h.Set("X-Amz-Server-Side-Encryption-Customer-Algorithm", *k.alg)
+		h.Set("X-Amz-Server-Side-Encryption-Customer-Key", *k.key)
+		h.Set("X-Amz-Server-Side-Encryption-Customer-Key-Md5", *k.md5)
 	}
 }
 
@@ -224,13 +279,13 @@ func statusOf(err error) int {
 	return 0
 }
 
-func (r *rawCopier) log(ctx context.Context, bucket, key string, status int, d time.Duration, err error, class retry.Class) {
+func (r *rawClient) log(ctx context.Context, op, bucket, key string, status int, d time.Duration, err error, class retry.Class) {
 	l := r.cfg.Logger
 	if l == nil || !l.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
 	attrs := []slog.Attr{
-		slog.String("op", "CopyObject"), slog.String("bucket", bucket), slog.String("key", key),
+		slog.String("op", op), slog.String("bucket", bucket), slog.String("key", key),
 		slog.Int("status", status), slog.Duration("duration", d),
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, "s3 request", withError(attrs, err, class)...)

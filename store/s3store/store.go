@@ -150,15 +150,22 @@ func metadataClass(c s3types.StorageClass) string {
 // checksums it asks for the object's stored checksums, which a server sends
 // only when the response holds the whole object.
 func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMatch string, checksums bool) (*s3.GetObjectOutput, error) {
+	var rng string
+	switch {
+	case end >= 0:
+		rng = fmt.Sprintf("bytes=%d-%d", off, end-1)
+	case off > 0:
+		rng = fmt.Sprintf("bytes=%d-", off)
+	}
+	if s.c.raw != nil {
+		return s.c.raw.getObject(ctx, s, key, rng, ifMatch, checksums)
+	}
 	in := s.getInput(key)
 	if checksums {
 		in.ChecksumMode = s3types.ChecksumModeEnabled
 	}
-	switch {
-	case end >= 0:
-		in.Range = aws.String(fmt.Sprintf("bytes=%d-%d", off, end-1))
-	case off > 0:
-		in.Range = aws.String(fmt.Sprintf("bytes=%d-", off))
+	if rng != "" {
+		in.Range = aws.String(rng)
 	}
 	if ifMatch != "" {
 		in.IfMatch = aws.String(ifMatch)
@@ -180,6 +187,15 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 	rs, err := seekable(body, size)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", s.URL(key), err)
+	}
+	if ra, ok := rs.(io.ReaderAt); ok && s.rawPut(size) {
+		off, err := rs.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return fmt.Errorf("put %s: %w", s.URL(key), err)
+		}
+		if refused, err := s.c.raw.putObject(ctx, s, key, ra, off, size, meta); !refused {
+			return err
+		}
 	}
 	in := &s3.PutObjectInput{
 		Bucket:        aws.String(s.bucket),

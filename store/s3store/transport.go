@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -220,4 +222,49 @@ func (b *recvBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err
+}
+
+// copyConn is a connection whose ReadFrom, which net/http sends request
+// bodies through, copies with a pooled buffer: the connection's own would
+// allocate 32 KiB per request body, most of a small-object stream's
+// garbage. Bodies from files keep the connection's own (sendfile).
+type copyConn struct{ net.Conn }
+
+func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
+	rf, ok := c.Conn.(io.ReaderFrom)
+	if ok && fromFile(r) {
+		return rf.ReadFrom(r)
+	}
+	buf := copyBuffers.Get().(*[32 << 10]byte)
+	defer copyBuffers.Put(buf)
+	return io.CopyBuffer(writerOnly{c.Conn}, r, buf[:])
+}
+
+func fromFile(r io.Reader) bool {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		r = lr.R
+	}
+	_, ok := r.(*os.File)
+	return ok
+}
+
+// writerOnly hides a writer's ReadFrom from io.CopyBuffer.
+type writerOnly struct{ io.Writer }
+
+// copyBuffers are copyConn's and copyAt's.
+var copyBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+// pooledCopies makes a transport's connections copyConns.
+func pooledCopies(tr *http.Transport) {
+	dial := tr.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return copyConn{c}, nil
+	}
 }
