@@ -19,8 +19,9 @@ import (
 //     limit (most requests slower says the server, or this machine, is
 //     saturated); two windows that did not settle it on the limit that
 //     gave the best rate, whichever two come first.
-//   - settled: every SearchProbeEvery windows it tries a quarter more; two
-//     windows with a gain of SearchGain over the median of the settled
+//   - settled: after SearchProbeFirst windows, then after twice as many
+//     each time up to SearchProbeEvery, it tries a quarter more; two
+//     windows with a gain of SearchGain over the upper quartile of the settled
 //     windows take it back to growing, two without back to where it was.
 //     Latency alone never shrinks the limit: on a shared machine it rises
 //     with everyone's load, and more requests in flight than a saturated
@@ -48,15 +49,22 @@ const (
 	// doubles their latency; on a busy machine latency rises somewhat with
 	// load while the rate still does too.
 	SearchLatencyRise = 2
-	// SearchProbeEvery is the number of settled windows between probes.
+	// SearchProbeEvery is the most settled windows between probes. The
+	// first probe after settling comes after SearchProbeFirst windows,
+	// and each probe that fails doubles the wait up to SearchProbeEvery:
+	// a growth that a stall of this process ended is resumed soon, a
+	// saturated server is probed ever more rarely.
 	SearchProbeEvery = 16
+	// SearchProbeFirst is the number of settled windows before the first
+	// probe.
+	SearchProbeFirst = 4
 	// SearchMargin is the share of the accepted rate a throttled window
 	// keeps.
 	SearchMargin = 0.95
 )
 
-// searchRecent is the number of settled windows whose median rate a probe
-// must beat.
+// searchRecent is the number of settled windows whose upper quartile of
+// rates a probe must beat.
 const searchRecent = 9
 
 type phase int
@@ -97,6 +105,7 @@ type search struct {
 	settled     int       // windows since settling
 	recent      []float64 // the rates of the last settled windows, oldest first
 	probeFrom   int       // the limit a probe started from
+	probeEvery  int       // settled windows before the next probe
 	// Judged windows since the limit changed that beat best, and that did
 	// not: growing (or keeping a probe) takes two wins, settling two
 	// losses, whichever comes first.
@@ -233,12 +242,13 @@ func (l *Limiter) judge() {
 				if s.wins++; s.wins >= 2 {
 					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 					next = 2 * limit
-					s.phase = phaseGrow
+					s.phase, s.probeEvery = phaseGrow, SearchProbeFirst
 				}
 			default:
 				if s.losses++; s.losses >= 2 {
 					next = s.probeFrom
 					s.phase, s.settled = phaseSettled, 0
+					s.probeEvery = min(2*max(s.probeEvery, SearchProbeFirst), SearchProbeEvery)
 				}
 			}
 		case s.phase == phaseAvoid && risen:
@@ -249,9 +259,11 @@ func (l *Limiter) judge() {
 				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 			}
 		case s.phase == phaseSettled:
-			// What the settled limit usually gives: a probe must beat
-			// the median of its last windows, neither its luckiest one
-			// nor an average that stalls of this process pull down.
+			// What the settled limit gives when nothing stalls: a probe
+			// must beat the upper quartile of its last windows, neither
+			// its luckiest one nor an average that stalls of this
+			// process pull down (a quarter of the windows, on a busy
+			// machine).
 			if s.bestLimit != limit || s.best == 0 {
 				s.recent = s.recent[:0]
 				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
@@ -262,9 +274,9 @@ func (l *Limiter) judge() {
 				s.recent = append(s.recent[:0], s.recent[1:]...)
 			}
 			s.recent = append(s.recent, rate)
-			s.best = median(s.recent)
+			s.best = upperQuartile(s.recent)
 			s.settled++
-			if s.settled >= SearchProbeEvery && limit < l.ceiling {
+			if s.settled >= max(s.probeEvery, SearchProbeFirst) && limit < l.ceiling {
 				s.probeFrom = limit
 				next = limit + max(1, limit/4)
 				s.phase = phaseProbe
@@ -282,12 +294,10 @@ func (l *Limiter) judge() {
 	s.demand = l.inFlight.Load() >= l.limit.Load() || l.waiters.n > 0
 }
 
-// median returns the median of v (not empty), reordering a copy.
-func median(v []float64) float64 {
+// upperQuartile returns the value that a quarter of v (not empty) is
+// above, from a sorted copy.
+func upperQuartile(v []float64) float64 {
 	c := slices.Clone(v)
 	slices.Sort(c)
-	if n := len(c); n%2 == 0 {
-		return (c[n/2-1] + c[n/2]) / 2
-	}
-	return c[len(c)/2]
+	return c[(3*len(c))/4]
 }
