@@ -13,7 +13,7 @@
 #            DELAY per page: new, base; and new on 10,000 and 100,000 keys
 #            (peak RSS).
 #   throttle 100,000 copies at DELAY under a limit of 3,500 writes/s for
-#            the bucket (503 SlowDown above it): new.
+#            the bucket (503 SlowDown above it): new, base.
 #   memory   20,000 copies with --concurrency 2000: new, peak RSS.
 #   upload   10,000 files of 100 KiB uploaded at DELAY: new, base, and raw
 #            (10,000 bare PutObjects of 100 KiB from memory).
@@ -23,7 +23,7 @@
 #   S5CMD=/path/to/s5cmd ./scripts/bench-latency.sh [copy list throttle memory upload local]
 #
 # Environment: BASE (default d57bf33), DELAY (default 130ms), ROUNDS for
-# the local runs (default 3), REPEAT for the copy and upload runs (default
+# the local runs (default 3), REPEAT for the copy, upload and throttle runs (default
 # 1; each round runs every tool once, side by side). Prints one line per run: name, seconds, items
 # per second, peak RSS in MiB, client CPU seconds, and the fixture's CPU
 # seconds during the run (fx, where it applies). The fixture answers
@@ -94,7 +94,10 @@ for part in "${parts[@]}"; do
   throttle)
     start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
     fixture=$child
-    measure throttle-new 100000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    for _ in $(seq "$repeat"); do
+      measure throttle-new 100000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+      measure throttle-base 100000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    done
     stop
     ;;
   memory)
