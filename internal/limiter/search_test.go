@@ -321,10 +321,11 @@ func head(limits []int) []int {
 // finds what the server gives and does not grow on a saturated one.
 func TestSearchOnABusyMachine(t *testing.T) {
 	tests := []struct {
-		name             string
-		srv              func() server
-		wantMin, wantMax int     // limit at the end
-		wantRate         float64 // at least, requests/s after warm-up
+		name                string
+		srv                 func() server
+		wantMin, wantMax    int     // limit at the end
+		wantRate            float64 // at least, requests/s after warm-up
+		wantThrottledAtMost float64
 	}{
 		{
 			name: "network bound", srv: func() server { return &network{rtt: rtt} },
@@ -340,6 +341,11 @@ func TestSearchOnABusyMachine(t *testing.T) {
 			srv:     func() server { return &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 6000 }} },
 			wantMin: 780, wantMax: 2000, wantRate: 0.85 * 6000,
 		},
+		{
+			name:    "throttled above 3,500/s",
+			srv:     func() server { return &bucket{rtt: rtt, rate: 3500} },
+			wantMin: 300, wantMax: 700, wantRate: 3000, wantThrottledAtMost: 0.05,
+		},
 	}
 	for _, tt := range tests {
 		for seed := range uint64(5) {
@@ -352,6 +358,9 @@ func TestSearchOnABusyMachine(t *testing.T) {
 				}
 				if got := r.rate(); got < tt.wantRate {
 					t.Errorf("%.0f requests/s after warm-up, want at least %.0f (changes: %v)", got, tt.wantRate, head(r.limits))
+				}
+				if f := float64(r.throttled) / float64(r.attempts); f > tt.wantThrottledAtMost {
+					t.Errorf("%.1f%% of attempts throttled, want at most %.1f%%", 100*f, 100*tt.wantThrottledAtMost)
 				}
 			})
 		}
