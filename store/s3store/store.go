@@ -267,8 +267,12 @@ func spool(body io.Reader, size int64) (*os.File, error) {
 		err = fmt.Errorf("%w: %d bytes missing", errBodyLength, size-n)
 	}
 	if err == nil {
-		if m, _ := body.Read(make([]byte, 1)); m > 0 {
+		var probe [1]byte
+		switch m, perr := io.ReadFull(body, probe[:]); {
+		case m > 0:
 			err = fmt.Errorf("%w: the stream is longer", errBodyLength)
+		case perr != io.EOF:
+			err = perr
 		}
 	}
 	if err == nil {
