@@ -5,22 +5,28 @@
 # repository), and s5cmd where it applies.
 #
 #   copy     20,000 copies bucket to bucket at DELAY per request (instant
-#            S3 fixture, internal/fakes3): new, base, s5cmd, defaults.
+#            S3 fixture, internal/fakes3): new, base, s5cmd, defaults; and
+#            raw, the fixture's trivial client (internal/fakes3/cmd/rawload:
+#            1,024 bare requests in flight, no SDK): the ceiling of the
+#            fixture and of the machine at that moment.
 #   list     1,000,000 keys (the report's layout) planned by a dry run at
 #            DELAY per page: new, base; and new on 10,000 and 100,000 keys
 #            (peak RSS).
 #   throttle 100,000 copies at DELAY under a limit of 3,500 writes/s for
-#            the bucket (503 SlowDown above it): new.
+#            the bucket (503 SlowDown above it): new, base.
 #   memory   20,000 copies with --concurrency 2000: new, peak RSS.
-#   upload   10,000 files of 100 KiB uploaded at DELAY: new, base.
+#   upload   10,000 files of 100 KiB uploaded at DELAY: new, base, and raw
+#            (10,000 bare PutObjects of 100 KiB from memory).
 #   local    5,000 x 100 KiB bucket to bucket on the embedded S3 server
 #            (versitygw), with 0 and 30 ms added per request: new, base.
 #
 #   S5CMD=/path/to/s5cmd ./scripts/bench-latency.sh [copy list throttle memory upload local]
 #
 # Environment: BASE (default d57bf33), DELAY (default 130ms), ROUNDS for
-# the local runs (default 3). Prints one line per run: name, seconds, items
-# per second, peak RSS in MiB, client CPU seconds. The fixture answers
+# the local runs (default 3), REPEAT for the copy, upload and throttle runs (default
+# 1; each round runs every tool once, side by side). Prints one line per run: name, seconds, items
+# per second, peak RSS in MiB, client CPU seconds, and the fixture's CPU
+# seconds during the run (fx, where it applies). The fixture answers
 # every request after DELAY and stores nothing; it runs as its own process
 # so that the client's memory and CPU are its own.
 set -euo pipefail
@@ -28,6 +34,7 @@ cd "$(dirname "$0")/.."
 base=${BASE:-d57bf33}
 delay=${DELAY:-130ms}
 rounds=${ROUNDS:-3}
+repeat=${REPEAT:-1}
 s5cmd=${S5CMD:-$(command -v s5cmd || true)}
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(copy list throttle memory upload local)
@@ -35,6 +42,7 @@ parts=("$@")
 lib_init bench-latency
 build_s3bulk "$work/new"
 go build -o "$work/fakes3" ./internal/fakes3/cmd/fakes3
+go build -o "$work/rawload" ./internal/fakes3/cmd/rawload
 mkdir "$work/base-src"
 git archive "$base" | tar -x -C "$work/base-src"
 (cd "$work/base-src" && go build -o "$work/base" ./cmd/s3bulk)
@@ -43,12 +51,15 @@ echo "load before: $(load); base $base; delay $delay"
 START_TIMEOUT=60 # a million keys take a while to make
 
 # measure NAME ITEMS CMD...: runs CMD, prints NAME seconds items/s MiB cpu.
+# With $fixture set to the fixture's PID it also prints the fixture's CPU.
 measure() {
-  local name=$1 items=$2
+  local name=$1 items=$2 before=0 fx=""
   shift 2
+  [ -z "${fixture:-}" ] || before=$(proc_cpu "$fixture")
   timed "$name" "$@"
-  awk -v n="$name" -v w="$wall" -v i="$items" -v r="$rss_mib" -v c="$cpu" \
-    'BEGIN {printf "%-28s %8.2f s %10.0f /s %6.0f MiB %7.2f cpu-s\n", n, w, i / w, r, c}'
+  [ -z "${fixture:-}" ] || fx=$(echo "$(proc_cpu "$fixture") - $before" | bc)
+  awk -v n="$name" -v w="$wall" -v i="$items" -v r="$rss_mib" -v c="$cpu" -v f="$fx" \
+    'BEGIN {printf "%-28s %8.2f s %10.0f /s %6.0f MiB %7.2f cpu-s", n, w, i / w, r, c; if (f != "") printf " %6.2f fx cpu-s", f; print ""}'
 }
 q=(--no-progress --quiet)
 
@@ -56,31 +67,42 @@ for part in "${parts[@]}"; do
   case $part in
   copy)
     start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
-    measure copy-new 20000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
-    measure copy-base 20000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
-    if [ -x "$s5cmd" ]; then
-      measure copy-s5cmd 20000 "$s5cmd" --endpoint-url "$endpoint" cp 's3://src/*' s3://dst/
-    fi
+    fixture=$child
+    for _ in $(seq "$repeat"); do
+      measure copy-new 20000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+      measure copy-base 20000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+      if [ -x "$s5cmd" ]; then
+        measure copy-s5cmd 20000 "$s5cmd" --endpoint-url "$endpoint" cp 's3://src/*' s3://dst/
+      fi
+      measure copy-raw-1024 20000 "$work/rawload" -endpoint "$endpoint" -n 20000 -c 1024
+    done
     stop
     ;;
   list)
     start "$work/fakes3" -objects 1000000 -size 100KiB -delay "$delay"
+    fixture=$child
     measure list-1m-new 1000000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
     measure list-1m-base 1000000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
     stop
     for n in 10000 100000; do
       start "$work/fakes3" -objects $n -size 100KiB -delay "$delay"
+      fixture=$child
       measure "list-$((n / 1000))k-new" $n "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
       stop
     done
     ;;
   throttle)
     start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
-    measure throttle-new 100000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    fixture=$child
+    for _ in $(seq "$repeat"); do
+      measure throttle-new 100000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+      measure throttle-base 100000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    done
     stop
     ;;
   memory)
     start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
+    fixture=$child
     measure memory-2000-new 20000 "$work/new" --concurrency 2000 --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
     stop
     ;;
@@ -89,12 +111,17 @@ for part in "${parts[@]}"; do
     head -c 102400 /dev/urandom >"$work/files/f-00000.json"
     for i in $(seq 1 9999); do cp "$work/files/f-00000.json" "$work/files/f-$(printf %05d "$i").json"; done
     start "$work/fakes3" -objects 0 -delay "$delay"
-    measure upload-new 10000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
-    measure upload-base 10000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
+    fixture=$child
+    for _ in $(seq "$repeat"); do
+      measure upload-new 10000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
+      measure upload-base 10000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
+      measure upload-raw-1024 10000 "$work/rawload" -endpoint "$endpoint" -n 10000 -c 1024 -put 100KiB
+    done
     stop
     rm -rf "$work/files"
     ;;
   local)
+    fixture=""
     start "$work/new" serve --dir "$work/data"
     server=$endpoint server_pid=$child server_err=$childerr
     "$work/new" --endpoint-url "$server" "${q[@]}" mb s3://src

@@ -80,6 +80,17 @@ type Stats struct {
 	ByOp map[string]int64
 }
 
+// InFlight is the number of requests received and not yet answered (those
+// still waiting out Config.Delay, mostly).
+func (s *Server) InFlight() int64 {
+	ps := s.proxy.Stats()
+	n := ps.Requests
+	for _, f := range ps.Faults {
+		n -= f
+	}
+	return n
+}
+
 // Stats returns the counts so far.
 func (s *Server) Stats() Stats {
 	ps := s.proxy.Stats()

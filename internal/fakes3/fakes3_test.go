@@ -171,3 +171,30 @@ func TestDelayAndThrottle(t *testing.T) {
 		t.Errorf("%d puts throttled, fixture counted %d; want some, and the same", throttled, srv.Stats().Throttled)
 	}
 }
+
+// InFlight counts the requests still waiting out the delay.
+func TestInFlightCountsRequestsWaitingForTheirAnswer(t *testing.T) {
+	srv, c := start(t, fakes3.Config{Bucket: "src", Keys: fakes3.ReportKeys(10), Size: 10, Delay: 300 * time.Millisecond})
+	done := make(chan error, 3)
+	for range 3 {
+		go func() {
+			_, _, err := c.Bucket("src").Head(t.Context(), fakes3.ReportKeys(1)[0])
+			done <- err
+		}()
+	}
+	deadline := time.Now().Add(250 * time.Millisecond)
+	for srv.InFlight() < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := srv.InFlight(); n != 3 {
+		t.Errorf("InFlight() = %d with three requests waiting, want 3", n)
+	}
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.InFlight(); n != 0 {
+		t.Errorf("InFlight() = %d once every answer arrived, want 0", n)
+	}
+}

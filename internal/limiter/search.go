@@ -1,8 +1,11 @@
 package limiter
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
-// The search for the number of requests in flight (docs/design/0003).
+// The search for the number of requests in flight (docs/design/0004).
 //
 // Throughput of small requests is requests in flight / latency (Little's
 // law) until something saturates: the server's CPU, a link, or the
@@ -10,23 +13,28 @@ import "time"
 // searching Limiter measures completed requests per second in windows of
 // about one round trip and moves its limit:
 //
-//   - grow: from the start, the limit doubles while two windows in a row
-//     rose by at least SearchGrowGain over the best so far and latency
-//     stayed within SearchLatencyRise of the latency at the best limit (most
-//     requests slower says the server, or this machine, is saturated);
-//     otherwise it settles on the limit that gave the best rate.
-//   - settled: every SearchProbeEvery windows it tries a quarter more; two
-//     windows with a gain of SearchGain take it back to growing, anything
-//     less back to where it was. Latency alone never shrinks the limit: on
-//     a shared machine it rises with everyone's load, and more requests in
-//     flight than a saturated server needs cost latency, not throughput.
+//   - grow: from the better of the first two windows, the limit doubles
+//     once two windows rose by at least SearchGrowGain over the best so
+//     far with latency within SearchLatencyRise of the latency at the best
+//     limit (most requests slower says the server, or this machine, is
+//     saturated); two windows that did not settle it on the limit that
+//     gave the best rate, whichever two come first.
+//   - settled: after SearchProbeFirst windows, then after twice as many
+//     each time up to SearchProbeEvery, it tries a quarter more; two
+//     windows with a gain of SearchGain over the upper quartile of the settled
+//     windows take it back to growing, two without back to where it was.
+//     Latency alone never shrinks the limit: on a shared machine it rises
+//     with everyone's load, and more requests in flight than a saturated
+//     server needs cost latency, not throughput.
 //   - throttled: a window in which a fraction f of the attempts was
 //     throttled ends with the limit at (1-f) x SearchMargin of itself, the
 //     rate the server accepted with a margin; then it grows additively, a
 //     sixteenth a window, until the next throttle or a latency rise (AIMD).
 //
-// The window after any change is not judged: its requests started under the
-// old limit.
+// A window's rate is never taken above limit / its mean latency (Little's
+// law again): answers that piled up while this process stalled make a
+// burst, not a faster server. The window after any change is not judged:
+// its requests started under the old limit.
 const (
 	// SearchGrowGain is the rise in rate a doubled limit must bring, in two
 	// windows in a row, for the search to double again: a network-bound
@@ -41,12 +49,23 @@ const (
 	// doubles their latency; on a busy machine latency rises somewhat with
 	// load while the rate still does too.
 	SearchLatencyRise = 2
-	// SearchProbeEvery is the number of settled windows between probes.
+	// SearchProbeEvery is the most settled windows between probes. The
+	// first probe after settling comes after SearchProbeFirst windows,
+	// and each probe that fails doubles the wait up to SearchProbeEvery:
+	// a growth that a stall of this process ended is resumed soon, a
+	// saturated server is probed ever more rarely.
 	SearchProbeEvery = 16
+	// SearchProbeFirst is the number of settled windows before the first
+	// probe.
+	SearchProbeFirst = 4
 	// SearchMargin is the share of the accepted rate a throttled window
 	// keeps.
 	SearchMargin = 0.95
 )
+
+// searchRecent is the number of settled windows whose upper quartile of
+// rates a probe must beat.
+const searchRecent = 9
 
 type phase int
 
@@ -81,9 +100,16 @@ type search struct {
 	baseLatency time.Duration // mean of the last window that set best
 	best        float64       // requests/s of the best window at bestLimit
 	bestLimit   int
-	settled     int // windows since settling
-	probeFrom   int // the limit a probe started from
-	wins        int // windows in a row that beat best (growth needs two)
+	baseOne     bool      // growing from a first judged window, a second to come
+	winRate     float64   // the rate of the first win at this limit
+	settled     int       // windows since settling
+	recent      []float64 // the rates of the last settled windows, oldest first
+	probeFrom   int       // the limit a probe started from
+	probeEvery  int       // settled windows before the next probe
+	// Judged windows since the limit changed that beat best, and that did
+	// not: growing (or keeping a probe) takes two wins, settling two
+	// losses, whichever comes first.
+	wins, losses int
 }
 
 // NewSearching returns a limiter whose limit starts at start and is found by
@@ -98,7 +124,7 @@ func NewSearching(start, ceiling, floor int, opts ...Option) *Limiter {
 	if start < l.ceiling {
 		// The first window starts with the first report, when all of the
 		// first requests end at once: it is not judged.
-		l.search = &search{bestLimit: start, warmup: true}
+		l.search = &search{bestLimit: start, warmup: true, recent: make([]float64, 0, searchRecent)}
 	}
 	return l
 }
@@ -155,6 +181,14 @@ func (l *Limiter) judge() {
 	var mean time.Duration
 	if s.ok > 0 {
 		mean = s.latency / time.Duration(s.ok)
+		// Little's law: no more than limit requests in flight for mean
+		// each. A window's own rate can be far above that when the
+		// answers of a stalled moment (this process descheduled on a
+		// busy machine, a GC pause) are taken in a burst: a window of
+		// limit answers then lasts much less than a round trip.
+		if little := float64(limit) / mean.Seconds(); little < rate {
+			rate = little
+		}
 	}
 	next := limit
 	if judged {
@@ -171,20 +205,33 @@ func (l *Limiter) judge() {
 			// An idle limit says nothing about its throughput.
 		case s.phase == phaseGrow:
 			switch {
-			case s.bestLimit == 0 || s.best == 0:
-				// The first judged window: the rate to beat.
-				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-				next = 2 * limit
-			case rate >= s.best*SearchGrowGain && !risen:
-				// Twice in a row, so that one lucky window on a busy
-				// machine does not double the limit.
-				if s.wins++; s.wins >= 2 {
+			case s.bestLimit == 0 || s.best == 0 || s.baseOne:
+				// The first two judged windows: the better one is the
+				// rate to beat (the first may have caught a stall).
+				if !s.baseOne || rate > s.best {
 					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-					next, s.wins = 2*limit, 0
+				}
+				if s.baseOne = !s.baseOne; !s.baseOne {
+					next = 2 * limit
+				}
+			case rate >= s.best*SearchGrowGain && !risen:
+				// Twice, so that one lucky window on a busy machine
+				// does not double the limit; the better of the two is
+				// the rate to beat next, so that a window slowed by a
+				// stall does not make the next doubling look good.
+				if s.wins++; s.wins >= 2 {
+					s.best, s.bestLimit, s.baseLatency = max(rate, s.winRate), limit, mean
+					next = 2 * limit
+				} else {
+					s.winRate = rate
 				}
 			default:
-				next, s.wins = s.bestLimit, 0
-				s.phase, s.settled = phaseSettled, 0
+				// Twice too, before two wins: one unlucky window (a
+				// stall of this process) does not end the growth.
+				if s.losses++; s.losses >= 2 {
+					next = s.bestLimit
+					s.phase, s.settled = phaseSettled, 0
+				}
 			}
 			if next >= l.ceiling && next != limit {
 				s.phase, s.settled = phaseSettled, 0
@@ -194,12 +241,15 @@ func (l *Limiter) judge() {
 			case rate >= s.best*SearchGain && !risen:
 				if s.wins++; s.wins >= 2 {
 					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-					next, s.wins = 2*limit, 0
-					s.phase = phaseGrow
+					next = 2 * limit
+					s.phase, s.probeEvery = phaseGrow, SearchProbeFirst
 				}
 			default:
-				next, s.wins = s.probeFrom, 0
-				s.phase, s.settled = phaseSettled, 0
+				if s.losses++; s.losses >= 2 {
+					next = s.probeFrom
+					s.phase, s.settled = phaseSettled, 0
+					s.probeEvery = min(2*max(s.probeEvery, SearchProbeFirst), SearchProbeEvery)
+				}
 			}
 		case s.phase == phaseAvoid && risen:
 			s.phase, s.settled = phaseSettled, 0
@@ -209,15 +259,24 @@ func (l *Limiter) judge() {
 				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 			}
 		case s.phase == phaseSettled:
-			// What the settled limit gives, smoothed: a probe must beat
-			// its usual rate, not its luckiest window.
+			// What the settled limit gives when nothing stalls: a probe
+			// must beat the upper quartile of its last windows, neither
+			// its luckiest one nor an average that stalls of this
+			// process pull down (a quarter of the windows, on a busy
+			// machine).
 			if s.bestLimit != limit || s.best == 0 {
+				s.recent = s.recent[:0]
 				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
 			} else {
-				s.best, s.baseLatency = (s.best+rate)/2, (s.baseLatency+mean)/2
+				s.baseLatency = (s.baseLatency + mean) / 2
 			}
+			if len(s.recent) == cap(s.recent) {
+				s.recent = append(s.recent[:0], s.recent[1:]...)
+			}
+			s.recent = append(s.recent, rate)
+			s.best = upperQuartile(s.recent)
 			s.settled++
-			if s.settled >= SearchProbeEvery && limit < l.ceiling {
+			if s.settled >= max(s.probeEvery, SearchProbeFirst) && limit < l.ceiling {
 				s.probeFrom = limit
 				next = limit + max(1, limit/4)
 				s.phase = phaseProbe
@@ -227,9 +286,18 @@ func (l *Limiter) judge() {
 	next = min(max(next, l.floor), l.ceiling)
 	s.warmup, s.decreased = next != limit, next < limit
 	if s.warmup {
+		s.wins, s.losses = 0, 0
 		l.limit.Store(int64(next))
 		l.grant()
 	}
 	s.start, s.ok, s.throttles, s.latency, s.slow = now, 0, 0, 0, 0
 	s.demand = l.inFlight.Load() >= l.limit.Load() || l.waiters.n > 0
+}
+
+// upperQuartile returns the value that a quarter of v (not empty) is
+// above, from a sorted copy.
+func upperQuartile(v []float64) float64 {
+	c := slices.Clone(v)
+	slices.Sort(c)
+	return c[(3*len(c))/4]
 }

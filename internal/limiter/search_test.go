@@ -2,7 +2,9 @@ package limiter
 
 import (
 	"container/heap"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -58,6 +60,38 @@ func (s *bucket) serve(now time.Time) (time.Time, bool) {
 	}
 	s.tokens--
 	return now.Add(s.rtt), false
+}
+
+// stalling: a busy machine in front of a server. Now and then this process
+// is not scheduled for a while (other processes' builds and tests on two
+// cores, a GC pause): answers due during a stall are taken at its end, in
+// a burst. Stalls last length and start at random, every `every` on
+// average; every answer's latency also varies by up to a fifth.
+type stalling struct {
+	server
+	every, length time.Duration
+	rng           *rand.Rand
+	next, end     time.Time // the next stall
+}
+
+func (s *stalling) serve(now time.Time) (time.Time, bool) {
+	done, thr := s.server.serve(now)
+	done = now.Add(time.Duration(float64(done.Sub(now)) * (0.9 + 0.2*s.rng.Float64())))
+	if s.next.IsZero() {
+		s.schedule(now)
+	}
+	for !done.Before(s.end) {
+		s.schedule(s.end)
+	}
+	if !done.Before(s.next) {
+		done = s.end
+	}
+	return done, thr
+}
+
+func (s *stalling) schedule(after time.Time) {
+	s.next = after.Add(time.Duration(s.rng.ExpFloat64() * float64(s.every)))
+	s.end = s.next.Add(s.length)
 }
 
 // event is one answer arriving, or (retry) a throttled request being sent
@@ -280,4 +314,69 @@ func head(limits []int) []int {
 		return limits[:40]
 	}
 	return limits
+}
+
+// On a busy machine this process stalls now and then (stalling), and one
+// window in a few is bad or, right after a stall, a burst. The search still
+// finds what the server gives and does not grow on a saturated one.
+func TestSearchOnABusyMachine(t *testing.T) {
+	tests := []struct {
+		name                string
+		srv                 func() server
+		wantMin, wantMax    int     // limit at the end
+		wantRate            float64 // at least, requests/s after warm-up
+		wantThrottledAtMost float64
+	}{
+		{
+			name: "network bound", srv: func() server { return &network{rtt: rtt} },
+			wantMin: 2048, wantMax: 4096, wantRate: 0.75 * 4096 / rtt.Seconds(),
+		},
+		{
+			name:    "a server's CPU bound at 2,000/s",
+			srv:     func() server { return &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 2000 }} },
+			wantMin: 256, wantMax: 640, wantRate: 0.85 * 2000,
+		},
+		{
+			name:    "a server bound at 6,000/s",
+			srv:     func() server { return &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 6000 }} },
+			wantMin: 780, wantMax: 2000, wantRate: 0.85 * 6000,
+		},
+		{
+			name:    "throttled above 3,500/s",
+			srv:     func() server { return &bucket{rtt: rtt, rate: 3500} },
+			wantMin: 300, wantMax: 700, wantRate: 3000, wantThrottledAtMost: 0.05,
+		},
+	}
+	for _, tt := range tests {
+		for seed := range uint64(5) {
+			t.Run(fmt.Sprintf("%s/seed %d", tt.name, seed), func(t *testing.T) {
+				l, c := newSearchLimiter(256, 4096, 16)
+				srv := &stalling{server: tt.srv(), every: 2 * time.Second, length: 150 * time.Millisecond, rng: rand.New(rand.NewPCG(seed, 1))}
+				r := simulateRequests(l, c, srv, 30*time.Second, 10*time.Second, 500*time.Millisecond)
+				if got := l.Limit(); got < tt.wantMin || got > tt.wantMax {
+					t.Errorf("limit %d at the end, want %d to %d (changes: %v)", got, tt.wantMin, tt.wantMax, head(r.limits))
+				}
+				if got := r.rate(); got < tt.wantRate {
+					t.Errorf("%.0f requests/s after warm-up, want at least %.0f (changes: %v)", got, tt.wantRate, head(r.limits))
+				}
+				if f := float64(r.throttled) / float64(r.attempts); f > tt.wantThrottledAtMost {
+					t.Errorf("%.1f%% of attempts throttled, want at most %.1f%%", 100*f, 100*tt.wantThrottledAtMost)
+				}
+			})
+		}
+	}
+}
+
+// A run of 20,000 small copies lasts seconds: the search must find the room
+// of a network-bound server in the first second or two, stalls or not.
+func TestSearchGrowsFast(t *testing.T) {
+	for seed := range uint64(5) {
+		l, c := newSearchLimiter(256, 4096, 16)
+		srv := &stalling{server: &network{rtt: rtt}, every: 2 * time.Second, length: 150 * time.Millisecond, rng: rand.New(rand.NewPCG(seed, 1))}
+		s := &sim{l: l, c: c, srv: srv}
+		r := s.run(2*time.Second, 0)
+		if l.Limit() < 2048 {
+			t.Errorf("seed %d: limit %d after 2 s, want at least 2,048 (changes: %v)", seed, l.Limit(), head(r.limits))
+		}
+	}
 }

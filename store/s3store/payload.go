@@ -29,8 +29,9 @@ import (
 // written. What the SHA-256 adds on an unencrypted link is protection
 // against an attacker who rewrites the body in flight and recomputes the
 // CRC, and such an attacker can read every byte anyway. A request without
-// such a checksum (Config.ChecksumWhenRequired, an upload of a stream too
-// large to buffer) keeps its signed payload.
+// such a checksum (Config.ChecksumWhenRequired) keeps its signed payload.
+// A stream too large to buffer is spooled to a temporary file over plain
+// HTTP (Store.Put), so it gets its CRC or its signature like any body.
 //
 // The SDK's own mechanism does the work: a payload hash set in the context
 // before its checksum middleware runs makes that middleware compute only

@@ -219,3 +219,64 @@ func TestUnsignedPayloadsStillCatchCorruption(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeStreamsCarryAChecksumOverHTTP puts a stream too large to buffer
+// in memory and unable to seek (as a Get's body) over plain HTTP: it must
+// go with a CRC the server checks (and so unsigned) or, without checksums,
+// signed with its SHA-256; never unsigned with neither. Spooled, it can
+// also be retried.
+func TestLargeStreamsCarryAChecksumOverHTTP(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.Checksums)
+	body := pattern(maxBuffered + 1000)
+	sum := sha256.Sum256(body)
+	for _, tt := range []struct {
+		name string
+		mod  func(*Config)
+		want string
+	}{
+		{"with a CRC", nil, "PutObject UNSIGNED-PAYLOAD crc32"},
+		{"without a checksum", func(cfg *Config) { cfg.ChecksumWhenRequired = true }, "PutObject sha256"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var once sync.Once
+			c, fs := faultClient(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+				refuse := false
+				if strings.HasSuffix(r.URL.Path, "/retried") {
+					once.Do(func() { refuse = true })
+				}
+				if refuse {
+					_, _ = io.Copy(io.Discard, r.Body)
+					slowDown(w)
+					return
+				}
+				next.ServeHTTP(w, r)
+			}, tt.mod)
+			s := c.Bucket(srv.NewBucket(t))
+			for _, key := range []string{"big", "retried"} {
+				// io.MultiReader hides the Seek method: a stream.
+				if err := s.Put(t.Context(), key, io.MultiReader(bytes.NewReader(body)), int64(len(body)), store.Metadata{}); err != nil {
+					t.Errorf("put %s: %v", key, err)
+				}
+			}
+			var got []string
+			for _, r := range fs.requests() {
+				if opOf(r) != "PutObject" {
+					continue
+				}
+				got = append(got, payloadOf(r))
+				if h := r.Header.Get("X-Amz-Content-Sha256"); h != unsignedPayload && h != hex.EncodeToString(sum[:]) {
+					t.Errorf("signed payload hash %s is not the body's SHA-256", h)
+				}
+			}
+			if diff := cmp.Diff([]string{tt.want, tt.want, tt.want}, got); diff != "" {
+				t.Errorf("puts, the second answered SlowDown once (-want +got):\n%s", diff)
+			}
+			for _, key := range []string{"big", "retried"} {
+				if !bytes.Equal(mustGet(t, s, key), body) {
+					t.Errorf("%s differs from what was put", key)
+				}
+			}
+		})
+	}
+}

@@ -6,11 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
@@ -180,6 +179,14 @@ func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMat
 const maxBuffered = 16 << 20
 
 // Put writes a whole object with one PutObject.
+//
+// A stream larger than maxBuffered that cannot seek goes as it comes over
+// HTTPS, where the SDK sends it aws-chunked with a trailing CRC (one
+// attempt: it cannot be rewound). Over plain HTTP the SDK can only send a
+// checksum in a header, computed before the body, and signing needs the
+// body's SHA-256 before it too: the stream is spooled to a temporary file
+// first, so that it goes with its CRC (unsigned, docs/design/0006) or
+// signed, never with neither, and can be retried.
 func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64, meta store.Metadata) error {
 	if body == nil {
 		body = strings.NewReader("")
@@ -187,6 +194,17 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 	rs, err := seekable(body, size)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", s.URL(key), err)
+	}
+	if rs == nil && strings.HasPrefix(s.c.endpoint, "http://") {
+		f, err := spool(body, size)
+		if err != nil {
+			return fmt.Errorf("put %s: %w", s.URL(key), err)
+		}
+		defer func() {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+		}()
+		rs = f
 	}
 	if ra, ok := rs.(io.ReaderAt); ok && s.rawPut(size) {
 		off, err := rs.Seek(0, io.SeekCurrent)
@@ -203,29 +221,18 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		Body:          rs,
 		ContentLength: aws.Int64(size),
 	}
-	optFns := slices.Clip(s.optFns)
 	if rs == nil {
-		// Too large to buffer and not seekable: one attempt only (the SDK
-		// cannot rewind it), and a body of the wrong length must fail
-		// rather than store a truncated object.
+		// Too large to buffer and not seekable, over HTTPS: one attempt
+		// only (the SDK cannot rewind it), and a body of the wrong length
+		// must fail rather than store a truncated object.
 		in.Body = &exactReader{r: body, left: size}
-		if strings.HasPrefix(s.c.endpoint, "http://") {
-			// Without TLS the SDK hashes the payload for the signature and
-			// computes checksums up front, reading the body twice; a stream
-			// can be read once, so it goes unsigned and without checksum.
-			// Over HTTPS the SDK streams it with a trailing checksum.
-			optFns = append(optFns, func(o *s3.Options) {
-				o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
-				o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
-			})
-		}
 	}
 	applyPutMetadata(in, meta)
 	in.RequestPayer = s.payer
 	in.ACL = s3types.ObjectCannedACL(s.opts.ACL)
 	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
-	_, err = s.c.s3.PutObject(ctx, in, optFns...)
+	_, err = s.c.s3.PutObject(ctx, in, s.optFns...)
 	return wrap(err, "put", s.URL(key))
 }
 
@@ -262,6 +269,37 @@ func seekable(body io.Reader, size int64) (io.ReadSeeker, error) {
 		return nil, fmt.Errorf("body is longer than %d bytes", size)
 	}
 	return bytes.NewReader(buf), nil
+}
+
+// spool copies exactly size bytes of body into a temporary file and
+// returns it at its start. The caller closes and removes it.
+func spool(body io.Reader, size int64) (*os.File, error) {
+	f, err := os.CreateTemp("", "s3bulk-put-*")
+	if err != nil {
+		return nil, fmt.Errorf("spool the body: %w", err)
+	}
+	n, err := io.Copy(f, io.LimitReader(body, size))
+	if err == nil && n < size {
+		err = fmt.Errorf("%w: %d bytes missing", errBodyLength, size-n)
+	}
+	if err == nil {
+		var probe [1]byte
+		switch m, perr := io.ReadFull(body, probe[:]); {
+		case m > 0:
+			err = fmt.Errorf("%w: the stream is longer", errBodyLength)
+		case perr != io.EOF:
+			err = perr
+		}
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, fmt.Errorf("spool the body: %w", err)
+	}
+	return f, nil
 }
 
 // exactReader fails unless its stream holds exactly left bytes. It checks

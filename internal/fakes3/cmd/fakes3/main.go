@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/s3bulk/s3bulk/internal/fakes3"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
@@ -29,6 +30,7 @@ func main() {
 	writeRate := flag.Float64("write-rate", 0, "writes per second per prefix above which the answer is 503 SlowDown (0: no limit)")
 	readRate := flag.Float64("read-rate", 0, "reads per second per prefix above which the answer is 503 SlowDown (0: no limit)")
 	depth := flag.Int("depth", 0, "key segments that make a prefix for -write-rate and -read-rate (0: the bucket)")
+	trace := flag.Duration("trace", 0, "print a line of counts to stderr every interval: answers and throttles per second, requests in flight (0: none)")
 	flag.Parse()
 	n, err := units.ParseSize(*size)
 	if err != nil {
@@ -47,8 +49,48 @@ func main() {
 	fmt.Println("endpoint:", srv.URL())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	<-sig
+	if *trace > 0 {
+		traceUntil(srv, *trace, sig)
+	} else {
+		<-sig
+	}
 	st := srv.Stats()
 	_ = srv.Close()
 	_ = json.NewEncoder(os.Stderr).Encode(st)
+}
+
+// traceUntil prints, every interval until a signal arrives, the seconds
+// since the first request, the answers and SlowDowns per second over the
+// interval, and the requests in flight at its end.
+func traceUntil(srv *fakes3.Server, every time.Duration, sig <-chan os.Signal) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	var first time.Time
+	var last fakes3.Stats
+	for {
+		select {
+		case <-sig:
+			return
+		case now := <-tick.C:
+			st := srv.Stats()
+			if st.Requests == 0 {
+				continue
+			}
+			if first.IsZero() {
+				first = now.Add(-every)
+			}
+			answered := func(s fakes3.Stats) int64 {
+				n := s.Throttled
+				for _, v := range s.ByOp {
+					n += v
+				}
+				return n
+			}
+			sec := every.Seconds()
+			fmt.Fprintf(os.Stderr, "trace %6.1f s %8.0f answers/s %7.0f slowdowns/s %6d in flight\n",
+				now.Sub(first).Seconds(), float64(answered(st)-answered(last))/sec,
+				float64(st.Throttled-last.Throttled)/sec, srv.InFlight())
+			last = st
+		}
+	}
 }
