@@ -17,6 +17,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/batchops"
+	"github.com/s3bulk/s3bulk/internal/filter"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
@@ -141,8 +142,8 @@ type batchCpFlags struct {
 	// S3's own filters.
 	generator     bool
 	suffixes      []string
-	createdAfter  timeFlag
-	createdBefore timeFlag
+	createdAfter  filter.TimeValue
+	createdBefore filter.TimeValue
 	matchClasses  []string
 	// versions: auto, on or off (batchops.CopyPlan.Versions).
 	versions string
@@ -296,7 +297,7 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, sr
 		if o.Generator, err = generatorOf(p, f); err != nil {
 			return err
 		}
-	} else if len(f.suffixes)+len(f.matchClasses) > 0 || !f.createdAfter.t.IsZero() || !f.createdBefore.t.IsZero() {
+	} else if len(f.suffixes)+len(f.matchClasses) > 0 || !f.createdAfter.T.IsZero() || !f.createdBefore.T.IsZero() {
 		return usagef("--suffix, --created-after, --created-before and --match-storage-class are S3's filters: they need --manifest-generator")
 	}
 	r, err := a.batchRunner(ctx, bf)
@@ -326,7 +327,7 @@ func generatorOf(p batchops.CopyPlan, f batchCpFlags) (*batchops.Generator, erro
 			return nil, usagef("--match-storage-class %q: want one of %v", sc, batchops.StorageClasses())
 		}
 	}
-	return &batchops.Generator{Suffixes: f.suffixes, CreatedAfter: f.createdAfter.t, CreatedBefore: f.createdBefore.t, StorageClasses: f.matchClasses}, nil
+	return &batchops.Generator{Suffixes: f.suffixes, CreatedAfter: f.createdAfter.T, CreatedBefore: f.createdBefore.T, StorageClasses: f.matchClasses}, nil
 }
 
 // batchRunner is the batch workflows' runner for this command: the

@@ -61,7 +61,7 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 	if err != nil {
 		return err
 	}
-	if f.obj.sourceEndpointURL != "" || f.obj.sourceProfile != "" || f.obj.sourceRegion != "" {
+	if f.obj.sourceEndpointURL != "" || f.obj.sourceProfile != "" || f.obj.req.SourceRegion != "" {
 		return usagef("cp - %s: standard input has no source endpoint, profile or region", dst)
 	}
 	render := a.renderer()
