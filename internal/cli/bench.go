@@ -267,85 +267,12 @@ func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
 	}
 }
 
-// batchFunc runs the batchops method: list the source into a manifest, one
-// Copy job, wait for it. Nil without --role-arn: the method is then shown
-// as not run, with its estimated cost.
-func (a *app) batchFunc(conn bench.Conn, f benchFlags) bench.BatchFunc {
-	if f.roleArn == "" {
-		return nil
-	}
-	return func(ctx context.Context, srcURL, dstURL string) (bench.BatchOutcome, error) {
-		var out bench.BatchOutcome
-		if conn.Endpoint != "" && f.batch.controlEndpoint == "" {
-			return out, fmt.Errorf("%w: S3 Batch Operations exists only on AWS, not on %s (or give --control-endpoint-url)", bench.ErrNotRun, conn.Endpoint)
-		}
-		src, err := parseLocation(srcURL, true)
-		if err != nil {
-			return out, err
-		}
-		dst, err := parseLocation(dstURL, true)
-		if err != nil {
-			return out, err
-		}
-		if src.AsDir().Key != "" {
-			return out, fmt.Errorf("%w: a job keeps whole source keys, so bench runs it from a bucket's root (--source s3://%s/)", bench.ErrNotRun, src.Bucket)
-		}
-		c, err := a.newSession().s3(ctx)
-		if err != nil {
-			return out, err
-		}
-		key := defaultManifestPrefix + "bench-" + runID() + ".csv"
-		m, err := batchops.PutManifest(ctx, c.Bucket(src.Bucket), batchops.ManifestOptions{Bucket: src.Bucket}, c.Bucket(dst.Bucket), dst.Bucket, key, 0)
-		if err != nil {
-			return out, err
-		}
-		bf := f.batch
-		jc, err := a.jobClientFor(ctx, &bf, c.SDK(), dst.Bucket)
-		if err != nil {
-			return out, err
-		}
-		id, err := jc.Create(ctx, batchops.CopySpec{
-			Manifest: m, RoleArn: f.roleArn, DestBucket: dst.Bucket, DestPrefix: dst.AsDir().Key,
-			Report:      batchops.ReportLocation{Enabled: true, Bucket: dst.Bucket, Prefix: defaultReportPrefix, Scope: batchops.ReportFailedTasks},
-			Priority:    10,
-			Description: batchops.TruncateDescription("s3bulk bench " + srcURL + " " + dstURL),
-		})
-		if err != nil {
-			return out, a.dropManifest(ctx, c.Bucket(dst.Bucket), key, err)
-		}
-		j, err := jc.Wait(ctx, id, batchops.WaitOptions{Interval: bf.pollInterval})
-		out.Objects, out.Bytes, out.ActiveSeconds = j.Succeeded, m.Stats.Bytes, j.Active.Seconds()
-		if err != nil {
-			return out, err
-		}
-		if j.Status != batchops.StatusComplete || j.Failed > 0 {
-			return out, fmt.Errorf("job %s: %s, %d of %d tasks failed", id, j.Status, j.Failed, j.Total)
-		}
-		return out, nil
-	}
-}
-
-// benchPrices picks the price table entry for the run.
+// benchPrices picks the price table entry for the run (bench.SelectPrices).
 func (a *app) benchPrices(f benchFlags, region string) (bench.Prices, error) {
-	table := bench.DefaultPrices()
-	if f.prices != "" {
-		file, err := os.Open(f.prices)
-		if err != nil {
-			return bench.Prices{}, usagef("--prices: %v", unwrapPathError(err))
-		}
-		defer file.Close()
-		if table, err = bench.LoadPrices(file, table); err != nil {
-			return bench.Prices{}, usageError{err}
-		}
+	p, ok, err := bench.SelectPrices(f.prices, f.priceRegion, region)
+	if err != nil {
+		return p, usageError{err}
 	}
-	if f.priceRegion != "" {
-		p, ok := table[f.priceRegion]
-		if !ok {
-			return bench.Prices{}, usagef("--price-region %s: no prices for it (give them with --prices)", f.priceRegion)
-		}
-		return p, nil
-	}
-	p, ok := bench.PricesFor(table, region)
 	if !ok {
 		a.logger.Info("no prices for the region: using the report's", "region", region, "prices", p.Region)
 	}
@@ -360,7 +287,7 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 		Conn: conn, Source: src, Dest: dst, Methods: f.methods,
 		CompanyConcurrency: f.companyConcurrency,
 		Engine:             a.engineFunc(storeCfg),
-		Batch:              a.batchFunc(conn, f),
+		Batch:              a.batchMethod(conn, f),
 		Tools:              f.tools,
 		Prices:             prices,
 		KeepDest:           f.keepDest,
@@ -386,6 +313,19 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 		return partialError{failed: short}
 	}
 	return nil
+}
+
+// batchMethod runs the batchops method (bench.BatchMethod): a job per run.
+// Nil without --role-arn: the method is then shown as not run, with its
+// estimated cost.
+func (a *app) batchMethod(conn bench.Conn, f benchFlags) bench.BatchFunc {
+	if f.roleArn == "" {
+		return nil
+	}
+	return bench.BatchMethod(conn, f.roleArn, f.batch.controlEndpoint != "", func(ctx context.Context) (*batchops.Runner, error) {
+		bf := f.batch
+		return a.batchRunner(ctx, &bf)
+	})
 }
 
 // benchObserver prints one line per method stage on stderr, unless quiet.
