@@ -58,7 +58,7 @@ func (q CopyRequest) Plan() (CopyPlan, error) {
 	if p.Src, err = (s3url.Options{Raw: q.Raw}).Parse(q.Src); err != nil {
 		return p, err
 	}
-	if p.Dst, err = (s3url.Options{Raw: true}).Parse(q.Dst); err != nil {
+	if p.Dst, err = s3url.ParseRaw(q.Dst); err != nil {
 		return p, err
 	}
 	if !p.Src.IsS3() || !p.Dst.IsS3() {
@@ -74,7 +74,7 @@ func (q CopyRequest) Plan() (CopyPlan, error) {
 	}
 	if q.Report == "" {
 		p.Report = s3url.Location{Bucket: p.Dst.Bucket, Key: DefaultReportPrefix}
-	} else if p.Report, err = (s3url.Options{Raw: true}).Parse(q.Report); err != nil {
+	} else if p.Report, err = s3url.ParseRaw(q.Report); err != nil {
 		return p, err
 	} else if !p.Report.IsS3() {
 		return p, fmt.Errorf("--report %s: want s3://bucket/prefix", q.Report)
@@ -89,7 +89,7 @@ func (q CopyRequest) Plan() (CopyPlan, error) {
 	}
 	if q.Manifest == "" {
 		p.Manifest = s3url.Location{Bucket: p.Dst.Bucket, Key: DefaultManifestPrefix + RunID() + ".csv"}
-	} else if p.Manifest, err = (s3url.Options{Raw: true}).Parse(q.Manifest); err != nil {
+	} else if p.Manifest, err = s3url.ParseRaw(q.Manifest); err != nil {
 		return p, err
 	} else if !p.Manifest.IsS3() || p.Manifest.IsDirLike() {
 		return p, fmt.Errorf("--manifest %s: want s3://bucket/key.csv", q.Manifest)

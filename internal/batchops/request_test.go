@@ -13,6 +13,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 func TestCopyRequestPlan(t *testing.T) {
@@ -243,5 +244,56 @@ func TestCopyOnceRunsOneJobAndWaitsForIt(t *testing.T) {
 	}
 	if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/manifest/noclient"); len(keys) != 0 {
 		t.Errorf("manifest left behind: %q", keys)
+	}
+}
+
+func TestForBucketMovesToTheBucketsRegionAndSaysSo(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
+	var notes []string
+	note := func(m string) { notes = append(notes, m) }
+	c, err := e.jobs.ForBucket(ctx, e.sdk, e.dst, note)
+	if err != nil || c.Region() != e.srv.Region || len(notes) != 0 {
+		t.Errorf("ForBucket in its own region: %v, %v, notes %q", c, err, notes)
+	}
+	other := e.jobs.ForRegion("eu-central-1")
+	c, err = other.ForBucket(ctx, e.sdk, e.dst, note)
+	if err != nil || c.Region() != e.srv.Region {
+		t.Fatalf("ForBucket: %v, %v; want a client in %s", c, err, e.srv.Region)
+	}
+	want := "note: s3://" + e.dst + " is in " + e.srv.Region + ", not eu-central-1: the job is created there"
+	if !slices.Equal(notes, []string{want}) {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+}
+
+func TestLoadAWSConfigGivesS3ControlTheGlobalEndpoint(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"the global endpoint is S3 Control's too", map[string]string{"AWS_ENDPOINT_URL": "http://control.example"}, "http://control.example"},
+		{"the S3 endpoint is S3's only", map[string]string{"AWS_ENDPOINT_URL_S3": "http://s3.example"}, ""},
+		{"configured endpoints ignored", map[string]string{"AWS_ENDPOINT_URL": "http://control.example", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS": "true"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_REGION": "eu-west-1"}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			cfg, err := LoadAWSConfig(context.Background(), s3store.Config{ConfigFiles: []string{}, CredentialsFiles: []string{}}, func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if cfg.BaseEndpoint != nil {
+				got = *cfg.BaseEndpoint
+			}
+			if got != tt.want || cfg.Region != "eu-west-1" {
+				t.Errorf("endpoint %q region %q, want %q in eu-west-1", got, cfg.Region, tt.want)
+			}
+		})
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // BatchMethod is the BatchFunc of the batchops method: list the source
@@ -19,11 +21,11 @@ func BatchMethod(conn Conn, roleArn string, control bool, runner func(context.Co
 		if conn.Endpoint != "" && !control {
 			return out, fmt.Errorf("%w: S3 Batch Operations exists only on AWS, not on %s (or give --control-endpoint-url)", ErrNotRun, conn.Endpoint)
 		}
-		src, err := (s3url.Options{Raw: true}).Parse(srcURL)
+		src, err := s3url.ParseRaw(srcURL)
 		if err != nil {
 			return out, err
 		}
-		dst, err := (s3url.Options{Raw: true}).Parse(dstURL)
+		dst, err := s3url.ParseRaw(dstURL)
 		if err != nil {
 			return out, err
 		}
@@ -42,5 +44,41 @@ func BatchMethod(conn Conn, roleArn string, control bool, runner func(context.Co
 		}, batchops.DefaultManifestPrefix+"bench-"+batchops.RunID()+".csv")
 		out.Objects, out.Bytes, out.ActiveSeconds = j.Succeeded, m.Stats.Bytes, j.Active.Seconds()
 		return out, err
+	}
+}
+
+// EngineMethod is the EngineFunc of the s3bulk method: for each run, a new
+// engine (newEngine) and a new client of cfg, whose connection pool is
+// sized to the engine's ceiling and whose throttled responses the engine
+// hears, then one recursive copy with the engine's defaults. Its requests
+// are counted by the store.
+func EngineMethod(cfg s3store.Config, newEngine func() *engine.Engine) EngineFunc {
+	return func(ctx context.Context, srcURL, dstURL string) (int64, int64, map[string]int64, error) {
+		eng, counter, cfg := newEngine(), newRequestCounter(), cfg
+		cfg.Concurrency = eng.MaxConcurrency()
+		cfg.OnThrottle = eng.Throttled
+		cfg.OnRequest = func(op string) { counter.Add(op, 1) }
+		client, err := s3store.NewClient(ctx, cfg)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		src, err := s3url.ParseRaw(srcURL)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		dst, err := s3url.ParseRaw(dstURL)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		job := engine.Job{
+			Src:       engine.Endpoint{Store: client.Bucket(src.Bucket), Loc: src},
+			Dst:       engine.Endpoint{Store: client.Bucket(dst.Bucket), Loc: dst.AsDir()},
+			Recursive: true,
+		}
+		sum, err := eng.Run(ctx, job, engine.Options{})
+		if err == nil && sum.Failed > 0 {
+			err = fmt.Errorf("copy %s to %s: %d object(s) failed", srcURL, dstURL, sum.Failed)
+		}
+		return sum.Objects, sum.Bytes, counter.Counts(), err
 	}
 }

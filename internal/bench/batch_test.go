@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/batchops"
+	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 func TestSelectPrices(t *testing.T) {
@@ -81,5 +84,31 @@ func TestBatchMethodSaysWhenItCannotRun(t *testing.T) {
 				t.Errorf("BatchFunc: %v, want ErrNotRun saying %q", err, tt.notRun)
 			}
 		})
+	}
+}
+
+func TestEngineMethodCopiesWithANewEngineAndCountsItsRequests(t *testing.T) {
+	srv, _, source, dest := seeded(t)
+	cfg := s3store.Config{EndpointURL: srv.Endpoint, Region: srv.Region, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, ChecksumWhenRequired: true}
+	engines := 0
+	run := EngineMethod(cfg, func() *engine.Engine { engines++; return engine.New(engine.Config{Concurrency: 4}) })
+	for range 2 {
+		objects, bytes, requests, err := run(t.Context(), source.String(), dest.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if objects != int64(smallLayout.Objects) || bytes != smallLayout.Bytes() {
+			t.Errorf("copied %d objects, %d bytes; want %d, %d", objects, bytes, smallLayout.Objects, smallLayout.Bytes())
+		}
+		if requests["CopyObject"] != int64(smallLayout.Objects) || requests["ListObjectsV2"] == 0 {
+			t.Errorf("requests %v, want a CopyObject per object and a listing", requests)
+		}
+	}
+	if engines != 2 {
+		t.Errorf("%d engines for 2 runs, want one each", engines)
+	}
+	got := s3test.ListKeys(t, srv.Client(t), dest.Bucket, dest.Prefix)
+	if len(got) != smallLayout.Objects {
+		t.Errorf("destination holds %d objects, want %d", len(got), smallLayout.Objects)
 	}
 }

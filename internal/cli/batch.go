@@ -84,25 +84,13 @@ func (a *app) jobClientFor(ctx context.Context, bf *batchFlags, s3c *s3.Client, 
 	if err != nil {
 		return nil, err
 	}
-	region, err := batchops.BucketRegion(ctx, s3c, bucket)
-	if err != nil {
-		return nil, err
-	}
-	if c.Region() != "" && c.Region() != region {
-		fmt.Fprintf(a.stdio.Err, "note: s3://%s is in %s, not %s: the job is created there\n", bucket, region, c.Region())
-	}
-	return c.ForRegion(region), nil
+	return c.ForBucket(ctx, s3c, bucket, func(msg string) { fmt.Fprintln(a.stdio.Err, msg) })
 }
 
 func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
-	cfg, err := s3store.LoadAWSConfig(ctx, a.env.s3Config(s3store.Config{Region: a.g.region, Profile: a.g.profile, Logger: a.logger}))
+	cfg, err := batchops.LoadAWSConfig(ctx, s3store.Config{Region: a.g.region, Profile: a.g.profile, Logger: a.logger}, a.env.get)
 	if err != nil {
 		return nil, err
-	}
-	if ep := a.env.get("AWS_ENDPOINT_URL"); ep != "" && a.env.endpointURL() != "" {
-		// As the SDK reads it: the global endpoint variable is every
-		// service's (S3 and S3 Control) unless a flag names another.
-		cfg.BaseEndpoint = &ep
 	}
 	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
 	if err != nil {
@@ -208,12 +196,6 @@ func (a *app) batchRunner(ctx context.Context, bf *batchFlags) (*batchops.Runner
 	if err != nil {
 		return nil, err
 	}
-	var observe func(engine.Result)
-	if a.g.json {
-		observe = (&progress.JSONLines{Out: a.stdio.Out}).Result
-	} else {
-		observe = (&progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}).Result
-	}
 	return &batchops.Runner{
 		Store: func(b string) store.Store { return c.Bucket(b) },
 		Jobs: func(ctx context.Context, bucket string) (*batchops.Client, error) {
@@ -221,7 +203,7 @@ func (a *app) batchRunner(ctx context.Context, bf *batchFlags) (*batchops.Runner
 		},
 		Observer: a.jobOutput(),
 		Poll:     bf.pollInterval,
-		Local:    engine.Options{Observer: observe},
+		Local:    engine.Options{Observer: a.renderer()},
 		Engine:   s.eng,
 	}, nil
 }

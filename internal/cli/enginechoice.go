@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -110,20 +109,9 @@ func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers 
 // progress bar.
 func (a *app) lockStderr() func() {
 	prev := a.stdio.Err
-	w := progress.Locked(prev)[0]
-	if f, ok := prev.(interface{ Fd() uintptr }); ok {
-		w = fdWriter{w, f}
-	}
-	a.stdio.Err = w
+	a.stdio.Err = progress.LockedTerminal(prev)
 	return func() { a.stdio.Err = prev }
 }
-
-type fdWriter struct {
-	io.Writer
-	f interface{ Fd() uintptr }
-}
-
-func (w fdWriter) Fd() uintptr { return w.f.Fd() }
 
 // runJob hands a cp to an S3 Batch Operations job and waits for it.
 func (a *app) runJob(ctx context.Context, f engineFlags, raw bool, srcArg, dstArg string) error {

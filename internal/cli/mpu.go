@@ -46,7 +46,7 @@ func (a *app) mpuLsCmd() *cobra.Command {
 			}
 			out := a.uploadLines()
 			return engine.ListUploads(ctx, mp, loc, func(u store.Upload) error {
-				if err := out.Print(uploadRecord(loc, "", u)); err != nil {
+				if err := out.Upload(loc.Bucket, u); err != nil {
 					return fmt.Errorf("%w: %v", errPrinted, err)
 				}
 				return nil
@@ -74,14 +74,7 @@ Exit codes are those of cp: 1 when some aborts failed.`,
 			out := a.uploadLines()
 			sum, err := s.eng.AbortUploads(ctx, mp, loc,
 				engine.Options{Workers: a.concurrencyOr(defaultConcurrency), DryRun: a.g.dryRun},
-				engine.AbortOptions{OlderThan: time.Duration(olderThan), Observer: func(r engine.UploadResult) {
-					rec := uploadRecord(loc, "abort", r.Upload)
-					rec.Status = string(r.Status)
-					if r.Err != nil {
-						rec.Error = r.Err.Error()
-					}
-					_ = out.Print(rec)
-				}})
+				engine.AbortOptions{OlderThan: time.Duration(olderThan), Observer: func(r engine.UploadResult) { out.Aborted(loc.Bucket, r) }})
 			if err != nil {
 				return err
 			}
@@ -114,11 +107,6 @@ func (a *app) uploadsStore(ctx context.Context, arg string) (*session, store.Mul
 
 // errPrinted stops a listing whose output could not be written.
 var errPrinted = errors.New("write output")
-
-// uploadRecord is the record of upload u under loc; op is "abort" or "".
-func uploadRecord(loc s3url.Location, op string, u store.Upload) progress.UploadRecord {
-	return progress.UploadRecord{Op: op, URL: "s3://" + loc.Bucket + "/" + u.Key, UploadID: u.UploadID, Initiated: u.Initiated}
-}
 
 func (a *app) uploadLines() *progress.Uploads {
 	return &progress.Uploads{Out: a.stdio.Out, ErrOut: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet}

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
@@ -107,12 +105,7 @@ func wholeRunError(ctx context.Context, err error) bool {
 // renderer returns the function that prints one result on stdout, as
 // text or JSON.
 func (a *app) renderer() func(engine.Result) {
-	if a.g.json {
-		j := &progress.JSONLines{Out: a.stdio.Out}
-		return j.Result
-	}
-	l := &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}
-	return l.Result
+	return progress.RunOutput{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet}.Start(nil).Result
 }
 
 // writeStdout writes one object to standard output, as cat does.
@@ -144,23 +137,5 @@ func (a *app) writeStdout(ctx context.Context, srcArg string, f transferFlags) e
 	if ep, err = withStoreOptions(ep, srcOpts); err != nil {
 		return err
 	}
-	return a.catObject(ctx, ep.Store, src, a.stdio.Out)
-}
-
-// catObject writes the object at loc, read from st, to w as it arrives.
-// The read is checked against the object's stored checksum or MD5 ETag: a
-// difference fails the command, though the bytes before it are written.
-func (a *app) catObject(ctx context.Context, st store.Store, loc s3url.Location, w io.Writer) error {
-	body, err := st.Get(ctx, loc.Key, 0, -1, "")
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("cat %s: no such object", loc)
-		}
-		return fmt.Errorf("cat %s: %w", loc, err)
-	}
-	defer body.Close()
-	if _, err := io.Copy(w, body); err != nil {
-		return fmt.Errorf("cat %s: %w", loc, err)
-	}
-	return nil
+	return engine.Cat(ctx, ep.Store, src, a.stdio.Out)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/diff"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
@@ -213,4 +214,49 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Upload prints the unfinished upload u of bucket (mpu ls).
+func (p *Uploads) Upload(bucket string, u store.Upload) error {
+	return p.Print(UploadRecord{URL: "s3://" + bucket + "/" + u.Key, UploadID: u.UploadID, Initiated: u.Initiated})
+}
+
+// Aborted prints the end of one abort of an upload of bucket (mpu abort,
+// an engine.AbortOptions.Observer).
+func (p *Uploads) Aborted(bucket string, r engine.UploadResult) {
+	rec := UploadRecord{Op: "abort", Status: string(r.Status), URL: "s3://" + bucket + "/" + r.Upload.Key, UploadID: r.Upload.UploadID, Initiated: r.Upload.Initiated}
+	if r.Err != nil {
+		rec.Error = r.Err.Error()
+	}
+	_ = p.Print(rec)
+}
+
+// Verify prints verify's findings on Out, one line each (a JSON document
+// each with JSON), and its summary on Err unless Quiet.
+type Verify struct {
+	Out, Err    io.Writer
+	JSON, Quiet bool
+	enc         *JSON
+}
+
+// Finding prints one finding (a diff.Check callback).
+func (v *Verify) Finding(f diff.Finding) error {
+	if v.JSON {
+		if v.enc == nil {
+			v.enc = NewJSON(v.Out)
+		}
+		return v.enc.Encode(f)
+	}
+	_, err := fmt.Fprintln(v.Out, FindingText(f))
+	return err
+}
+
+// Summary prints the summary of a verify that took seconds.
+func (v *Verify) Summary(s diff.CheckStats, seconds float64) {
+	switch {
+	case v.JSON:
+		_ = NewJSON(v.Err).Encode(NewVerifySummary(s, seconds))
+	case !v.Quiet:
+		fmt.Fprintln(v.Err, VerifyText(s))
+	}
 }
