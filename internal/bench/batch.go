@@ -54,10 +54,10 @@ func BatchMethod(conn Conn, roleArn string, control bool, runner func(context.Co
 // are counted by the store.
 func EngineMethod(cfg s3store.Config, newEngine func() *engine.Engine) EngineFunc {
 	return func(ctx context.Context, srcURL, dstURL string) (int64, int64, map[string]int64, error) {
-		eng, counter, cfg := newEngine(), newRequestCounter(), cfg
+		eng, counter, cfg := newEngine(), s3store.NewRequestCounter(), cfg
 		cfg.Concurrency = eng.MaxConcurrency()
 		cfg.OnThrottle = eng.Throttled
-		cfg.OnRequest = func(op string) { counter.Add(op, 1) }
+		cfg.OnRequest = counter.Count
 		client, err := s3store.NewClient(ctx, cfg)
 		if err != nil {
 			return 0, 0, nil, err

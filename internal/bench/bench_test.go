@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 func TestMain(m *testing.M) { s3test.Main(m) }
@@ -97,7 +98,7 @@ func sdkEngine(conn Conn, limit int) EngineFunc {
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		counter := newRequestCounter()
+		counter := s3store.NewRequestCounter()
 		client := conn.Client(counter, 0)
 		entries, err := listEntries(ctx, client, s)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/internal/units"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // reportPartSizes are the part sizes report 3 tried by hand.
@@ -144,7 +145,7 @@ func (r *runner) hugeCopy(ctx context.Context, srcBucket, srcKey, dstBucket, dst
 		return row
 	}
 	row.Parts = int(layout.Count)
-	counter := newRequestCounter()
+	counter := s3store.NewRequestCounter()
 	client := r.cfg.Conn.Client(counter, 0)
 	start := time.Now()
 	err = multipartCopy(ctx, client, srcBucket, srcKey, dstBucket, dstKey, layout, concurrency)

@@ -312,7 +312,7 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 	sum, err := s.eng.Run(ctx, job, opts)
 	err = flagHints(err)
 	out.Stop()
-	sum.Requests = s.requests.snapshot()
+	sum.Requests = s.requests.Counts()
 	if a.collect != nil {
 		a.collect(sum)
 	} else if !a.g.quiet || a.g.json {

@@ -137,7 +137,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	}
 	total.Elapsed = time.Since(start)
 	total.Seconds = total.Elapsed.Seconds()
-	total.Requests = s.requests.snapshot()
+	total.Requests = s.requests.Counts()
 	if !a.g.quiet || a.g.json {
 		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.eng.Concurrency(), "")
 	}

@@ -25,7 +25,7 @@ type session struct {
 	sources   map[sourceSide]*s3store.Client
 	eng       *engine.Engine
 	// requests counts HTTP attempts by operation for the summary.
-	requests *requestCounter
+	requests *s3store.RequestCounter
 	// followSymlinks makes local listings follow symbolic links (loops
 	// are detected and skipped); by default links are skipped.
 	followSymlinks bool
@@ -36,7 +36,7 @@ func (a *app) newSession() *session {
 		return a.shared // one pool and limiter for every line of a `run` file
 	}
 	eng := engine.New(engine.Config{Concurrency: a.g.concurrency, MaxConcurrency: a.g.maxConcurrency, Logger: a.logger})
-	return &session{a: a, eng: eng, requests: newRequestCounter()}
+	return &session{a: a, eng: eng, requests: s3store.NewRequestCounter()}
 }
 
 // s3 returns the session's S3 client, making it on first use so that purely
@@ -91,7 +91,7 @@ func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Clie
 	cfg := s.a.flagConfig()
 	cfg.Concurrency = s.eng.MaxConcurrency()
 	cfg.OnThrottle = s.eng.Throttled
-	cfg.OnRequest = s.requests.add
+	cfg.OnRequest = s.requests.Count
 	cfg.Logger = s.a.logger
 	if side.profile != "" {
 		cfg.Profile, cfg.Region = side.profile, ""
