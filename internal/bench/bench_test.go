@@ -114,7 +114,7 @@ func sdkEngine(conn Conn, limit int) EngineFunc {
 			g.Go(func() error {
 				_, err := client.CopyObject(gctx, &s3.CopyObjectInput{
 					Bucket: aws.String(d.Bucket), Key: aws.String(d.Prefix + e.Key),
-					CopySource: aws.String(copySource(s.Bucket, s.Prefix+e.Key)),
+					CopySource: aws.String(s3store.CopySource(s.Bucket, s.Prefix+e.Key)),
 				})
 				bytes.Add(e.Size)
 				return err

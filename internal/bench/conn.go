@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
@@ -147,12 +146,6 @@ func (t Target) String() string { return "s3://" + t.Bucket + "/" + t.Prefix }
 // destination would then delete source objects.
 func (t Target) overlaps(u Target) bool {
 	return t.Bucket == u.Bucket && (strings.HasPrefix(t.Prefix, u.Prefix) || strings.HasPrefix(u.Prefix, t.Prefix))
-}
-
-// copySource formats bucket/key for CopyObject's x-amz-copy-source, which
-// must be URL-encoded.
-func copySource(bucket, key string) string {
-	return (&url.URL{Path: bucket + "/" + key}).EscapedPath()
 }
 
 // ErrNotRun marks a method that cannot run in this environment (Batch

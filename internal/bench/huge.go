@@ -183,7 +183,7 @@ func multipartCopy(ctx context.Context, client *s3.Client, srcBucket, srcKey, ds
 			out, err := client.UploadPartCopy(gctx, &s3.UploadPartCopyInput{
 				Bucket: aws.String(dstBucket), Key: aws.String(dstKey), UploadId: up.UploadId,
 				PartNumber:      aws.Int32(p.Number),
-				CopySource:      aws.String(copySource(srcBucket, srcKey)),
+				CopySource:      aws.String(s3store.CopySource(srcBucket, srcKey)),
 				CopySourceRange: aws.String(fmt.Sprintf("bytes=%d-%d", p.Offset, p.Last())),
 			})
 			if err != nil {

@@ -64,7 +64,7 @@ func (r *runner) copyPerCompany(ctx context.Context) (outcome, error) {
 	err = r.perCompany(ctx, groupByCompany(entries), func(ctx context.Context, e Entry, _ int) error {
 		_, err := client.CopyObject(ctx, &s3.CopyObjectInput{
 			Bucket: aws.String(dst.Bucket), Key: aws.String(dst.Prefix + e.Key),
-			CopySource: aws.String(copySource(src.Bucket, src.Prefix+e.Key)),
+			CopySource: aws.String(s3store.CopySource(src.Bucket, src.Prefix+e.Key)),
 		})
 		if err != nil {
 			return fmt.Errorf("copy %s%s to %s%s: %w", src, e.Key, dst, e.Key, err)

@@ -180,11 +180,7 @@ func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, q batchops.CopyReq
 	if err != nil {
 		return usageError{err}
 	}
-	r, err := a.batchRunner(ctx, bf)
-	if err != nil {
-		return err
-	}
-	return batchExit(r.Copy(ctx, o))
+	return a.withRunner(ctx, bf, func(r *batchops.Runner) error { return r.Copy(ctx, o) })
 }
 
 // batchRunner is the batch workflows' runner for this command: the
@@ -210,6 +206,28 @@ func (a *app) batchRunner(ctx context.Context, bf *batchFlags) (*batchops.Runner
 
 func (a *app) jobOutput() *progress.JobOutput {
 	return &progress.JobOutput{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet, Bar: a.showProgress()}
+}
+
+// onJob is the RunE of a verb that acts on jobs: fn runs with S3
+// Control's client.
+func (a *app) onJob(bf *batchFlags, fn func(ctx context.Context, jc *batchops.Client, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		jc, err := a.jobClient(cmd.Context(), bf)
+		if err != nil {
+			return err
+		}
+		return fn(cmd.Context(), jc, args)
+	}
+}
+
+// withRunner runs a batch workflow with the command's runner and maps its
+// error to the exit codes.
+func (a *app) withRunner(ctx context.Context, bf *batchFlags, fn func(*batchops.Runner) error) error {
+	r, err := a.batchRunner(ctx, bf)
+	if err != nil {
+		return err
+	}
+	return batchExit(fn(r))
 }
 
 // batchExit maps a batch workflow's error to the CLI's exit codes.
@@ -251,12 +269,7 @@ func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 		Use:   "status JOB",
 		Short: "Show a job's status and progress",
 		Args:  usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
 			out := a.jobOutput()
 			r := batchops.Runner{Observer: out, Poll: bf.pollInterval}
 			j, err := r.Status(ctx, jc, args[0], wait)
@@ -265,7 +278,7 @@ func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 			}
 			out.Job(j)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end")
 	return cmd
@@ -279,18 +292,9 @@ func (a *app) batchReportCmd(bf *batchFlags) *cobra.Command {
 (on stderr, as cp prints failed objects, or as JSON lines with --json) and a
 summary. The exit code is 0 when every task succeeded, 1 when some failed.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
-			r, err := a.batchRunner(ctx, bf)
-			if err != nil {
-				return err
-			}
-			return batchExit(r.Report(ctx, jc, args[0]))
-		},
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
+			return a.withRunner(ctx, bf, func(r *batchops.Runner) error { return r.Report(ctx, jc, args[0]) })
+		}),
 	}
 }
 
@@ -313,19 +317,14 @@ of batch cp.`,
 			if eng != engineLocal && eng != engineBatchOps {
 				return usagef("--engine %q: want batchops or local", eng)
 			}
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
-			r, err := a.batchRunner(ctx, bf)
-			if err != nil {
-				return err
-			}
-			if eng == engineLocal {
-				return batchExit(r.RetryLocally(ctx, jc, args[0]))
-			}
-			return batchExit(r.Retry(ctx, jc, args[0], wait))
+			return a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
+				return a.withRunner(ctx, bf, func(r *batchops.Runner) error {
+					if eng == engineLocal {
+						return r.RetryLocally(ctx, jc, args[0])
+					}
+					return r.Retry(ctx, jc, args[0], wait)
+				})
+			})(cmd, args)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report (a local retry always ends before the command)")
@@ -339,12 +338,7 @@ func (a *app) batchRunCmd(bf *batchFlags) *cobra.Command {
 		Use:   "run JOB",
 		Short: "Run a job created with --confirm (it waits Suspended until then)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
 			status, err := jc.Run(ctx, args[0])
 			if err != nil {
 				return err
@@ -353,12 +347,8 @@ func (a *app) batchRunCmd(bf *batchFlags) *cobra.Command {
 			if !wait {
 				return nil
 			}
-			r, err := a.batchRunner(ctx, bf)
-			if err != nil {
-				return err
-			}
-			return batchExit(r.WaitAndReport(ctx, jc, args[0], 0))
-		},
+			return a.withRunner(ctx, bf, func(r *batchops.Runner) error { return r.WaitAndReport(ctx, jc, args[0], 0) })
+		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end, then print its report")
 	return cmd
@@ -394,19 +384,14 @@ func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {
 		Use:   "cancel JOB",
 		Short: "Cancel a job; tasks already done stay done",
 		Args:  usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
 			status, err := jc.Cancel(ctx, args[0], reason)
 			if err != nil {
 				return err
 			}
 			a.jobOutput().JobStatus(args[0], status)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&reason, "reason", "cancelled with s3bulk batch cancel", "why, recorded with the job")
 	return cmd
@@ -418,14 +403,9 @@ func (a *app) batchLsCmd(bf *batchFlags) *cobra.Command {
 		Use:   "ls",
 		Short: "List the account's Batch Operations jobs, newest first",
 		Args:  usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, _ []string) error {
 			return jc.List(ctx, statuses, a.jobOutput().JobListed)
-		},
+		}),
 	}
 	cmd.Flags().StringSliceVar(&statuses, "status", nil, "only jobs in these statuses (Active, Complete, Failed, Cancelled...)")
 	return cmd

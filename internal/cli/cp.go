@@ -144,20 +144,13 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	srcOpts, dstOpts, err := f.obj.options(src, dst, a.env)
+	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
 		return err
 	}
-	side, err := f.obj.side(src)
+	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
-	}
-	s := a.newSession()
-	if f.followSymlinks {
-		if a.shared != nil {
-			return usagef("--follow-symlinks: not available inside run")
-		}
-		s.followSymlinks = true
 	}
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
@@ -169,11 +162,8 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if mode == engineBatchOps {
 		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
 	}
-	srcEP, err := s.sourceEndpointOn(ctx, src, f.recursive, side)
+	srcEP, err := s.openSource(ctx, src, f.recursive, side, srcOpts)
 	if err != nil {
-		return err
-	}
-	if srcEP, err = withStoreOptions(srcEP, srcOpts); err != nil {
 		return err
 	}
 	if move {
@@ -182,11 +172,8 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		}
 	}
 	many := f.recursive || src.HasWildcard()
-	dstEP, err := s.destEndpoint(ctx, dst, many)
+	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
 	if err != nil {
-		return err
-	}
-	if dstEP, err = withStoreOptions(dstEP, dstOpts); err != nil {
 		return err
 	}
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}

@@ -74,6 +74,17 @@ func (f *objectFlags) options(src, dst s3url.Location, env environ) (srcOpts, ds
 	return srcOpts, dstOpts, nil
 }
 
+// stores is options and side together: what the source and destination
+// stores of a transfer from src to dst are given, and where the source
+// lives.
+func (f *objectFlags) stores(src, dst s3url.Location, env environ) (srcOpts, dstOpts s3store.Options, side sourceSide, err error) {
+	if srcOpts, dstOpts, err = f.options(src, dst, env); err != nil {
+		return srcOpts, dstOpts, side, err
+	}
+	side, err = f.side(src)
+	return srcOpts, dstOpts, side, err
+}
+
 // withStoreOptions gives an endpoint's S3 store its options
 // (objopts.Apply); an option the store refuses is a usage error.
 func withStoreOptions(ep engine.Endpoint, o s3store.Options) (engine.Endpoint, error) {

@@ -68,11 +68,8 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 		return nil
 	}
 	s := a.newSession()
-	ep, err := s.destEndpoint(ctx, dst, false)
+	ep, err := s.openDest(ctx, dst, false, dstOpts)
 	if err != nil {
-		return err
-	}
-	if ep, err = withStoreOptions(ep, dstOpts); err != nil {
 		return err
 	}
 	opts := engine.Options{
@@ -118,23 +115,15 @@ func (a *app) writeStdout(ctx context.Context, srcArg string, f transferFlags) e
 		return usagef("cp %s -: filters select among listed objects; this is one", src)
 	}
 	stdout, _ := parseLocation(stdioArg, true)
-	srcOpts, _, err := f.obj.options(src, stdout, a.env)
-	if err != nil {
-		return err
-	}
-	side, err := f.obj.side(src)
+	srcOpts, _, side, err := f.obj.stores(src, stdout, a.env)
 	if err != nil {
 		return err
 	}
 	if a.g.dryRun {
 		return nil // stdout is the object's: a plan has nowhere to go
 	}
-	s := a.newSession()
-	ep, err := s.sourceEndpointOn(ctx, src, false, side)
+	ep, err := a.newSession().openSource(ctx, src, false, side, srcOpts)
 	if err != nil {
-		return err
-	}
-	if ep, err = withStoreOptions(ep, srcOpts); err != nil {
 		return err
 	}
 	return engine.Cat(ctx, ep.Store, src, a.stdio.Out)

@@ -180,6 +180,37 @@ func (s *session) destEndpoint(ctx context.Context, loc s3url.Location, many boo
 	return ep, err
 }
 
+// openSource is sourceEndpointOn with the source store's options.
+func (s *session) openSource(ctx context.Context, loc s3url.Location, recursive bool, side sourceSide, o s3store.Options) (engine.Endpoint, error) {
+	ep, err := s.sourceEndpointOn(ctx, loc, recursive, side)
+	if err != nil {
+		return ep, err
+	}
+	return withStoreOptions(ep, o)
+}
+
+// openDest is destEndpoint with the destination store's options.
+func (s *session) openDest(ctx context.Context, loc s3url.Location, many bool, o s3store.Options) (engine.Endpoint, error) {
+	ep, err := s.destEndpoint(ctx, loc, many)
+	if err != nil {
+		return ep, err
+	}
+	return withStoreOptions(ep, o)
+}
+
+// linkSession is a new session whose local listings follow symbolic links
+// when followSymlinks, which a run file's shared session cannot.
+func (a *app) linkSession(followSymlinks bool) (*session, error) {
+	s := a.newSession()
+	if followSymlinks {
+		if a.shared != nil {
+			return nil, usagef("--follow-symlinks: not available inside run")
+		}
+		s.followSymlinks = true
+	}
+	return s, nil
+}
+
 // localOptions are those of the session's local stores: links followed or
 // not, skips logged.
 func (s *session) localOptions(recursive bool) engine.LocalOptions {

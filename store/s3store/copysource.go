@@ -26,8 +26,8 @@ func copySource(bucket, key string) string {
 }
 
 // CopySource is the x-amz-copy-source header this package sends for
-// bucket and key, for code (test fakes of AWS services) that must send
-// what s3bulk sends.
+// bucket and key, for code that makes its own CopyObject requests with the
+// SDK (bench's methods) or answers them (test fakes of AWS services).
 func CopySource(bucket, key string) string { return copySource(bucket, key) }
 
 func unreserved(c byte) bool {
