@@ -227,23 +227,21 @@ func TestCopyOnceRunsOneJobAndWaitsForIt(t *testing.T) {
 		t.Errorf("destination %q", got)
 	}
 
-	// A job that cannot be created leaves no manifest behind.
-	spec := e.spec(Manifest{})
-	spec.RoleArn = ""
-	_, _, err = r.CopyOnce(ctx, src, dst, spec, "_batch/manifest/refused.csv")
-	if err == nil {
-		t.Fatal("a job without a role was created")
+	// A job that cannot be created, or a client that cannot be made,
+	// leaves no manifest behind.
+	noRole := func(_ *Runner, s *CopySpec) { s.RoleArn = "" }
+	noClient := func(r *Runner, _ *CopySpec) {
+		r.Jobs = func(context.Context, string) (*Client, error) { return nil, errors.New("no region") }
 	}
-	if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/manifest/refused"); len(keys) != 0 {
-		t.Errorf("manifest left behind: %q", keys)
-	}
-	// A client that cannot be made leaves none either.
-	r.Jobs = func(context.Context, string) (*Client, error) { return nil, errors.New("no region") }
-	if _, _, err := r.CopyOnce(ctx, src, dst, e.spec(Manifest{}), "_batch/manifest/noclient.csv"); err == nil || err.Error() != "no region" {
-		t.Errorf("CopyOnce: %v, want the client's error", err)
-	}
-	if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/manifest/noclient"); len(keys) != 0 {
-		t.Errorf("manifest left behind: %q", keys)
+	for _, fail := range []func(*Runner, *CopySpec){noRole, noClient} {
+		spec, rr := e.spec(Manifest{}), *r
+		fail(&rr, &spec)
+		if _, _, err := rr.CopyOnce(ctx, src, dst, spec, "_batch/manifest/failed.csv"); err == nil {
+			t.Error("CopyOnce succeeded")
+		}
+		if keys := s3test.ListKeys(t, e.sdk, e.dst, "_batch/manifest/failed"); len(keys) != 0 {
+			t.Errorf("manifest left behind: %q", keys)
+		}
 	}
 }
 

@@ -122,11 +122,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if srcArg == stdioArg || dstArg == stdioArg {
 		return a.runStdio(ctx, srcArg, dstArg, f, move)
 	}
-	src, err := parseLocation(srcArg, f.raw)
-	if err != nil {
-		return err
-	}
-	dst, err := parseLocation(dstArg, f.raw)
+	src, dst, err := parsePair(srcArg, dstArg, f.raw)
 	if err != nil {
 		return err
 	}

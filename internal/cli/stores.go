@@ -136,6 +136,16 @@ func parseLocation(arg string, raw bool) (s3url.Location, error) {
 	return loc, nil
 }
 
+// parsePair parses the SRC and DST arguments of a verb; errors are usage
+// errors.
+func parsePair(srcArg, dstArg string, raw bool) (src, dst s3url.Location, err error) {
+	if src, err = parseLocation(srcArg, raw); err != nil {
+		return src, dst, err
+	}
+	dst, err = parseLocation(dstArg, raw)
+	return src, dst, err
+}
+
 // sourceEndpoint opens the store a location reads from. A local location is
 // re-rooted at its fixed directory part, so keys are relative to it.
 func (s *session) sourceEndpoint(ctx context.Context, loc s3url.Location, recursive bool) (engine.Endpoint, error) {

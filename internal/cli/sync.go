@@ -90,11 +90,7 @@ memory.`,
 }
 
 func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) error {
-	src, err := parseLocation(srcArg, f.raw)
-	if err != nil {
-		return err
-	}
-	dst, err := parseLocation(dstArg, f.raw)
+	src, dst, err := parsePair(srcArg, dstArg, f.raw)
 	if err != nil {
 		return err
 	}

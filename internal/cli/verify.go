@@ -49,11 +49,7 @@ is; 2 and 3 as for every command.`,
 
 func (a *app) runVerify(ctx context.Context, srcArg, dstArg string) error {
 	start := time.Now()
-	srcLoc, err := parseLocation(srcArg, false)
-	if err != nil {
-		return err
-	}
-	dstLoc, err := parseLocation(dstArg, false)
+	srcLoc, dstLoc, err := parsePair(srcArg, dstArg, false)
 	if err != nil {
 		return err
 	}
