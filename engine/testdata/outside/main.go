@@ -13,6 +13,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/s3url"
@@ -35,7 +36,10 @@ func run(ctx context.Context, args []string) error {
 	// One engine: one budget of requests for the whole program, and the
 	// client's throttles shrink it.
 	eng := engine.New(engine.Config{Concurrency: 16, MaxBufferBytes: 64 << 20})
-	client, err := s3store.NewClient(ctx, s3store.Config{Concurrency: eng.MaxConcurrency(), OnThrottle: eng.Throttled})
+	// Retries wait at most 5s: the backoff is the program's to set.
+	client, err := s3store.NewClient(ctx, s3store.Config{
+		Concurrency: eng.MaxConcurrency(), OnThrottle: eng.Throttled, Backoff: s3store.Backoff{Max: 5 * time.Second},
+	})
 	if err != nil {
 		return err
 	}
