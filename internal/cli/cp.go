@@ -203,7 +203,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		opts.Journal = j // a nil *journal.Writer is not a nil Journal
 	}
 	if mode == engineAuto {
-		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, src, srcArg, dstArg, f.raw)
+		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, srcArg, dstArg, f.raw)
 	} else {
 		var sum engine.Summary
 		sum, err = a.executeSum(ctx, s, job, opts)

@@ -63,7 +63,7 @@ func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (s
 // runAuto is one `cp --engine auto` (batchops.Auto): the local engine
 // copies from the start while auto counts the source and measures its
 // rate; when a job wins, the rest goes to one.
-func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers []string, job engine.Job, opts engine.Options, _ s3url.Location, srcArg, dstArg string, raw bool) error {
+func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers []string, job engine.Job, opts engine.Options, srcArg, dstArg string, raw bool) error {
 	if len(blockers) > 0 {
 		for _, b := range blockers {
 			fmt.Fprintf(a.stdio.Err, "engine auto: local: batchops cannot do this copy: %s\n", b)
