@@ -9,8 +9,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/engine/journal"
 	"github.com/s3bulk/s3bulk/engine/parts"
-	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
