@@ -20,7 +20,8 @@ import (
 // TestAProgramOutsideTheModuleUsesTheEngine builds testdata/outside, a
 // module of its own that may import only s3bulk's public packages, and runs
 // it against the embedded server: it copies a prefix between buckets,
-// uploads a directory, syncs with deletes and reads the progress of each.
+// uploads a directory, syncs with deletes, reruns a copy that its journal
+// (engine/journal) says is done, and reads the progress of each.
 // If the API needed an internal package, the program would not compile.
 // It builds offline: every module comes from the module cache.
 func TestAProgramOutsideTheModuleUsesTheEngine(t *testing.T) {
@@ -61,13 +62,19 @@ func TestAProgramOutsideTheModuleUsesTheEngine(t *testing.T) {
 		"sync: copy sync/b/c.txt done",
 		"sync: delete sync/stale.txt done",
 		"sync: 3 objects, 1 deleted, 0 failed; progress 3/3 done, 11 bytes, plan complete true",
+		"journal: copy resume/a.txt done",
+		"journal: copy resume/b/c.txt done",
+		"journal: 2 objects, 0 deleted, 0 failed; progress 2/2 done, 11 bytes, plan complete true",
+		"rerun: skip resume/a.txt skipped",
+		"rerun: skip resume/b/c.txt skipped",
+		"rerun: 0 objects, 0 deleted, 0 failed; progress 0/2 done, 0 bytes, plan complete true",
 		"missing key: NoMatchError true",
 	}
 	if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(stdout.String()), "\n")); diff != "" {
 		t.Errorf("the program's output (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
 	}
 	// What the buckets hold, read with a client of the test's own.
-	wantKeys := []string{"copy/a.txt", "copy/b/c.txt", "sync/a.txt", "sync/b/c.txt", "upload/d.txt", "upload/e/f.txt"}
+	wantKeys := []string{"copy/a.txt", "copy/b/c.txt", "resume/a.txt", "resume/b/c.txt", "sync/a.txt", "sync/b/c.txt", "upload/d.txt", "upload/e/f.txt"}
 	if diff := cmp.Diff(wantKeys, s3test.ListKeys(t, client, dst, "")); diff != "" {
 		t.Errorf("destination keys (-want +got):\n%s", diff)
 	}

@@ -57,3 +57,15 @@ func (s *Summary) add(r Result) {
 		s.Skipped++
 	}
 }
+
+// Add adds o's counts to s: the summary of several runs (the lines of a
+// run file). Elapsed, Seconds and Requests are the caller's.
+func (s *Summary) Add(o Summary) {
+	s.Objects += o.Objects
+	s.Deleted += o.Deleted
+	s.Bytes += o.Bytes
+	s.Failed += o.Failed
+	s.Skipped += o.Skipped
+	s.Planned += o.Planned
+	s.Unverified += o.Unverified
+}

@@ -108,3 +108,18 @@ func JoinKey(prefix, rel string) string {
 		return prefix + "/" + rel
 	}
 }
+
+// CheckDest refuses a destination that DestKey could not name a copy's
+// objects in, before anything is listed: one with a wildcard, and, for a
+// wildcard source, an S3 destination that is neither a bucket nor a prefix
+// ending in '/', as s5cmd does ("s3://d/p" could mean "p/" or a key "p"
+// that every match would overwrite).
+func CheckDest(src, dst Location) error {
+	if dst.HasWildcard() {
+		return fmt.Errorf("destination %s: wildcards are only allowed in the source", dst)
+	}
+	if src.HasWildcard() && dst.IsS3() && !dst.IsDirLike() {
+		return fmt.Errorf("destination %s: a wildcard source needs a bucket, a prefix ending in '/' or a directory (%s/)", dst, dst)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package s3url
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -46,14 +47,7 @@ func TestDestKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, err := Options{Raw: strings.Contains(tt.name, "raw")}.Parse(tt.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dst, err := Parse(tt.dst)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src, dst := parsePair(t, Options{Raw: strings.Contains(tt.name, "raw")}, tt.src, tt.dst)
 			got, err := DestKey(src, tt.srcKey, dst, tt.single)
 			if err != nil {
 				t.Fatalf("DestKey(%s, %q, %s, %v): %v", tt.src, tt.srcKey, tt.dst, tt.single, err)
@@ -84,14 +78,7 @@ func TestDestKeyRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, err := Parse(tt.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dst, err := Parse(tt.dst)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src, dst := parsePair(t, Options{}, tt.src, tt.dst)
 			got, err := DestKey(src, tt.srcKey, dst, tt.single)
 			if err == nil {
 				t.Fatalf("DestKey = %q, want an error containing %q", got, tt.want)
@@ -161,4 +148,35 @@ func FuzzDestKey(f *testing.F) {
 			t.Errorf("DestKey(%s, %q, %s, true) = %q, want the exact key %q", src, srcKey, dst, got, dst.Key)
 		}
 	})
+}
+
+func TestCheckDest(t *testing.T) {
+	tests := []struct{ name, src, dst, want string }{
+		{"a prefix to a prefix", "s3://src/logs/", "s3://dst/p/", "<nil>"},
+		{"a key to a key", "s3://src/a", "s3://dst/b", "<nil>"},
+		{"a wildcard to a bucket", "s3://src/*.json", "s3://dst", "<nil>"},
+		{"a wildcard to a directory", "s3://src/*.json", "out", "<nil>"},
+		{"a wildcard destination", "s3://src/a", "s3://dst/*", "destination s3://dst/*: wildcards are only allowed in the source"},
+		{"a wildcard to a key", "s3://src/*.json", "s3://dst/p", "destination s3://dst/p: a wildcard source needs a bucket, a prefix ending in '/' or a directory (s3://dst/p/)"},
+	}
+	for _, tt := range tests {
+		src, dst := parsePair(t, Options{}, tt.src, tt.dst)
+		if got := fmt.Sprint(CheckDest(src, dst)); got != tt.want {
+			t.Errorf("%s: CheckDest = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// parsePair parses a source with o and a destination as typed.
+func parsePair(t *testing.T, o Options, src, dst string) (Location, Location) {
+	t.Helper()
+	s, err := o.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Parse(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, d
 }

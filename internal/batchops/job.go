@@ -22,6 +22,7 @@ import (
 	smithyendpoints "github.com/aws/smithy-go/endpoints"
 
 	"github.com/s3bulk/s3bulk/internal/retry"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // Job statuses, as S3 Control names them. A job moves New, Preparing, Ready,
@@ -163,15 +164,9 @@ type CopySpec struct {
 	Token string
 }
 
-// Metadata replaces an object's metadata in a copy job.
-type Metadata struct {
-	ContentType        string
-	ContentEncoding    string
-	ContentLanguage    string
-	CacheControl       string
-	ContentDisposition string
-	User               map[string]string
-}
+// Metadata replaces an object's metadata in a copy job: store's, but for
+// the storage class, which is CopySpec.StorageClass.
+type Metadata = store.Metadata
 
 // ClientOptions configures a Client.
 type ClientOptions struct {

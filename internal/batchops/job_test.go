@@ -108,6 +108,20 @@ func (e *env) spec(m Manifest) CopySpec {
 
 const testDescription = "s3bulk test job"
 
+// runJob creates the job of spec and waits for it to end.
+func (e *env) runJob(t *testing.T, spec CopySpec) Job {
+	t.Helper()
+	id, err := e.jobs.Create(t.Context(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := e.jobs.Wait(t.Context(), id, WaitOptions{Interval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
 func (e *env) report(t *testing.T, j Job) (ReportSummary, []TaskResult) {
 	t.Helper()
 	var rows []TaskResult
@@ -180,7 +194,6 @@ func TestJobCopiesEveryObjectAndReports(t *testing.T) {
 }
 
 func TestJobCopiesOddKeys(t *testing.T) {
-	ctx := context.Background()
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
 	e.srv.Require(t, s3test.OddKeys)
 	keys := []string{
@@ -206,14 +219,7 @@ func TestJobCopiesOddKeys(t *testing.T) {
 			t.Errorf("manifest line %q must be Bucket,Key with the key URL-encoded", line)
 		}
 	}
-	id, err := e.jobs.Create(ctx, e.spec(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := e.runJob(t, e.spec(m))
 	if j.Status != StatusComplete || j.Succeeded != int64(len(keys)) {
 		t.Fatalf("job = %s with %d/%d succeeded (failures %v), want every task done", j.Status, j.Succeeded, j.Total, j.FailureReasons)
 	}
@@ -253,14 +259,7 @@ func TestJobWithFailedTasksReportsThem(t *testing.T) {
 	m := e.manifest(t, ManifestOptions{})
 	spec := e.spec(m)
 	spec.Report.Scope = ReportFailedTasks
-	id, err := e.jobs.Create(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := e.runJob(t, spec)
 	if j.Status != StatusComplete || j.Succeeded != 1 || j.Failed != 2 {
 		t.Errorf("job = %s %d succeeded, %d failed; want Complete with 1 and 2", j.Status, j.Succeeded, j.Failed)
 	}
@@ -329,20 +328,12 @@ func TestJobCancelledWhileActive(t *testing.T) {
 }
 
 func TestJobFailsWhenTheManifestChanged(t *testing.T) {
-	ctx := context.Background()
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
 	e.put(t, e.src, map[string]string{"a": "1"})
 	m := e.manifest(t, ManifestOptions{})
 	// Someone rewrites the manifest after s3bulk read its ETag.
 	s3test.PutObject(t, e.sdk, e.dst, m.Key, []byte(e.src+",other\n"))
-	id, err := e.jobs.Create(ctx, e.spec(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := e.runJob(t, e.spec(m))
 	if j.Status != StatusFailed || len(j.FailureReasons) != 1 || !strings.HasPrefix(j.FailureReasons[0], "ManifestETagMismatch") {
 		t.Errorf("job = %s, reasons %q; want Failed with ManifestETagMismatch", j.Status, j.FailureReasons)
 	}
@@ -450,7 +441,6 @@ func TestDescribeUnknownJob(t *testing.T) {
 }
 
 func TestOversizeObjectsAreRoutedOutOfTheManifest(t *testing.T) {
-	ctx := context.Background()
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})
 	e.put(t, e.src, map[string]string{"small-1": "12345", "big": strings.Repeat("x", 2000), "small-2": "1"})
 	var routed []store.Object
@@ -464,14 +454,7 @@ func TestOversizeObjectsAreRoutedOutOfTheManifest(t *testing.T) {
 	if m.Stats != (ManifestStats{Objects: 2, Bytes: 6, Oversize: 1, OversizeBytes: 2000}) {
 		t.Errorf("stats = %+v", m.Stats)
 	}
-	id, err := e.jobs.Create(ctx, e.spec(m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := e.jobs.Wait(ctx, id, WaitOptions{Interval: time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := e.runJob(t, e.spec(m))
 	if j.Total != 2 || j.Succeeded != 2 {
 		t.Errorf("job ran %d of %d tasks, want the 2 small objects", j.Succeeded, j.Total)
 	}

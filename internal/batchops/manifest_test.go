@@ -73,17 +73,9 @@ func TestWriteManifestRoutesByMaxCopySize(t *testing.T) {
 		{Key: "exactly-5GB", Size: 5_000_000_000},
 		{Key: "exactly-5GiB", Size: 5 << 30},
 	}
-	var sb strings.Builder
-	var routed []string
-	st, err := WriteManifest(context.Background(), objs, ManifestOptions{Bucket: "b", Route: func(o store.Object, reason string) error {
-		routed = append(routed, o.Key+": "+reason)
-		return nil
-	}}, &sb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sb.String() != "b,at-limit\nb,just-under-5GB\n" || st.Oversize != 3 {
-		t.Errorf("manifest %q with %d oversize, want only the objects under 5 GB in it and three oversize", sb.String(), st.Oversize)
+	manifest, st, routed := writeRouted(t, objs)
+	if manifest != "b,at-limit\nb,just-under-5GB\n" || st.Oversize != 3 {
+		t.Errorf("manifest %q with %d oversize, want only the objects under 5 GB in it and three oversize", manifest, st.Oversize)
 	}
 	want := []string{"over: " + ReasonTooBig, "exactly-5GB: " + ReasonTooBig, "exactly-5GiB: " + ReasonTooBig}
 	if diff := cmp.Diff(want, routed); diff != "" {
@@ -98,17 +90,9 @@ func TestWriteManifestRoutesArchivedObjects(t *testing.T) {
 		{Key: "instant", Size: 1, StorageClass: "GLACIER_IR"},
 		{Key: "standard", Size: 1, StorageClass: "STANDARD"},
 	}
-	var sb strings.Builder
-	var routed []string
-	st, err := WriteManifest(context.Background(), objs, ManifestOptions{Bucket: "b", Route: func(o store.Object, reason string) error {
-		routed = append(routed, o.Key+": "+reason)
-		return nil
-	}}, &sb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sb.String() != "b,instant\nb,standard\n" {
-		t.Errorf("manifest = %q, want only the objects a job can read", sb.String())
+	manifest, st, routed := writeRouted(t, objs)
+	if manifest != "b,instant\nb,standard\n" {
+		t.Errorf("manifest = %q, want only the objects a job can read", manifest)
 	}
 	if diff := cmp.Diff(ManifestStats{Objects: 2, Bytes: 2, Archived: 2, ArchivedBytes: 5}, st); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
@@ -126,4 +110,19 @@ func TestWriteManifestStopsOnOversizeError(t *testing.T) {
 	if !errors.Is(err, stop) {
 		t.Errorf("WriteManifest = %v, want the callback's error", err)
 	}
+}
+
+// writeRouted writes the manifest of objs in bucket b, and lists the
+// objects routed aside with their reasons.
+func writeRouted(t *testing.T, objs listing) (manifest string, st ManifestStats, routed []string) {
+	t.Helper()
+	var sb strings.Builder
+	st, err := WriteManifest(context.Background(), objs, ManifestOptions{Bucket: "b", Route: func(o store.Object, reason string) error {
+		routed = append(routed, o.Key+": "+reason)
+		return nil
+	}}, &sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb.String(), st, routed
 }

@@ -22,14 +22,7 @@ func TestBlockers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, err := s3url.Parse(tt.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dst, err := s3url.Parse(tt.dst)
-			if err != nil {
-				t.Fatal(err)
-			}
+			src, dst := locs(t, tt.src, tt.dst)
 			got := Blockers(src, dst)
 			switch {
 			case tt.want == "" && len(got) != 0:
@@ -50,16 +43,23 @@ func TestDestKeyKeepsTheWholeSourceKey(t *testing.T) {
 		{"s3://src/*.json", "s3://dst", "a.json", "a.json"},
 	}
 	for _, tt := range tests {
-		src, err := s3url.Parse(tt.src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst, err := s3url.Parse(tt.dst)
-		if err != nil {
-			t.Fatal(err)
-		}
+		src, dst := locs(t, tt.src, tt.dst)
 		if got, err := DestKey(src, dst, tt.key); err != nil || got != tt.want {
 			t.Errorf("DestKey(%s, %s, %q) = %q, %v; want %q", tt.src, tt.dst, tt.key, got, err, tt.want)
 		}
 	}
+}
+
+// locs parses a source and a destination.
+func locs(t *testing.T, src, dst string) (s3url.Location, s3url.Location) {
+	t.Helper()
+	s, err := s3url.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s3url.Parse(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, d
 }

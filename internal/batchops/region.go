@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // BucketRegion finds the region of bucket: the x-amz-bucket-region header of
@@ -42,4 +43,35 @@ func BucketRegion(ctx context.Context, c *s3.Client, bucket string) (string, err
 	default:
 		return r, nil
 	}
+}
+
+// ForBucket returns a client for the jobs that copy into bucket: in the
+// bucket's region, which it asks S3 for (BucketRegion), since a copy job
+// must be created in its destination's region. note is told when that is
+// not c's own region.
+func (c *Client) ForBucket(ctx context.Context, s3c *s3.Client, bucket string, note func(string)) (*Client, error) {
+	region, err := BucketRegion(ctx, s3c, bucket)
+	if err != nil {
+		return nil, err
+	}
+	if c.Region() != "" && c.Region() != region {
+		note(fmt.Sprintf("note: s3://%s is in %s, not %s: the job is created there", bucket, region, c.Region()))
+	}
+	return c.ForRegion(region), nil
+}
+
+// LoadAWSConfig loads the AWS configuration of S3 Control and STS:
+// s3store's loader with cfg filled in from getenv (s3store.Config.WithEnv).
+// As the SDK reads it, the environment's global endpoint
+// (AWS_ENDPOINT_URL) is every service's, S3 Control's too, unless the
+// environment says to ignore configured endpoints.
+func LoadAWSConfig(ctx context.Context, cfg s3store.Config, getenv func(string) string) (aws.Config, error) {
+	c, err := s3store.LoadAWSConfig(ctx, cfg.WithEnv(getenv))
+	if err != nil {
+		return c, err
+	}
+	if ep := getenv("AWS_ENDPOINT_URL"); ep != "" && s3store.EnvEndpointURL(getenv) != "" {
+		c.BaseEndpoint = &ep
+	}
+	return c, nil
 }

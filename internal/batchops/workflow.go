@@ -565,3 +565,33 @@ func (r *Runner) Status(ctx context.Context, jc *Client, id string, wait bool) (
 	r.Observer.StopProgress(j)
 	return j, err
 }
+
+// CopyOnce lists src (a bucket's root or a prefix, as a job keeps whole
+// keys) into a manifest at manifestKey in dst's bucket, creates one Copy
+// job to dst with spec, and waits for it to end, without reading its
+// report: bench's batchops method, timed by its caller. A manifest whose
+// job was not created is deleted. The job's failures are an error.
+func (r *Runner) CopyOnce(ctx context.Context, src, dst s3url.Location, spec CopySpec, manifestKey string) (Job, Manifest, error) {
+	mst := r.Store(dst.Bucket)
+	m, err := PutManifest(ctx, r.Store(src.Bucket), ManifestOptions{Bucket: src.Bucket}, mst, dst.Bucket, manifestKey, 0)
+	if err != nil {
+		return Job{}, m, err
+	}
+	jc, err := r.Jobs(ctx, dst.Bucket)
+	var id string
+	if err == nil {
+		spec.Manifest = m
+		id, err = jc.Create(ctx, spec)
+	}
+	if err != nil {
+		return Job{}, m, r.dropManifest(ctx, mst, manifestKey, err)
+	}
+	j, err := jc.Wait(ctx, id, WaitOptions{Interval: r.Poll})
+	if err != nil {
+		return j, m, err
+	}
+	if j.Status != StatusComplete || j.Failed > 0 {
+		return j, m, fmt.Errorf("job %s: %s, %d of %d tasks failed", id, j.Status, j.Failed, j.Total)
+	}
+	return j, m, nil
+}

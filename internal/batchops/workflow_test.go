@@ -64,14 +64,7 @@ func (e *env) runner(rec *recorder, results *[]engine.Result) *Runner {
 
 func (e *env) copyOptions(t *testing.T, src, dst string) CopyOptions {
 	t.Helper()
-	s, err := s3url.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := s3url.Parse(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, d := locs(t, src, dst)
 	p := CopyPlan{Src: s, Dst: d, ReportScope: ReportAllTasks,
 		Manifest: s3url.Location{Bucket: e.dst, Key: "_batch/manifest/test.csv"},
 		Report:   s3url.Location{Bucket: e.dst, Key: "_batch/report"}}

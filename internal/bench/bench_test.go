@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -16,7 +17,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 func TestMain(m *testing.M) { s3test.Main(m) }
@@ -97,7 +101,7 @@ func sdkEngine(conn Conn, limit int) EngineFunc {
 		if err != nil {
 			return 0, 0, nil, err
 		}
-		counter := newRequestCounter()
+		counter := s3store.NewRequestCounter()
 		client := conn.Client(counter, 0)
 		entries, err := listEntries(ctx, client, s)
 		if err != nil {
@@ -113,7 +117,7 @@ func sdkEngine(conn Conn, limit int) EngineFunc {
 			g.Go(func() error {
 				_, err := client.CopyObject(gctx, &s3.CopyObjectInput{
 					Bucket: aws.String(d.Bucket), Key: aws.String(d.Prefix + e.Key),
-					CopySource: aws.String(copySource(s.Bucket, s.Prefix+e.Key)),
+					CopySource: aws.String(s3store.CopySource(s.Bucket, s.Prefix+e.Key)),
 				})
 				bytes.Add(e.Size)
 				return err
@@ -318,5 +322,62 @@ func TestHugeCopiesWithEachPartSize(t *testing.T) {
 		if _, err := client.HeadObject(t.Context(), &s3.HeadObjectInput{Bucket: aws.String(tgt.Bucket), Key: aws.String(tgt.Prefix)}); err == nil {
 			t.Errorf("s3://%s/%s was left behind", tgt.Bucket, tgt.Prefix)
 		}
+	}
+}
+
+func TestBatchMethodSaysWhenItCannotRun(t *testing.T) {
+	t.Parallel()
+	noRunner := func(context.Context) (*batchops.Runner, error) { return nil, errors.New("runner made") }
+	tests := []struct {
+		name     string
+		endpoint string
+		control  bool
+		src      string
+		notRun   string // "" when the method goes on to make its runner
+	}{
+		{name: "an endpoint that is not AWS has no Batch Operations", endpoint: "http://127.0.0.1:9000", src: "s3://src/", notRun: "exists only on AWS, not on http://127.0.0.1:9000"},
+		{name: "a control plane stands in for AWS's", endpoint: "http://127.0.0.1:9000", control: true, src: "s3://src/"},
+		{name: "a job runs from a bucket's root", src: "s3://src/seed/", notRun: "from a bucket's root (--source s3://src/)"},
+		{name: "AWS at a bucket's root runs", src: "s3://src/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := BatchMethod(Conn{Endpoint: tt.endpoint}, "arn", tt.control, noRunner)(context.Background(), tt.src, "s3://dst/copy/")
+			if tt.notRun == "" {
+				if err == nil || err.Error() != "runner made" {
+					t.Errorf("BatchFunc: %v, want it to go on to make its runner", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotRun) || !strings.Contains(err.Error(), tt.notRun) {
+				t.Errorf("BatchFunc: %v, want ErrNotRun saying %q", err, tt.notRun)
+			}
+		})
+	}
+}
+
+func TestEngineMethodCopiesWithANewEngineAndCountsItsRequests(t *testing.T) {
+	srv, _, source, dest := seeded(t)
+	cfg := s3store.Config{EndpointURL: srv.Endpoint, Region: srv.Region, AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, ChecksumWhenRequired: true}
+	engines := 0
+	run := EngineMethod(cfg, func() *engine.Engine { engines++; return engine.New(engine.Config{Concurrency: 4}) })
+	for range 2 {
+		objects, bytes, requests, err := run(t.Context(), source.String(), dest.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if objects != int64(smallLayout.Objects) || bytes != smallLayout.Bytes() {
+			t.Errorf("copied %d objects, %d bytes; want %d, %d", objects, bytes, smallLayout.Objects, smallLayout.Bytes())
+		}
+		if requests["CopyObject"] != int64(smallLayout.Objects) || requests["ListObjectsV2"] == 0 {
+			t.Errorf("requests %v, want a CopyObject per object and a listing", requests)
+		}
+	}
+	if engines != 2 {
+		t.Errorf("%d engines for 2 runs, want one each", engines)
+	}
+	got := s3test.ListKeys(t, srv.Client(t), dest.Bucket, dest.Prefix)
+	if len(got) != smallLayout.Objects {
+		t.Errorf("destination holds %d objects, want %d", len(got), smallLayout.Objects)
 	}
 }

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go/middleware"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // Conn is how every method reaches S3: the loaded AWS config (credentials,
@@ -37,7 +34,7 @@ type Conn struct {
 // Client builds an SDK client that counts every HTTP attempt in counter
 // (when not nil) and makes at most maxAttempts attempts per request (0: the
 // SDK's default).
-func (c Conn) Client(counter *RequestCounter, maxAttempts int) *s3.Client {
+func (c Conn) Client(counter *s3store.RequestCounter, maxAttempts int) *s3.Client {
 	return s3.NewFromConfig(c.AWS, func(o *s3.Options) {
 		if c.Endpoint != "" {
 			o.BaseEndpoint = aws.String(c.Endpoint)
@@ -116,50 +113,6 @@ func withoutEnv(env []string, key string) ([]string, string) {
 	return out, val
 }
 
-// RequestCounter counts HTTP attempts by S3 operation name. It sits after
-// the SDK's retry middleware, so a retried request counts once per attempt,
-// as S3 bills it. Any SDK client can share it by appending APIOption to
-// its aws.Config.APIOptions.
-type RequestCounter struct {
-	mu     sync.Mutex
-	counts map[string]int64
-}
-
-// newRequestCounter returns an empty counter.
-func newRequestCounter() *RequestCounter { return &RequestCounter{counts: map[string]int64{}} }
-
-// Add counts n requests of op.
-func (c *RequestCounter) Add(op string, n int64) {
-	c.mu.Lock()
-	c.counts[op] += n
-	c.mu.Unlock()
-}
-
-// Counts returns a copy of the counts so far.
-func (c *RequestCounter) Counts() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.counts))
-	for k, v := range c.counts {
-		out[k] = v
-	}
-	return out
-}
-
-// APIOption installs the counting middleware on an SDK client's stack.
-func (c *RequestCounter) APIOption(stack *middleware.Stack) error {
-	mw := middleware.FinalizeMiddlewareFunc("s3bulkBenchCountRequests",
-		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-			c.Add(awsmiddleware.GetOperationName(ctx), 1)
-			return next.HandleFinalize(ctx, in)
-		})
-	if err := stack.Finalize.Insert(mw, "Retry", middleware.After); err != nil {
-		// No retry middleware (a stripped-down stack): every call is one attempt.
-		return stack.Finalize.Add(mw, middleware.After)
-	}
-	return nil
-}
-
 // Target is a bucket and a key prefix, "" or ending in "/".
 type Target struct {
 	Bucket string
@@ -193,12 +146,6 @@ func (t Target) String() string { return "s3://" + t.Bucket + "/" + t.Prefix }
 // destination would then delete source objects.
 func (t Target) overlaps(u Target) bool {
 	return t.Bucket == u.Bucket && (strings.HasPrefix(t.Prefix, u.Prefix) || strings.HasPrefix(u.Prefix, t.Prefix))
-}
-
-// copySource formats bucket/key for CopyObject's x-amz-copy-source, which
-// must be URL-encoded.
-func copySource(bucket, key string) string {
-	return (&url.URL{Path: bucket + "/" + key}).EscapedPath()
 }
 
 // ErrNotRun marks a method that cannot run in this environment (Batch

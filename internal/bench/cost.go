@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 )
 
@@ -133,4 +134,32 @@ func (p Prices) CopyCost(objects int64) float64 {
 //	100,000 objects: 0.25 + 0.10  + 0.47   = $0.82    (report: ~$0.82)
 func (p Prices) BatchOpsCost(objects int64) float64 {
 	return p.BatchJob + float64(objects)/1e6*p.BatchPerMillion + p.CopyCost(objects)
+}
+
+// SelectPrices picks the prices of a run: from the built-in table with the
+// JSON file (LoadPrices) laid over it when file is not "", for the region
+// priceRegion names, else for region (PricesFor: ok is false when the
+// table has none for it and the report's region stands in). Its errors
+// name bench's --prices and --price-region flags.
+func SelectPrices(file, priceRegion, region string) (p Prices, ok bool, err error) {
+	table := DefaultPrices()
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return Prices{}, false, fmt.Errorf("--prices: %v", pathErr(err))
+		}
+		defer f.Close()
+		if table, err = LoadPrices(f, table); err != nil {
+			return Prices{}, false, err
+		}
+	}
+	if priceRegion != "" {
+		p, ok := table[priceRegion]
+		if !ok {
+			return Prices{}, false, fmt.Errorf("--price-region %s: no prices for it (give them with --prices)", priceRegion)
+		}
+		return p, true, nil
+	}
+	p, ok = PricesFor(table, region)
+	return p, ok, nil
 }

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,5 +106,47 @@ func TestPricesForFallsBackToTheReportsRegion(t *testing.T) {
 	p, ok := PricesFor(DefaultPrices(), "sa-east-1")
 	if ok || p.Region != "ap-northeast-1" {
 		t.Errorf("PricesFor(sa-east-1) = %q, %v; want the report's region, false", p.Region, ok)
+	}
+}
+
+func TestSelectPrices(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "prices.json")
+	if err := os.WriteFile(file, []byte(`{"us-west-2": {"put_copy_post_list_per_1000": 0.006}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`[1]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name                string
+		file, named, region string
+		want                string // the region of the prices picked
+		wantOK              bool
+		wantErr             string
+	}{
+		{name: "the run's region", region: "us-east-1", want: "us-east-1", wantOK: true},
+		{name: "a region without prices falls back to the report's", region: "eu-west-3", want: DefaultPriceRegion},
+		{name: "the named region wins", named: "us-east-1", region: "ap-northeast-1", want: "us-east-1", wantOK: true},
+		{name: "a file adds regions", file: file, named: "us-west-2", want: "us-west-2", wantOK: true},
+		{name: "a named region without prices is refused", named: "eu-west-3", wantErr: "--price-region eu-west-3: no prices for it (give them with --prices)"},
+		{name: "a missing file is named without repeating its path", file: filepath.Join(dir, "none.json"), wantErr: "--prices: no such file or directory"},
+		{name: "a file that is not prices is refused", file: bad, wantErr: "prices"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, ok, err := SelectPrices(tt.file, tt.named, tt.region)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("SelectPrices: %v, want an error saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || p.Region != tt.want || ok != tt.wantOK {
+				t.Errorf("SelectPrices: %s %t %v; want %s %t", p.Region, ok, err, tt.want, tt.wantOK)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/internal/units"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // reportPartSizes are the part sizes report 3 tried by hand.
@@ -144,7 +145,7 @@ func (r *runner) hugeCopy(ctx context.Context, srcBucket, srcKey, dstBucket, dst
 		return row
 	}
 	row.Parts = int(layout.Count)
-	counter := newRequestCounter()
+	counter := s3store.NewRequestCounter()
 	client := r.cfg.Conn.Client(counter, 0)
 	start := time.Now()
 	err = multipartCopy(ctx, client, srcBucket, srcKey, dstBucket, dstKey, layout, concurrency)
@@ -182,7 +183,7 @@ func multipartCopy(ctx context.Context, client *s3.Client, srcBucket, srcKey, ds
 			out, err := client.UploadPartCopy(gctx, &s3.UploadPartCopyInput{
 				Bucket: aws.String(dstBucket), Key: aws.String(dstKey), UploadId: up.UploadId,
 				PartNumber:      aws.Int32(p.Number),
-				CopySource:      aws.String(copySource(srcBucket, srcKey)),
+				CopySource:      aws.String(s3store.CopySource(srcBucket, srcKey)),
 				CopySourceRange: aws.String(fmt.Sprintf("bytes=%d-%d", p.Offset, p.Last())),
 			})
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/s3bulk/s3bulk/store/s3store"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -36,7 +37,7 @@ func (r *runner) perCompany(ctx context.Context, groups []Group, fn func(ctx con
 
 // put is the report's baseline: upload every object with PutObject.
 func (r *runner) put(ctx context.Context) (outcome, error) {
-	counter := newRequestCounter()
+	counter := s3store.NewRequestCounter()
 	client := r.cfg.Conn.Client(counter, reportAttempts)
 	// The source listing order gives each key the index it was seeded with,
 	// when it was seeded by Seed; bodies need not match the source anyway.
@@ -52,7 +53,7 @@ func (r *runner) put(ctx context.Context) (outcome, error) {
 // copyPerCompany is the report's SDK method: list the source, group keys by
 // company, CopyObject one at a time inside each company.
 func (r *runner) copyPerCompany(ctx context.Context) (outcome, error) {
-	counter := newRequestCounter()
+	counter := s3store.NewRequestCounter()
 	client := r.cfg.Conn.Client(counter, reportAttempts)
 	src, dst := r.cfg.Source, r.cfg.Dest
 	// The report timed its listing too, so list again with the measured client.
@@ -63,7 +64,7 @@ func (r *runner) copyPerCompany(ctx context.Context) (outcome, error) {
 	err = r.perCompany(ctx, groupByCompany(entries), func(ctx context.Context, e Entry, _ int) error {
 		_, err := client.CopyObject(ctx, &s3.CopyObjectInput{
 			Bucket: aws.String(dst.Bucket), Key: aws.String(dst.Prefix + e.Key),
-			CopySource: aws.String(copySource(src.Bucket, src.Prefix+e.Key)),
+			CopySource: aws.String(s3store.CopySource(src.Bucket, src.Prefix+e.Key)),
 		})
 		if err != nil {
 			return fmt.Errorf("copy %s%s to %s%s: %w", src, e.Key, dst, e.Key, err)

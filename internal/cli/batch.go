@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +15,8 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/batchops"
+	"github.com/s3bulk/s3bulk/internal/filter"
 	"github.com/s3bulk/s3bulk/internal/progress"
-	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -29,12 +27,6 @@ type batchFlags struct {
 	controlEndpoint string
 	pollInterval    time.Duration
 }
-
-// Default places for the manifest and the report.
-const (
-	defaultManifestPrefix = batchops.DefaultManifestPrefix
-	defaultReportPrefix   = batchops.DefaultReportPrefix
-)
 
 func (a *app) batchCmd() *cobra.Command {
 	bf := &batchFlags{}
@@ -92,25 +84,13 @@ func (a *app) jobClientFor(ctx context.Context, bf *batchFlags, s3c *s3.Client, 
 	if err != nil {
 		return nil, err
 	}
-	region, err := batchops.BucketRegion(ctx, s3c, bucket)
-	if err != nil {
-		return nil, err
-	}
-	if c.Region() != "" && c.Region() != region {
-		fmt.Fprintf(a.stdio.Err, "note: s3://%s is in %s, not %s: the job is created there\n", bucket, region, c.Region())
-	}
-	return c.ForRegion(region), nil
+	return c.ForBucket(ctx, s3c, bucket, func(msg string) { fmt.Fprintln(a.stdio.Err, msg) })
 }
 
 func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client, error) {
-	cfg, err := s3store.LoadAWSConfig(ctx, a.env.s3Config(s3store.Config{Region: a.g.region, Profile: a.g.profile, Logger: a.logger}))
+	cfg, err := batchops.LoadAWSConfig(ctx, s3store.Config{Region: a.g.region, Profile: a.g.profile, Logger: a.logger}, a.env.get)
 	if err != nil {
 		return nil, err
-	}
-	if ep := a.env.get("AWS_ENDPOINT_URL"); ep != "" && a.env.endpointURL() != "" {
-		// As the SDK reads it: the global endpoint variable is every
-		// service's (S3 and S3 Control) unless a flag names another.
-		cfg.BaseEndpoint = &ep
 	}
 	c, err := batchops.NewClient(cfg, batchops.ClientOptions{AccountID: bf.accountID, ControlEndpoint: bf.controlEndpoint})
 	if err != nil {
@@ -119,33 +99,20 @@ func (a *app) jobClientIn(ctx context.Context, bf *batchFlags) (*batchops.Client
 	return c, nil
 }
 
+// batchCpFlags are batch cp's: a batchops.CopyRequest, and the values
+// its flags read.
 type batchCpFlags struct {
-	roleArn         string
-	report          string
-	reportScope     string
-	manifest        string
-	priority        int32
-	wait            bool
-	noLocalFallback bool
-	storageClass    string
-	description     string
-	raw             bool
-	maxObjectSize   sizeFlag
-	// startAfter leaves out the keys up to it: cp --engine auto copied
-	// them from this machine before handing the rest to the job.
-	startAfter    string
-	tags          map[string]string
-	confirm       bool
-	expectedOwner string
-	// generator lets S3 list the source (S3JobManifestGenerator), with
-	// S3's own filters.
-	generator     bool
-	suffixes      []string
-	createdAfter  timeFlag
-	createdBefore timeFlag
-	matchClasses  []string
-	// versions: auto, on or off (batchops.CopyPlan.Versions).
-	versions string
+	q             batchops.CopyRequest
+	maxObjectSize sizeFlag
+	createdAfter  filter.TimeValue
+	createdBefore filter.TimeValue
+}
+
+// request is the copy the flags ask for.
+func (f batchCpFlags) request() batchops.CopyRequest {
+	q := f.q
+	q.MaxSize, q.CreatedAfter, q.CreatedBefore = int64(f.maxObjectSize), f.createdAfter.T, f.createdBefore.T
+	return q
 }
 
 func (a *app) batchCpCmd(bf *batchFlags) *cobra.Command {
@@ -177,156 +144,43 @@ report to s3://DST-bucket/_batch/report/ unless --manifest and --report say
 otherwise. ` + "`s3bulk batch policy SRC DST`" + ` prints the IAM role to pass as --role-arn.`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runBatchCp(cmd.Context(), bf, f, args[0], args[1])
+			f.q.Src, f.q.Dst = args[0], args[1]
+			return a.runBatchCp(cmd.Context(), bf, f.request())
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.roleArn, "role-arn", "", "`ARN` of the IAM role Batch Operations assumes (see 's3bulk batch policy')")
-	fl.StringVar(&f.report, "report", "", "where the completion report goes, s3://bucket/prefix (default: s3://DST-bucket/_batch/report)")
-	fl.StringVar(&f.reportScope, "report-scope", "all", "which tasks the report lists: all or failed")
-	fl.StringVar(&f.manifest, "manifest", "", "where the manifest goes, s3://bucket/key.csv (default: under s3://DST-bucket/_batch/manifest/)")
-	fl.Int32Var(&f.priority, "priority", 10, "job priority: higher runs first among your jobs")
-	fl.BoolVar(&f.wait, "wait", false, "wait for the job to end, then print its report")
-	fl.BoolVar(&f.noLocalFallback, "no-local-fallback", false, "list objects over 5 GiB as excluded instead of copying them from here")
-	fl.StringVar(&f.storageClass, "storage-class", "", "storage class of the copies, e.g. STANDARD_IA (default: STANDARD)")
-	fl.StringVar(&f.description, "description", "", "job description shown by AWS (default: s3bulk cp SRC DST)")
-	fl.BoolVar(&f.raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
-	fl.StringToStringVar(&f.tags, "tag", nil, "tag the job (not the objects): --tag team=data, repeatable")
-	fl.BoolVar(&f.confirm, "confirm", false, "create the job Suspended, to run it with 's3bulk batch run JOB' once reviewed")
-	fl.StringVar(&f.expectedOwner, "expected-bucket-owner", "", "account id that must own the report bucket (and the source, with --manifest-generator); the job fails otherwise")
-	fl.BoolVar(&f.generator, "manifest-generator", false, "let S3 list SRC itself (no listing here, for buckets of billions of objects); objects of 5 GB or more are left out")
-	fl.StringSliceVar(&f.suffixes, "suffix", nil, "with --manifest-generator: only keys ending so (S3's filter)")
+	fl.StringVar(&f.q.RoleArn, "role-arn", "", "`ARN` of the IAM role Batch Operations assumes (see 's3bulk batch policy')")
+	fl.StringVar(&f.q.Report, "report", "", "where the completion report goes, s3://bucket/prefix (default: s3://DST-bucket/_batch/report)")
+	fl.StringVar(&f.q.ReportScope, "report-scope", "all", "which tasks the report lists: all or failed")
+	fl.StringVar(&f.q.Manifest, "manifest", "", "where the manifest goes, s3://bucket/key.csv (default: under s3://DST-bucket/_batch/manifest/)")
+	fl.Int32Var(&f.q.Priority, "priority", 10, "job priority: higher runs first among your jobs")
+	fl.BoolVar(&f.q.Wait, "wait", false, "wait for the job to end, then print its report")
+	fl.BoolVar(&f.q.NoLocalFallback, "no-local-fallback", false, "list objects over 5 GiB as excluded instead of copying them from here")
+	fl.StringVar(&f.q.StorageClass, "storage-class", "", "storage class of the copies, e.g. STANDARD_IA (default: STANDARD)")
+	fl.StringVar(&f.q.Description, "description", "", "job description shown by AWS (default: s3bulk cp SRC DST)")
+	fl.BoolVar(&f.q.Raw, "raw", false, "treat '*' and '?' in the source as ordinary characters")
+	fl.StringToStringVar(&f.q.Tags, "tag", nil, "tag the job (not the objects): --tag team=data, repeatable")
+	fl.BoolVar(&f.q.Confirm, "confirm", false, "create the job Suspended, to run it with 's3bulk batch run JOB' once reviewed")
+	fl.StringVar(&f.q.ExpectedOwner, "expected-bucket-owner", "", "account id that must own the report bucket (and the source, with --manifest-generator); the job fails otherwise")
+	fl.BoolVar(&f.q.Generator, "manifest-generator", false, "let S3 list SRC itself (no listing here, for buckets of billions of objects); objects of 5 GB or more are left out")
+	fl.StringSliceVar(&f.q.Suffixes, "suffix", nil, "with --manifest-generator: only keys ending so (S3's filter)")
 	fl.Var(&f.createdAfter, "created-after", "with --manifest-generator: only objects created after this time (a date, RFC 3339 time or an age like 7d)")
 	fl.Var(&f.createdBefore, "created-before", "with --manifest-generator: only objects created before this time")
-	fl.StringSliceVar(&f.matchClasses, "match-storage-class", nil, "with --manifest-generator: only objects in these storage classes")
-	fl.StringVar(&f.versions, "version-ids", batchops.VersionsAuto, "pin each object's version in the manifest, so the job copies the version listed: auto (when the source keeps versions), on or off")
+	fl.StringSliceVar(&f.q.MatchClasses, "match-storage-class", nil, "with --manifest-generator: only objects in these storage classes")
+	fl.StringVar(&f.q.Versions, "version-ids", batchops.VersionsAuto, "pin each object's version in the manifest, so the job copies the version listed: auto (when the source keeps versions), on or off")
 	fl.Var(&f.maxObjectSize, "max-object-size", "largest object the job copies")
 	_ = fl.MarkHidden("max-object-size") // for tests: 5 GiB is AWS's limit
 	return cmd
 }
 
-// planBatch reads a batch copy's arguments and location flags.
-func (a *app) planBatch(srcArg, dstArg string, f batchCpFlags) (batchops.CopyPlan, error) {
-	var p batchops.CopyPlan
-	var err error
-	if p.Src, err = parseLocation(srcArg, f.raw); err != nil {
-		return p, err
-	}
-	if p.Dst, err = parseLocation(dstArg, true); err != nil {
-		return p, err
-	}
-	if !p.Src.IsS3() || !p.Dst.IsS3() {
-		return p, usagef("batch cp %s %s: both ends must be s3:// URLs (a job copies between buckets)", p.Src, p.Dst)
-	}
-	p.StartAfter = f.startAfter
-	p.MaxSize = int64(f.maxObjectSize)
-	switch f.versions {
-	case "", batchops.VersionsAuto, batchops.VersionsOn, batchops.VersionsOff:
-		p.Versions = f.versions
-	default:
-		return p, usagef("--version-ids %q: want auto, on or off", f.versions)
-	}
-	if f.report == "" {
-		p.Report = s3url.Location{Bucket: p.Dst.Bucket, Key: defaultReportPrefix}
-	} else if p.Report, err = parseLocation(f.report, true); err != nil {
-		return p, err
-	} else if !p.Report.IsS3() {
-		return p, usagef("--report %s: want s3://bucket/prefix", f.report)
-	}
-	switch f.reportScope {
-	case "all":
-		p.ReportScope = batchops.ReportAllTasks
-	case "failed":
-		p.ReportScope = batchops.ReportFailedTasks
-	default:
-		return p, usagef("--report-scope %q: want all or failed", f.reportScope)
-	}
-	if f.manifest == "" {
-		p.Manifest = s3url.Location{Bucket: p.Dst.Bucket, Key: defaultManifestPrefix + runID() + ".csv"}
-	} else if p.Manifest, err = parseLocation(f.manifest, true); err != nil {
-		return p, err
-	} else if !p.Manifest.IsS3() || p.Manifest.IsDirLike() {
-		return p, usagef("--manifest %s: want s3://bucket/key.csv", f.manifest)
-	}
-	return p, nil
-}
-
-// runID names one run's manifest: sortable by time, unique across machines.
-func runID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-}
-
-func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, f batchCpFlags, srcArg, dstArg string) error {
-	p, err := a.planBatch(srcArg, dstArg, f)
+// runBatchCp runs one batch copy; everything S3 Control would refuse is
+// refused before the listing and the manifest upload.
+func (a *app) runBatchCp(ctx context.Context, bf *batchFlags, q batchops.CopyRequest) error {
+	o, err := q.Options(a.g.dryRun)
 	if err != nil {
-		return err
-	}
-	if f.roleArn == "" && !a.g.dryRun {
-		return usagef("batch cp: --role-arn is required (see `s3bulk batch policy %s %s`)", p.Src, p.Dst)
-	}
-	// Everything S3 Control would refuse is refused before the listing and
-	// the manifest upload.
-	desc := f.description
-	if desc == "" {
-		desc = batchops.TruncateDescription("s3bulk cp " + p.Src.String() + " " + p.Dst.String())
-	}
-	o := batchops.CopyOptions{Plan: p, NoLocalFallback: f.noLocalFallback, DryRun: a.g.dryRun, Wait: f.wait}
-	o.Spec = batchops.CopySpec{
-		RoleArn:      f.roleArn,
-		DestBucket:   p.Dst.Bucket,
-		DestPrefix:   p.DestPrefix(),
-		StorageClass: f.storageClass,
-		Report:       batchops.ReportLocation{Enabled: true, Bucket: p.Report.Bucket, Prefix: p.Report.Key, Scope: p.ReportScope},
-		Priority:     f.priority,
-		Description:  desc,
-		Tags:         f.tags,
-		Confirm:      f.confirm,
-
-		ExpectedBucketOwner: f.expectedOwner,
-	}
-	if f.confirm && f.wait {
-		return usagef("--confirm and --wait: a job that waits to be confirmed would never end; run it with `s3bulk batch run JOB --wait`")
-	}
-	if err := o.Spec.Validate(); err != nil && !(a.g.dryRun && f.roleArn == "") {
 		return usageError{err}
 	}
-	if f.generator {
-		if o.Generator, err = generatorOf(p, f); err != nil {
-			return err
-		}
-	} else if len(f.suffixes)+len(f.matchClasses) > 0 || !f.createdAfter.t.IsZero() || !f.createdBefore.t.IsZero() {
-		return usagef("--suffix, --created-after, --created-before and --match-storage-class are S3's filters: they need --manifest-generator")
-	}
-	r, err := a.batchRunner(ctx, bf)
-	if err != nil {
-		return err
-	}
-	return batchExit(r.Copy(ctx, o))
-}
-
-// generatorOf checks the --manifest-generator flags: S3 lists the source
-// itself, with its own filters.
-func generatorOf(p batchops.CopyPlan, f batchCpFlags) (*batchops.Generator, error) {
-	if f.versions == batchops.VersionsOn || f.versions == batchops.VersionsOff {
-		return nil, usagef("--version-ids %s and --manifest-generator: S3 writes that manifest itself, and s3bulk does not choose its columns", f.versions)
-	}
-	if p.Src.HasWildcard() {
-		return nil, usagef("--manifest-generator: S3 filters keys by prefix and suffix, not wildcards: give %s as a prefix and use --suffix", p.Src)
-	}
-	prefix := p.ListPrefix()
-	for _, loc := range []s3url.Location{p.Report, {Bucket: p.Manifest.Bucket, Key: p.Manifest.Key[:strings.LastIndexByte(p.Manifest.Key, '/')+1]}} {
-		if loc.Bucket == p.Src.Bucket && (strings.HasPrefix(loc.AsDir().Key, prefix) || strings.HasPrefix(prefix, loc.AsDir().Key)) {
-			return nil, usagef("--manifest-generator: s3://%s/%s lies inside the source, and S3 would copy it too: put --report elsewhere", loc.Bucket, loc.Key)
-		}
-	}
-	for _, sc := range f.matchClasses {
-		if !slices.Contains(batchops.StorageClasses(), sc) {
-			return nil, usagef("--match-storage-class %q: want one of %v", sc, batchops.StorageClasses())
-		}
-	}
-	return &batchops.Generator{Suffixes: f.suffixes, CreatedAfter: f.createdAfter.t, CreatedBefore: f.createdBefore.t, StorageClasses: f.matchClasses}, nil
+	return a.withRunner(ctx, bf, func(r *batchops.Runner) error { return r.Copy(ctx, o) })
 }
 
 // batchRunner is the batch workflows' runner for this command: the
@@ -338,12 +192,6 @@ func (a *app) batchRunner(ctx context.Context, bf *batchFlags) (*batchops.Runner
 	if err != nil {
 		return nil, err
 	}
-	var observe func(engine.Result)
-	if a.g.json {
-		observe = (&progress.JSONLines{Out: a.stdio.Out}).Result
-	} else {
-		observe = (&progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}).Result
-	}
 	return &batchops.Runner{
 		Store: func(b string) store.Store { return c.Bucket(b) },
 		Jobs: func(ctx context.Context, bucket string) (*batchops.Client, error) {
@@ -351,13 +199,35 @@ func (a *app) batchRunner(ctx context.Context, bf *batchFlags) (*batchops.Runner
 		},
 		Observer: a.jobOutput(),
 		Poll:     bf.pollInterval,
-		Local:    engine.Options{Observer: observe},
+		Local:    engine.Options{Observer: a.renderer()},
 		Engine:   s.eng,
 	}, nil
 }
 
 func (a *app) jobOutput() *progress.JobOutput {
 	return &progress.JobOutput{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet, Bar: a.showProgress()}
+}
+
+// onJob is the RunE of a verb that acts on jobs: fn runs with S3
+// Control's client.
+func (a *app) onJob(bf *batchFlags, fn func(ctx context.Context, jc *batchops.Client, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		jc, err := a.jobClient(cmd.Context(), bf)
+		if err != nil {
+			return err
+		}
+		return fn(cmd.Context(), jc, args)
+	}
+}
+
+// withRunner runs a batch workflow with the command's runner and maps its
+// error to the exit codes.
+func (a *app) withRunner(ctx context.Context, bf *batchFlags, fn func(*batchops.Runner) error) error {
+	r, err := a.batchRunner(ctx, bf)
+	if err != nil {
+		return err
+	}
+	return batchExit(fn(r))
 }
 
 // batchExit maps a batch workflow's error to the CLI's exit codes.
@@ -371,15 +241,6 @@ func batchExit(err error) error {
 		return usageError{err}
 	}
 	return err
-}
-
-// dropManifest deletes the manifest of a job that was not created, or says
-// where it is left.
-func (a *app) dropManifest(ctx context.Context, st store.Store, key string, createErr error) error {
-	if err := batchops.DropManifest(ctx, st, key); err != nil {
-		fmt.Fprintf(a.stdio.Err, "WARNING the manifest %s is left behind: %v\n", st.URL(key), err)
-	}
-	return batchExit(createErr)
 }
 
 // wrapText breaks text into lines of at most width columns, at spaces.
@@ -408,12 +269,7 @@ func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 		Use:   "status JOB",
 		Short: "Show a job's status and progress",
 		Args:  usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
 			out := a.jobOutput()
 			r := batchops.Runner{Observer: out, Poll: bf.pollInterval}
 			j, err := r.Status(ctx, jc, args[0], wait)
@@ -422,7 +278,7 @@ func (a *app) batchStatusCmd(bf *batchFlags) *cobra.Command {
 			}
 			out.Job(j)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end")
 	return cmd
@@ -436,18 +292,9 @@ func (a *app) batchReportCmd(bf *batchFlags) *cobra.Command {
 (on stderr, as cp prints failed objects, or as JSON lines with --json) and a
 summary. The exit code is 0 when every task succeeded, 1 when some failed.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
-			r, err := a.batchRunner(ctx, bf)
-			if err != nil {
-				return err
-			}
-			return batchExit(r.Report(ctx, jc, args[0]))
-		},
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
+			return a.withRunner(ctx, bf, func(r *batchops.Runner) error { return r.Report(ctx, jc, args[0]) })
+		}),
 	}
 }
 
@@ -470,19 +317,14 @@ of batch cp.`,
 			if eng != engineLocal && eng != engineBatchOps {
 				return usagef("--engine %q: want batchops or local", eng)
 			}
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
-			r, err := a.batchRunner(ctx, bf)
-			if err != nil {
-				return err
-			}
-			if eng == engineLocal {
-				return batchExit(r.RetryLocally(ctx, jc, args[0]))
-			}
-			return batchExit(r.Retry(ctx, jc, args[0], wait))
+			return a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
+				return a.withRunner(ctx, bf, func(r *batchops.Runner) error {
+					if eng == engineLocal {
+						return r.RetryLocally(ctx, jc, args[0])
+					}
+					return r.Retry(ctx, jc, args[0], wait)
+				})
+			})(cmd, args)
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the new job to end, then print its report (a local retry always ends before the command)")
@@ -496,12 +338,7 @@ func (a *app) batchRunCmd(bf *batchFlags) *cobra.Command {
 		Use:   "run JOB",
 		Short: "Run a job created with --confirm (it waits Suspended until then)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
 			status, err := jc.Run(ctx, args[0])
 			if err != nil {
 				return err
@@ -510,12 +347,8 @@ func (a *app) batchRunCmd(bf *batchFlags) *cobra.Command {
 			if !wait {
 				return nil
 			}
-			r, err := a.batchRunner(ctx, bf)
-			if err != nil {
-				return err
-			}
-			return batchExit(r.WaitAndReport(ctx, jc, args[0], 0))
-		},
+			return a.withRunner(ctx, bf, func(r *batchops.Runner) error { return r.WaitAndReport(ctx, jc, args[0], 0) })
+		}),
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the job to end, then print its report")
 	return cmd
@@ -551,19 +384,14 @@ func (a *app) batchCancelCmd(bf *batchFlags) *cobra.Command {
 		Use:   "cancel JOB",
 		Short: "Cancel a job; tasks already done stay done",
 		Args:  usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, args []string) error {
 			status, err := jc.Cancel(ctx, args[0], reason)
 			if err != nil {
 				return err
 			}
 			a.jobOutput().JobStatus(args[0], status)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&reason, "reason", "cancelled with s3bulk batch cancel", "why, recorded with the job")
 	return cmd
@@ -575,14 +403,9 @@ func (a *app) batchLsCmd(bf *batchFlags) *cobra.Command {
 		Use:   "ls",
 		Short: "List the account's Batch Operations jobs, newest first",
 		Args:  usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			jc, err := a.jobClient(ctx, bf)
-			if err != nil {
-				return err
-			}
+		RunE: a.onJob(bf, func(ctx context.Context, jc *batchops.Client, _ []string) error {
 			return jc.List(ctx, statuses, a.jobOutput().JobListed)
-		},
+		}),
 	}
 	cmd.Flags().StringSliceVar(&statuses, "status", nil, "only jobs in these statuses (Active, Complete, Failed, Cancelled...)")
 	return cmd
@@ -600,37 +423,17 @@ that lets S3 Batch Operations assume it, and the permissions of whoever runs
 s3bulk. Each is limited to the buckets and prefixes the copy uses.`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.planBatch(args[0], args[1], batchCpFlags{report: report, manifest: manifest, reportScope: "all", raw: raw})
+			q := batchops.CopyRequest{Src: args[0], Dst: args[1], Report: report, Manifest: manifest, ReportScope: "all", Raw: raw}
+			pol, err := q.Policies(roleArn, kmsKey, a.g.region)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
-			manifestPrefix := batchops.DefaultManifestPrefix
-			if manifest != "" {
-				manifestPrefix = p.Manifest.Key[:strings.LastIndexByte(p.Manifest.Key, '/')+1]
-			}
-			pol := batchops.NewPolicies(batchops.PolicyInput{
-				SourceBucket: p.Src.Bucket, SourcePrefix: p.ListPrefix(),
-				DestBucket: p.Dst.Bucket, DestPrefix: p.DestPrefix(),
-				ManifestBucket: p.Manifest.Bucket, ManifestPrefix: manifestPrefix,
-				ReportBucket: p.Report.Bucket, ReportPrefix: p.Report.AsDir().Key,
-				RoleArn: roleArn, KMSKeyARN: kmsKey,
-				// Buckets of the region's partition: aws-cn, aws-us-gov...
-				Partition: batchops.Partition(a.g.region),
-			})
 			if a.g.json {
 				enc := json.NewEncoder(a.stdio.Out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(pol)
 			}
-			_, err = fmt.Fprintf(a.stdio.Out, `# Permissions policy of the job's role (pass the role with --role-arn):
-%s
-
-# Trust policy of that role, so S3 Batch Operations can assume it:
-%s
-
-# Permissions of the user or role that runs s3bulk batch:
-%s
-`, pol.Role.JSON(), pol.Trust.JSON(), pol.Caller.JSON())
+			_, err = io.WriteString(a.stdio.Out, pol.Text())
 			return err
 		},
 	}

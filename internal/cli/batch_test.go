@@ -33,6 +33,26 @@ type batchEnv struct {
 	src, dst string
 }
 
+// newBatchEnvLosing is newBatchEnv whose first job finds keys deleted from
+// the source before its first task.
+func newBatchEnvLosing(t *testing.T, keys ...string) *batchEnv {
+	t.Helper()
+	var e *batchEnv
+	var once sync.Once
+	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
+		if task == 0 {
+			once.Do(func() {
+				for _, k := range keys {
+					if _, err := e.sdk.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr(k)}); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+	}})
+	return e
+}
+
 func newBatchEnv(t *testing.T, fo fakecontrol.Options) *batchEnv {
 	t.Helper()
 	srv := s3test.Start(t)
@@ -462,17 +482,8 @@ func TestBatchCpWithTheManifestGenerator(t *testing.T) {
 func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var e *batchEnv
-	var once sync.Once
-	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
-		if task == 0 { // gone between the listing and the first job's copy
-			once.Do(func() {
-				if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr("back soon.json")}); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-	}})
+	// Gone between the listing and the first job's copy.
+	e := newBatchEnvLosing(t, "back soon.json")
 	e.seed(t, map[string]string{"back soon.json": "x", "kept.json": "y"})
 	first := e.run(ctx, "batch", "cp", "s3://"+e.src, "s3://"+e.dst+"/r/", "--role-arn", batchRole, "--wait")
 	if first.code != ExitPartial {
@@ -498,19 +509,8 @@ func TestBatchRetryCopiesTheFailedTasksAgain(t *testing.T) {
 func TestBatchRetryWithTheLocalEngineCopiesTheFailedTasksFromHere(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var e *batchEnv
-	var once sync.Once
-	e = newBatchEnv(t, fakecontrol.Options{BeforeTask: func(_ string, task int) {
-		if task == 0 { // gone between the listing and the job's copies
-			once.Do(func() {
-				for _, k := range []string{"logs/a b.json", "logs/x/c.json"} {
-					if _, err := e.sdk.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &e.src, Key: ptr(k)}); err != nil {
-						t.Error(err)
-					}
-				}
-			})
-		}
-	}})
+	// Gone between the listing and the job's copies.
+	e := newBatchEnvLosing(t, "logs/a b.json", "logs/x/c.json")
 	e.seed(t, map[string]string{"logs/a b.json": "a", "logs/x/c.json": "c", "logs/kept.json": "k"})
 	first := e.run(ctx, "batch", "cp", "s3://"+e.src+"/logs/", "s3://"+e.dst+"/r/", "--role-arn", batchRole, "--wait")
 	if first.code != ExitPartial {

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,16 +55,12 @@ JSON of exactly --size bytes, the same for the same --seed.`,
 			if err != nil {
 				return err
 			}
-			st, secs, err := a.seed(cmd.Context(), conn, dst, layout)
+			out := a.benchOutput()
+			st, secs, err := out.Seed(cmd.Context(), conn, dst, layout, a.seedOptions())
 			if err != nil {
 				return err
 			}
-			if a.g.json {
-				return progress.NewJSON(a.stdio.Out).Encode(progress.SeedRecord{Dest: dst.String(), Objects: st.Objects, Bytes: st.Bytes, Seconds: math.Round(secs*1000) / 1000})
-			} else if !a.g.quiet {
-				fmt.Fprintf(a.stdio.Out, "seeded %d objects (%s) under %s in %.1f s\n", st.Objects, units.HumanExact(st.Bytes), dst, secs)
-			}
-			return nil
+			return out.Seeded(dst, st, secs)
 		},
 	}
 	f.register(cmd)
@@ -90,21 +85,13 @@ func (f *seedFlags) layout() (bench.Layout, error) {
 	return l, nil
 }
 
-// seed writes the layout, with a progress bar on a terminal.
-func (a *app) seed(ctx context.Context, conn bench.Conn, dst bench.Target, l bench.Layout) (bench.SeedStats, float64, error) {
-	opts := bench.SeedOptions{Concurrency: a.concurrencyOr(defaultConcurrency)}
-	if a.showProgress() {
-		bar := progress.StartCounter(a.stdio.Err, int64(l.Objects),
-			func(cur, total int64, _ time.Duration) string { return fmt.Sprintf("seed %d/%d objects", cur, total) },
-			func(cur, _ int64, d time.Duration) string {
-				return progress.Rate(cur, d, "obj") + "  " + d.Truncate(time.Second).String()
-			})
-		opts.Progress = func(objects, _ int64) { bar.Set(objects, 0) }
-		defer bar.Stop()
-	}
-	start := time.Now()
-	st, err := bench.Seed(ctx, conn, dst, l, opts)
-	return st, time.Since(start).Seconds(), err
+func (a *app) seedOptions() bench.SeedOptions {
+	return bench.SeedOptions{Concurrency: a.concurrencyOr(defaultConcurrency)}
+}
+
+// benchOutput renders seed, bench and demo.
+func (a *app) benchOutput() progress.Bench {
+	return progress.Bench{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet, Bar: a.showProgress()}
 }
 
 // benchFlags are bench's, and demo's where they apply.
@@ -227,125 +214,20 @@ func (a *app) benchConn(ctx context.Context) (bench.Conn, error) {
 	return c, err
 }
 
-// engineFunc runs s3bulk's engine as the "s3bulk" method: a fresh session
-// (client, connection pool, limiter) per run, the global --concurrency,
-// and its requests counted by the store.
+// engineFunc runs s3bulk's engine as the "s3bulk" method
+// (bench.EngineMethod): a fresh engine and client per run, with the global
+// --concurrency.
 func (a *app) engineFunc(storeCfg s3store.Config) bench.EngineFunc {
-	return func(ctx context.Context, srcURL, dstURL string) (int64, int64, map[string]int64, error) {
-		s := a.newSession()
-		cfg := storeCfg
-		cfg.Concurrency = a.ceiling()
-		cfg.OnThrottle = s.eng.Throttled
-		cfg.OnRequest = s.requests.add
-		cfg.Logger = a.logger
-		client, err := s3store.NewClient(ctx, cfg)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		s.client = client
-		src, err := parseLocation(srcURL, true)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		dst, err := parseLocation(dstURL, true)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		srcEP, err := s.sourceEndpoint(ctx, src, true)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		dstEP, err := s.destEndpoint(ctx, dst, true)
-		if err != nil {
-			return 0, 0, nil, err
-		}
-		sum, err := s.eng.Run(ctx, engine.Job{Src: srcEP, Dst: dstEP, Recursive: true}, engine.Options{})
-		if err == nil && sum.Failed > 0 {
-			err = fmt.Errorf("copy %s to %s: %d object(s) failed", srcURL, dstURL, sum.Failed)
-		}
-		return sum.Objects, sum.Bytes, s.requests.snapshot(), err
-	}
+	storeCfg.Logger = a.logger
+	return bench.EngineMethod(storeCfg, func() *engine.Engine { return a.newSession().eng })
 }
 
-// batchFunc runs the batchops method: list the source into a manifest, one
-// Copy job, wait for it. Nil without --role-arn: the method is then shown
-// as not run, with its estimated cost.
-func (a *app) batchFunc(conn bench.Conn, f benchFlags) bench.BatchFunc {
-	if f.roleArn == "" {
-		return nil
-	}
-	return func(ctx context.Context, srcURL, dstURL string) (bench.BatchOutcome, error) {
-		var out bench.BatchOutcome
-		if conn.Endpoint != "" && f.batch.controlEndpoint == "" {
-			return out, fmt.Errorf("%w: S3 Batch Operations exists only on AWS, not on %s (or give --control-endpoint-url)", bench.ErrNotRun, conn.Endpoint)
-		}
-		src, err := parseLocation(srcURL, true)
-		if err != nil {
-			return out, err
-		}
-		dst, err := parseLocation(dstURL, true)
-		if err != nil {
-			return out, err
-		}
-		if src.AsDir().Key != "" {
-			return out, fmt.Errorf("%w: a job keeps whole source keys, so bench runs it from a bucket's root (--source s3://%s/)", bench.ErrNotRun, src.Bucket)
-		}
-		c, err := a.newSession().s3(ctx)
-		if err != nil {
-			return out, err
-		}
-		key := defaultManifestPrefix + "bench-" + runID() + ".csv"
-		m, err := batchops.PutManifest(ctx, c.Bucket(src.Bucket), batchops.ManifestOptions{Bucket: src.Bucket}, c.Bucket(dst.Bucket), dst.Bucket, key, 0)
-		if err != nil {
-			return out, err
-		}
-		bf := f.batch
-		jc, err := a.jobClientFor(ctx, &bf, c.SDK(), dst.Bucket)
-		if err != nil {
-			return out, err
-		}
-		id, err := jc.Create(ctx, batchops.CopySpec{
-			Manifest: m, RoleArn: f.roleArn, DestBucket: dst.Bucket, DestPrefix: dst.AsDir().Key,
-			Report:      batchops.ReportLocation{Enabled: true, Bucket: dst.Bucket, Prefix: defaultReportPrefix, Scope: batchops.ReportFailedTasks},
-			Priority:    10,
-			Description: batchops.TruncateDescription("s3bulk bench " + srcURL + " " + dstURL),
-		})
-		if err != nil {
-			return out, a.dropManifest(ctx, c.Bucket(dst.Bucket), key, err)
-		}
-		j, err := jc.Wait(ctx, id, batchops.WaitOptions{Interval: bf.pollInterval})
-		out.Objects, out.Bytes, out.ActiveSeconds = j.Succeeded, m.Stats.Bytes, j.Active.Seconds()
-		if err != nil {
-			return out, err
-		}
-		if j.Status != batchops.StatusComplete || j.Failed > 0 {
-			return out, fmt.Errorf("job %s: %s, %d of %d tasks failed", id, j.Status, j.Failed, j.Total)
-		}
-		return out, nil
-	}
-}
-
-// benchPrices picks the price table entry for the run.
+// benchPrices picks the price table entry for the run (bench.SelectPrices).
 func (a *app) benchPrices(f benchFlags, region string) (bench.Prices, error) {
-	table := bench.DefaultPrices()
-	if f.prices != "" {
-		file, err := os.Open(f.prices)
-		if err != nil {
-			return bench.Prices{}, usagef("--prices: %v", unwrapPathError(err))
-		}
-		defer file.Close()
-		if table, err = bench.LoadPrices(file, table); err != nil {
-			return bench.Prices{}, usageError{err}
-		}
+	p, ok, err := bench.SelectPrices(f.prices, f.priceRegion, region)
+	if err != nil {
+		return p, usageError{err}
 	}
-	if f.priceRegion != "" {
-		p, ok := table[f.priceRegion]
-		if !ok {
-			return bench.Prices{}, usagef("--price-region %s: no prices for it (give them with --prices)", f.priceRegion)
-		}
-		return p, nil
-	}
-	p, ok := bench.PricesFor(table, region)
 	if !ok {
 		a.logger.Info("no prices for the region: using the report's", "region", region, "prices", p.Region)
 	}
@@ -360,23 +242,19 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 		Conn: conn, Source: src, Dest: dst, Methods: f.methods,
 		CompanyConcurrency: f.companyConcurrency,
 		Engine:             a.engineFunc(storeCfg),
-		Batch:              a.batchFunc(conn, f),
+		Batch:              a.batchMethod(conn, f),
 		Tools:              f.tools,
 		Prices:             prices,
 		KeepDest:           f.keepDest,
 		Huge:               bench.HugeConfig{Size: int64(f.huge), Repeat: f.hugeRepeat},
-		Observe:            a.benchObserver(),
+		Observe:            a.benchOutput().Observer(),
 	}
 	report, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	report.Environment.Latency = latency
-	if a.g.json {
-		if err := bench.WriteJSON(a.stdio.Out, report); err != nil {
-			return err
-		}
-	} else if err := bench.WriteTable(a.stdio.Out, report); err != nil {
+	if err := a.benchOutput().Report(report); err != nil {
 		return err
 	}
 	if err := bench.WriteFiles(report, f.report, f.chart); err != nil {
@@ -388,16 +266,17 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 	return nil
 }
 
-// benchObserver prints one line per method stage on stderr, unless quiet.
-func (a *app) benchObserver() func(bench.Event) {
-	if a.g.quiet {
+// batchMethod runs the batchops method (bench.BatchMethod): a job per run.
+// Nil without --role-arn: the method is then shown as not run, with its
+// estimated cost.
+func (a *app) batchMethod(conn bench.Conn, f benchFlags) bench.BatchFunc {
+	if f.roleArn == "" {
 		return nil
 	}
-	return func(e bench.Event) {
-		if line := e.Text(); line != "" {
-			fmt.Fprintln(a.stdio.Err, line)
-		}
-	}
+	return bench.BatchMethod(conn, f.roleArn, f.batch.controlEndpoint != "", func(ctx context.Context) (*batchops.Runner, error) {
+		bf := f.batch
+		return a.batchRunner(ctx, &bf)
+	})
 }
 
 type demoFlags struct {
@@ -523,7 +402,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 	if !a.g.quiet {
 		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory); the report goes to %s\n", d.Endpoint, f.out)
 	}
-	st, secs, err := a.seed(ctx, d.Conn, d.Source, layout)
+	st, secs, err := a.benchOutput().Seed(ctx, d.Conn, d.Source, layout, a.seedOptions())
 	if err != nil {
 		return err
 	}

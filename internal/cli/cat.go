@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/s3url"
 )
 
@@ -26,7 +27,7 @@ whatever its size.`,
 			if err != nil {
 				return err
 			}
-			return a.catObject(ctx, c.Bucket(loc.Bucket), loc, a.stdio.Out)
+			return engine.Cat(ctx, c.Bucket(loc.Bucket), loc, a.stdio.Out)
 		},
 	}
 	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")

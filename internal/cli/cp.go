@@ -9,8 +9,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/engine/journal"
 	"github.com/s3bulk/s3bulk/engine/parts"
-	"github.com/s3bulk/s3bulk/internal/journal"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
@@ -122,19 +122,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if srcArg == stdioArg || dstArg == stdioArg {
 		return a.runStdio(ctx, srcArg, dstArg, f, move)
 	}
-	src, err := parseLocation(srcArg, f.raw)
+	src, dst, err := parsePair(srcArg, dstArg, f.raw)
 	if err != nil {
 		return err
 	}
-	dst, err := parseLocation(dstArg, f.raw)
-	if err != nil {
-		return err
-	}
-	if dst.HasWildcard() {
-		return usagef("destination %s: wildcards are only allowed in the source", dst)
-	}
-	if err := checkWildcardDest(src, dst); err != nil {
-		return err
+	if err := s3url.CheckDest(src, dst); err != nil {
+		return usageError{err}
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
@@ -147,20 +140,13 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	srcOpts, dstOpts, err := f.obj.options(src, dst, a.env)
+	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
 		return err
 	}
-	side, err := f.obj.side(src)
+	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
-	}
-	s := a.newSession()
-	if f.followSymlinks {
-		if a.shared != nil {
-			return usagef("--follow-symlinks: not available inside run")
-		}
-		s.followSymlinks = true
 	}
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
@@ -172,11 +158,8 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if mode == engineBatchOps {
 		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
 	}
-	srcEP, err := s.sourceEndpointOn(ctx, src, f.recursive, side)
+	srcEP, err := s.openSource(ctx, src, f.recursive, side, srcOpts)
 	if err != nil {
-		return err
-	}
-	if srcEP, err = withStoreOptions(srcEP, srcOpts); err != nil {
 		return err
 	}
 	if move {
@@ -185,11 +168,8 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		}
 	}
 	many := f.recursive || src.HasWildcard()
-	dstEP, err := s.destEndpoint(ctx, dst, many)
+	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
 	if err != nil {
-		return err
-	}
-	if dstEP, err = withStoreOptions(dstEP, dstOpts); err != nil {
 		return err
 	}
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}
@@ -223,7 +203,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		opts.Journal = j // a nil *journal.Writer is not a nil Journal
 	}
 	if mode == engineAuto {
-		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, src, srcArg, dstArg, f.raw)
+		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, srcArg, dstArg, f.raw)
 	} else {
 		var sum engine.Summary
 		sum, err = a.executeSum(ctx, s, job, opts)
@@ -307,35 +287,15 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 	if opts.Progress == nil {
 		opts.Progress = &engine.Progress{}
 	}
-	var bar *progress.Bar
-	out, errOut := a.stdio.Out, a.stdio.Err
-	if a.showProgress() {
-		bar = progress.StartBar(a.stdio.Err, opts.Progress)
-		// Lines for the bar's terminal go above it, or it draws over them.
-		errOut = bar.Lines()
-		if isTerminal(a.stdio.Out) {
-			out = errOut
-		}
-	}
-	var observe func(engine.Result)
-	var lines *progress.Lines
-	if a.g.json {
-		j := &progress.JSONLines{Out: a.stdio.Out}
-		observe = j.Result
-	} else {
-		lines = &progress.Lines{Out: out, ErrOut: errOut, Quiet: a.g.quiet, Verbose: a.g.verbose, Explain: explain}
-		observe = lines.Result
-	}
-	opts.Observer = func(r engine.Result) { observe(withFlagHints(r)) }
+	out := progress.RunOutput{
+		Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet, Verbose: a.g.verbose,
+		Bar: a.showProgress(), OutTerminal: isTerminal(a.stdio.Out), Explain: explain,
+	}.Start(opts.Progress)
+	opts.Observer = func(r engine.Result) { out.Result(withFlagHints(r)) }
 	sum, err := s.eng.Run(ctx, job, opts)
 	err = flagHints(err)
-	if lines != nil {
-		lines.Skips()
-	}
-	if bar != nil {
-		bar.Stop(opts.Progress.Snapshot())
-	}
-	sum.Requests = s.requests.snapshot()
+	out.Stop()
+	sum.Requests = s.requests.Counts()
 	if a.collect != nil {
 		a.collect(sum)
 	} else if !a.g.quiet || a.g.json {
@@ -354,24 +314,9 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 // AWS CLI exits 0 then, and so does s3bulk, but silence would hide a
 // mistyped prefix.
 func (a *app) warnEmpty(loc string, sum engine.Summary, filtered bool) {
-	if a.planOnly || sum.Planned > 0 || sum.Failed > 0 {
-		return
+	if !a.planOnly {
+		progress.WarnEmpty(a.stdio.Err, loc, sum, filtered)
 	}
-	if filtered {
-		fmt.Fprintf(a.stdio.Err, "warning: no object under %s is kept by the filters\n", loc)
-		return
-	}
-	fmt.Fprintf(a.stdio.Err, "warning: no object under %s\n", loc)
-}
-
-// checkWildcardDest refuses a wildcard source whose S3 destination is
-// neither a bucket nor a prefix ending in '/', as s5cmd does: "s3://d/p"
-// could mean "p/" or a key "p" that every match would overwrite.
-func checkWildcardDest(src, dst s3url.Location) error {
-	if src.HasWildcard() && dst.IsS3() && !dst.IsDirLike() {
-		return usagef("destination %s: a wildcard source needs a bucket, a prefix ending in '/' or a directory (%s/)", dst, dst)
-	}
-	return nil
 }
 
 // checkLiteral refuses a wildcard source that is also the exact name of an
@@ -379,11 +324,8 @@ func checkWildcardDest(src, dst s3url.Location) error {
 // otherwise delete every match where the user may have meant that one
 // object.
 func checkLiteral(ctx context.Context, verb string, loc s3url.Location, ep engine.Endpoint) error {
-	if !loc.HasWildcard() {
-		return nil
-	}
-	if _, _, err := ep.Store.Head(ctx, ep.Loc.Key); err != nil {
-		return nil // missing, or not ours to know: the pattern it is
+	if !engine.NamesObject(ctx, ep) {
+		return nil // no wildcard, missing, or not ours to know: the pattern it is
 	}
 	return usagef("%s %s: an object has exactly this name, and '*' or '?' in it are wildcards: use --raw to %s only that object", verb, loc, map[string]string{"rm": "delete", "mv": "move"}[verb])
 }

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 func (a *app) duCmd() *cobra.Command {
@@ -42,41 +40,18 @@ flat whatever the number of keys.`,
 				}
 				// A local file is one object; anything else is a prefix.
 				recursive := !(loc.Local && !ep.Loc.HasWildcard() && ep.Loc.Key != "")
-				classes := map[string]*progress.UsageRecord{}
-				total := &progress.UsageRecord{URL: loc.String()}
-				err = s.eng.Walk(ctx, engine.Job{Src: ep, Recursive: recursive}, opts, func(o store.Object) error {
-					total.Objects++
-					total.Bytes += o.Size
-					if group {
-						c := classes[o.StorageClass]
-						if c == nil {
-							c = &progress.UsageRecord{URL: loc.String(), StorageClass: o.StorageClass}
-							classes[o.StorageClass] = c
-						}
-						c.Objects++
-						c.Bytes += o.Size
-					}
-					return nil
-				})
-				if err != nil {
+				u := progress.NewUsage(loc.String(), group)
+				if err := s.eng.Walk(ctx, engine.Job{Src: ep, Recursive: recursive}, opts, u.Add); err != nil {
 					return err
 				}
-				lines := []*progress.UsageRecord{total}
-				if group && len(classes) > 0 {
-					lines = lines[:0]
-					for _, c := range classes {
-						lines = append(lines, c)
-					}
-					sort.Slice(lines, func(i, j int) bool { return lines[i].StorageClass < lines[j].StorageClass })
-				}
-				for _, r := range lines {
+				for _, r := range u.Records() {
 					if a.g.json {
 						if err := enc.Encode(r); err != nil {
 							return err
 						}
 						continue
 					}
-					fmt.Fprintln(a.stdio.Out, progress.UsageText(*r, human, group))
+					fmt.Fprintln(a.stdio.Out, progress.UsageText(r, human, group))
 				}
 			}
 			return nil

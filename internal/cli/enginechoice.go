@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,18 +18,14 @@ import (
 const (
 	engineLocal    = batchops.EngineLocal
 	engineBatchOps = batchops.EngineBatchOps
-	engineAuto     = "auto"
+	engineAuto     = batchops.EngineAuto
 )
 
 // engineFlags choose who copies: this machine (local) or an S3 Batch
 // Operations job (batchops), or let s3bulk measure its own rate and decide
 // (auto).
 type engineFlags struct {
-	engine     string
-	prefer     string
-	roleArn    string
-	jobStartup time.Duration
-	jobRate    float64
+	c batchops.EngineChoice
 	// window is how many finished objects auto measures before deciding.
 	window int64
 	batch  batchFlags
@@ -39,79 +34,36 @@ type engineFlags struct {
 func (f *engineFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	a := batchops.JobAssumptions()
-	fl.StringVar(&f.engine, "engine", engineLocal, "who copies S3 to S3: local, batchops (an S3 Batch Operations job) or auto (start here, measure s3bulk's rate, hand the rest to a job only if the model says it wins)")
-	fl.StringVar(&f.prefer, "prefer", batchops.PreferTime, "what --engine auto optimises: time or cost")
-	fl.DurationVar(&f.jobStartup, "job-startup", a.BatchStartup, "a job's start-up time, for --engine auto (e.g. from 's3bulk bench --role-arn')")
-	fl.Float64Var(&f.jobRate, "job-rate", a.BatchObjectsPerSec, "a job's objects/s once active, for --engine auto")
+	fl.StringVar(&f.c.Engine, "engine", engineLocal, "who copies S3 to S3: local, batchops (an S3 Batch Operations job) or auto (start here, measure s3bulk's rate, hand the rest to a job only if the model says it wins)")
+	fl.StringVar(&f.c.Prefer, "prefer", batchops.PreferTime, "what --engine auto optimises: time or cost")
+	fl.DurationVar(&f.c.JobStartup, "job-startup", a.BatchStartup, "a job's start-up time, for --engine auto (e.g. from 's3bulk bench --role-arn')")
+	fl.Float64Var(&f.c.JobRate, "job-rate", a.BatchObjectsPerSec, "a job's objects/s once active, for --engine auto")
 	fl.Int64Var(&f.window, "auto-window", batchops.DefaultAutoWindow, "objects --engine auto copies here before deciding")
 	_ = fl.MarkHidden("auto-window")
-	fl.StringVar(&f.roleArn, "role-arn", "", "`ARN` of the IAM role for --engine batchops/auto (see 's3bulk batch policy')")
+	fl.StringVar(&f.c.RoleArn, "role-arn", "", "`ARN` of the IAM role for --engine batchops/auto (see 's3bulk batch policy')")
 	fl.StringVar(&f.batch.accountID, "account-id", "", "AWS account for --engine batchops (default: asked from STS)")
 	fl.StringVar(&f.batch.controlEndpoint, "control-endpoint-url", "", "S3 Control endpoint URL for --engine batchops")
 	fl.DurationVar(&f.batch.pollInterval, "poll-interval", defaultPollInterval, "how often a job is asked for its state")
 	_ = fl.MarkHidden("poll-interval")
 }
 
-// jobRefusals lists the cp flags and arguments a copy job cannot honour
-// (docs/batchops.md has the whole mapping). --engine batchops refuses the
-// first with one line; --engine auto copies locally and says why.
-func jobRefusals(f transferFlags, src, dst s3url.Location, move, metaSet bool) []string {
-	var out []string
-	if move {
-		out = append(out, "mv runs locally only (a job cannot delete the sources)")
-	}
-	if f.noClobber {
-		out = append(out, "--no-clobber needs --engine local: a job overwrites keys that exist (it has no condition on the destination)")
-	}
-	if f.sel.active() || metaSet {
-		out = append(out, "filters, shards and metadata flags need --engine local")
-	}
-	if f.obj.active() {
-		out = append(out, "encryption, ACL, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)")
-	}
-	if f.journal != "" {
-		out = append(out, "--journal needs --engine local: a job's record is its completion report")
-	}
-	if src.IsS3() && dst.IsS3() && !src.HasWildcard() && !f.recursive && !src.IsDirLike() {
-		out = append(out, "a job copies a prefix or a wildcard match, not one object: use --recursive or --engine local")
-	}
-	return out
-}
-
 // pickEngine checks the engine flags and returns the engine to run and, for
 // auto, why a job is out of the question (then auto copies locally).
 func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (string, []string, error) {
-	ef := f.engine
-	switch ef.engine {
-	case "", engineLocal:
-		return engineLocal, nil, nil
-	case engineBatchOps, engineAuto:
-	default:
-		return "", nil, usagef("--engine %q: want local, batchops or auto", ef.engine)
+	mode, reasons, err := f.engine.c.Pick(batchops.Transfer{
+		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
+		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active(), Journal: f.journal != "",
+	})
+	if err != nil {
+		return "", nil, usageError{err}
 	}
-	if ef.prefer != batchops.PreferTime && ef.prefer != batchops.PreferCost {
-		return "", nil, usagef("--prefer %q: want time or cost", ef.prefer)
-	}
-	if ef.jobStartup < 0 || ef.jobRate <= 0 {
-		return "", nil, usagef("--job-startup %s --job-rate %g: want a duration of 0 or more and a rate above 0", ef.jobStartup, ef.jobRate)
-	}
-	reasons := append(jobRefusals(f, src, dst, move, metaSet), batchops.Blockers(src, dst)...)
-	if ef.engine == engineAuto {
-		return engineAuto, reasons, nil
-	}
-	if len(reasons) > 0 {
-		return "", nil, usagef("--engine batchops: %s", reasons[0])
-	}
-	if ef.roleArn == "" {
-		return "", nil, usagef("--engine batchops needs --role-arn (see `s3bulk batch policy %s %s`)", src, dst)
-	}
-	return engineBatchOps, nil, nil
+	return mode, reasons, nil
 }
 
 // runAuto is one `cp --engine auto` (batchops.Auto): the local engine
 // copies from the start while auto counts the source and measures its
 // rate; when a job wins, the rest goes to one.
-func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers []string, job engine.Job, opts engine.Options, _ s3url.Location, srcArg, dstArg string, raw bool) error {
+func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers []string, job engine.Job, opts engine.Options, srcArg, dstArg string, raw bool) error {
 	if len(blockers) > 0 {
 		for _, b := range blockers {
 			fmt.Fprintf(a.stdio.Err, "engine auto: local: batchops cannot do this copy: %s\n", b)
@@ -127,8 +79,8 @@ func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers 
 	restore := a.lockStderr()
 	defer restore()
 	auto := batchops.StartAuto(ctx, job, batchops.AutoOptions{
-		Prefer: ef.prefer, JobStartup: ef.jobStartup, JobRate: ef.jobRate, Window: max(ef.window, 1),
-		CanHandOver: ef.roleArn != "", Out: a.stdio.Err, Engine: s.eng,
+		Prefer: ef.c.Prefer, JobStartup: ef.c.JobStartup, JobRate: ef.c.JobRate, Window: max(ef.window, 1),
+		CanHandOver: ef.c.RoleArn != "", Out: a.stdio.Err, Engine: s.eng,
 	})
 	defer auto.Close()
 	opts.Progress = auto.Progress()
@@ -141,9 +93,7 @@ func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers 
 		return localErr
 	}
 	bf := ef.batch
-	jobErr := a.runBatchCp(ctx, &bf, batchCpFlags{
-		roleArn: ef.roleArn, reportScope: "all", priority: 10, wait: true, raw: raw, startAfter: after,
-	}, srcArg, dstArg)
+	jobErr := a.runBatchCp(ctx, &bf, jobRequest(ef, raw, srcArg, dstArg, after))
 	var jp partialError
 	switch {
 	case jobErr == nil && local.failed > 0:
@@ -159,27 +109,23 @@ func (a *app) runAuto(ctx context.Context, s *session, ef engineFlags, blockers 
 // progress bar.
 func (a *app) lockStderr() func() {
 	prev := a.stdio.Err
-	w := progress.Locked(prev)[0]
-	if f, ok := prev.(interface{ Fd() uintptr }); ok {
-		w = fdWriter{w, f}
-	}
-	a.stdio.Err = w
+	a.stdio.Err = progress.LockedTerminal(prev)
 	return func() { a.stdio.Err = prev }
 }
-
-type fdWriter struct {
-	io.Writer
-	f interface{ Fd() uintptr }
-}
-
-func (w fdWriter) Fd() uintptr { return w.f.Fd() }
 
 // runJob hands a cp to an S3 Batch Operations job and waits for it.
 func (a *app) runJob(ctx context.Context, f engineFlags, raw bool, srcArg, dstArg string) error {
 	bf := f.batch
-	return a.runBatchCp(ctx, &bf, batchCpFlags{
-		roleArn: f.roleArn, reportScope: "all", priority: 10, wait: true, raw: raw,
-	}, srcArg, dstArg)
+	return a.runBatchCp(ctx, &bf, jobRequest(f, raw, srcArg, dstArg, ""))
+}
+
+// jobRequest is the batch copy of a cp handed to a job: its keys after
+// startAfter, waited for.
+func jobRequest(f engineFlags, raw bool, srcArg, dstArg, startAfter string) batchops.CopyRequest {
+	return batchops.CopyRequest{
+		Src: srcArg, Dst: dstArg, Raw: raw, StartAfter: startAfter,
+		RoleArn: f.c.RoleArn, ReportScope: "all", Priority: 10, Wait: true,
+	}
 }
 
 // defaultPollInterval is how often a job started by cp is asked for its

@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"maps"
-	"sync"
-
 	"github.com/s3bulk/s3bulk/internal/units"
 )
 
@@ -29,29 +26,6 @@ func (s *sizeFlag) Set(v string) error {
 	return nil
 }
 func (s *sizeFlag) Type() string { return "size" }
-
-// requestCounter counts HTTP attempts by S3 operation for the summary.
-type requestCounter struct {
-	mu sync.Mutex
-	m  map[string]int64
-}
-
-func newRequestCounter() *requestCounter { return &requestCounter{m: map[string]int64{}} }
-
-func (c *requestCounter) add(op string) {
-	c.mu.Lock()
-	c.m[op]++
-	c.mu.Unlock()
-}
-
-func (c *requestCounter) snapshot() map[string]int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) == 0 {
-		return nil
-	}
-	return maps.Clone(c.m)
-}
 
 // defaultMaxConcurrency mirrors engine.DefaultMaxConcurrency for the flag's
 // help.

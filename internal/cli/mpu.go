@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -48,7 +46,7 @@ func (a *app) mpuLsCmd() *cobra.Command {
 			}
 			out := a.uploadLines()
 			return engine.ListUploads(ctx, mp, loc, func(u store.Upload) error {
-				if err := out.Print(uploadRecord(loc, "", u)); err != nil {
+				if err := out.Upload(loc.Bucket, u); err != nil {
 					return fmt.Errorf("%w: %v", errPrinted, err)
 				}
 				return nil
@@ -58,7 +56,7 @@ func (a *app) mpuLsCmd() *cobra.Command {
 }
 
 func (a *app) mpuAbortCmd() *cobra.Command {
-	var olderThan ageFlag
+	var olderThan units.Age
 	cmd := &cobra.Command{
 		Use:   "abort s3://bucket[/prefix]",
 		Short: "Abort unfinished multipart uploads under a prefix, freeing their parts",
@@ -76,14 +74,7 @@ Exit codes are those of cp: 1 when some aborts failed.`,
 			out := a.uploadLines()
 			sum, err := s.eng.AbortUploads(ctx, mp, loc,
 				engine.Options{Workers: a.concurrencyOr(defaultConcurrency), DryRun: a.g.dryRun},
-				engine.AbortOptions{OlderThan: time.Duration(olderThan), Observer: func(r engine.UploadResult) {
-					rec := uploadRecord(loc, "abort", r.Upload)
-					rec.Status = string(r.Status)
-					if r.Err != nil {
-						rec.Error = r.Err.Error()
-					}
-					_ = out.Print(rec)
-				}})
+				engine.AbortOptions{OlderThan: time.Duration(olderThan), Observer: func(r engine.UploadResult) { out.Aborted(loc.Bucket, r) }})
 			if err != nil {
 				return err
 			}
@@ -117,58 +108,6 @@ func (a *app) uploadsStore(ctx context.Context, arg string) (*session, store.Mul
 // errPrinted stops a listing whose output could not be written.
 var errPrinted = errors.New("write output")
 
-// uploadRecord is the record of upload u under loc; op is "abort" or "".
-func uploadRecord(loc s3url.Location, op string, u store.Upload) progress.UploadRecord {
-	return progress.UploadRecord{Op: op, URL: "s3://" + loc.Bucket + "/" + u.Key, UploadID: u.UploadID, Initiated: u.Initiated}
-}
-
 func (a *app) uploadLines() *progress.Uploads {
 	return &progress.Uploads{Out: a.stdio.Out, ErrOut: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet}
-}
-
-// ageFlag is a pflag.Value for an age: a Go duration, optionally led by a
-// number of days ("7d", "1d12h"), which time.ParseDuration lacks.
-type ageFlag time.Duration
-
-func (f *ageFlag) String() string {
-	if *f == 0 {
-		return ""
-	}
-	return time.Duration(*f).String()
-}
-
-func (f *ageFlag) Set(v string) error {
-	d, err := parseAge(v)
-	if err != nil {
-		return err
-	}
-	*f = ageFlag(d)
-	return nil
-}
-
-func (f *ageFlag) Type() string { return "age" }
-
-// maxDays keeps days*24h within a time.Duration (about 292 years).
-const maxDays = 100_000
-
-func parseAge(s string) (time.Duration, error) {
-	bad := fmt.Errorf("%q: want an age such as 90m, 24h, 7d or 1d12h", s)
-	var d time.Duration
-	rest := s
-	if i := strings.IndexByte(s, 'd'); i >= 0 {
-		days, err := strconv.Atoi(s[:i])
-		if err != nil || days < 0 || days > maxDays || strings.HasPrefix(s, "+") {
-			return 0, bad
-		}
-		d = time.Duration(days) * 24 * time.Hour
-		rest = s[i+1:]
-	}
-	if rest != "" || d == 0 && s == "" {
-		r, err := time.ParseDuration(rest)
-		if err != nil || r < 0 || strings.HasPrefix(rest, "+") || d > math.MaxInt64-r {
-			return 0, bad
-		}
-		d += r
-	}
-	return d, nil
 }

@@ -22,7 +22,6 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
-	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/s3url"
@@ -282,7 +281,7 @@ func engineClient(t *testing.T, srv *s3test.Server, endpoint string, cfg s3store
 	cfg.AccessKey, cfg.SecretKey = srv.AccessKey, srv.SecretKey
 	cfg.ChecksumWhenRequired = true
 	if cfg.Backoff.Base == 0 {
-		cfg.Backoff = retry.Backoff{Base: 5 * time.Millisecond, ThrottleBase: 20 * time.Millisecond, Max: 200 * time.Millisecond}
+		cfg.Backoff = s3store.Backoff{Base: 5 * time.Millisecond, ThrottleBase: 20 * time.Millisecond, Max: 200 * time.Millisecond}
 	}
 	c, err := s3store.NewClient(t.Context(), cfg)
 	if err != nil {

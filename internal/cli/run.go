@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
@@ -59,30 +57,16 @@ covers every line. The exit code is the worst of the lines'.`,
 	}
 }
 
-// runLine is one command of a run file.
-type runLine struct {
-	n     int // line number, from 1
-	args  []string
-	heavy bool
-}
-
 func (a *app) runFile(ctx context.Context, name string) error {
 	var f *os.File
 	if name == "-" {
 		// Stdin is read once: it is kept in a temporary file so that
 		// checking every line first does not hold them all in memory.
-		tmp, err := os.CreateTemp(a.env.tempDir(), "s3bulk-run-*")
+		tmp, cleanup, err := runfile.Spool(a.stdio.In, a.env.tempDir())
 		if err != nil {
 			return fmt.Errorf("run -: %w", err)
 		}
-		defer os.Remove(tmp.Name())
-		defer tmp.Close()
-		if _, err := io.Copy(tmp, a.stdio.In); err != nil {
-			return fmt.Errorf("run -: read stdin: %w", err)
-		}
-		if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("run -: %w", err)
-		}
+		defer cleanup()
 		f = tmp
 	} else {
 		var err error
@@ -92,69 +76,47 @@ func (a *app) runFile(ctx context.Context, name string) error {
 		defer f.Close()
 	}
 
-	// First pass: check every line, run nothing.
-	anyS3 := false
-	var heavyAt []bool // by command, in order
-	err := eachRunLine(f, name, func(l runLine) error {
-		heavy, s3, err := a.checkRunLine(l)
-		if err != nil {
-			return usagef("run %s line %d: %v", name, l.n, err)
-		}
-		anyS3 = anyS3 || s3
-		heavyAt = append(heavyAt, heavy)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("run %s: %w", name, err)
-	}
-
-	// Output from lines running at once goes through one lock, line by line.
-	locked := progress.Locked(a.stdio.Out, a.stdio.Err)
-	a.stdio.Out, a.stdio.Err = locked[0], locked[1]
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(a.g.logLevel))
-	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
-	s := a.newSession()
-	if anyS3 {
-		// Made now, once: lines running at once would race to make it.
-		if _, err := s.s3(ctx); err != nil {
-			return err
-		}
-	}
-
+	var s *session
 	var mu sync.Mutex
 	var total engine.Summary
 	var failedLines, partial int
-	collect := func(sum engine.Summary) {
-		mu.Lock()
-		defer mu.Unlock()
-		total.Objects += sum.Objects
-		total.Deleted += sum.Deleted
-		total.Bytes += sum.Bytes
-		total.Failed += sum.Failed
-		total.Skipped += sum.Skipped
-		total.Planned += sum.Planned
-		total.Unverified += sum.Unverified
-	}
-	var light, heavy errgroup.Group
-	light.SetLimit(a.concurrencyOr(defaultConcurrency))
-	heavy.SetLimit(heavyLines)
-	start := time.Now()
-	i := 0
-	err = eachRunLine(f, name, func(l runLine) error {
-		if i == len(heavyAt) {
-			return fmt.Errorf("run %s: the file changed while it ran", name)
-		}
-		l.heavy, i = heavyAt[i], i+1
-		g := &light
-		if l.heavy {
-			g = &heavy
-		}
-		g.Go(func() error {
-			err := a.runOneLine(ctx, s, l, collect)
+	anyS3 := false
+	var start time.Time
+	err := runfile.Run(ctx, f, runfile.Options{
+		// First pass: check every line, run nothing.
+		Check: func(l runfile.Line) (bool, error) {
+			heavy, s3, err := a.checkRunLine(l)
+			if err != nil {
+				return false, usagef("run %s line %d: %v", name, l.N, err)
+			}
+			anyS3 = anyS3 || s3
+			return heavy, nil
+		},
+		Start: func() error {
+			// Output from lines running at once goes through one lock,
+			// line by line.
+			locked := progress.Locked(a.stdio.Out, a.stdio.Err)
+			a.stdio.Out, a.stdio.Err = locked[0], locked[1]
+			var level slog.Level
+			_ = level.UnmarshalText([]byte(a.g.logLevel))
+			a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
+			rs := a.newSession()
+			if anyS3 {
+				// Made now, once: lines running at once would race to
+				// make it.
+				if _, err := rs.s3(ctx); err != nil {
+					return err
+				}
+			}
+			s, start = rs, time.Now()
+			return nil
+		},
+		Exec: func(ctx context.Context, l runfile.Line) {
+			err := a.runOneLine(ctx, s, l, func(sum engine.Summary) {
+				mu.Lock()
+				defer mu.Unlock()
+				total.Add(sum)
+			})
 			var pe partialError
 			mu.Lock()
 			defer mu.Unlock()
@@ -164,31 +126,45 @@ func (a *app) runFile(ctx context.Context, name string) error {
 				partial++
 			default:
 				failedLines++
-				fmt.Fprintf(a.stdio.Err, "s3bulk: run %s line %d: %s\n", name, l.n, oneLine(err))
+				fmt.Fprintf(a.stdio.Err, "s3bulk: run %s line %d: %s\n", name, l.N, oneLine(err))
 			}
-			return nil
-		})
-		return ctx.Err()
+		},
+		Light: a.concurrencyOr(defaultConcurrency),
+		Heavy: heavyLines,
 	})
-	_ = light.Wait()
-	_ = heavy.Wait()
+	if s == nil {
+		return runFileError(name, err) // no line ran
+	}
 	total.Elapsed = time.Since(start)
 	total.Seconds = total.Elapsed.Seconds()
-	total.Requests = s.requests.snapshot()
+	total.Requests = s.requests.Counts()
 	if !a.g.quiet || a.g.json {
 		progress.PrintSummary(a.stdio.Err, total, a.g.json, s.eng.Concurrency(), "")
 	}
 	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
 	case err != nil:
-		return err
+		return runFileError(name, err)
 	case failedLines > 0:
 		return fmt.Errorf("run %s: %d line(s) failed", name, failedLines)
 	case partial > 0:
 		return partialError{failed: total.Failed}
 	}
 	return nil
+}
+
+// runFileError words an error of runfile.Run for the run file name; a
+// line that cannot be split is a usage error naming it.
+func runFileError(name string, err error) error {
+	var le *runfile.LineError
+	switch {
+	case errors.As(err, &le) && le.Syntax:
+		return usagef("run %s line %d: %v", name, le.Line, le.Err)
+	case errors.As(err, &le):
+		return fmt.Errorf("run %s line %d: %w", name, le.Line, le.Err)
+	case runfile.IsChanged(err):
+		return fmt.Errorf("run %s: %w", name, err)
+	}
+	return err
 }
 
 // lineApp is the app a line runs in: the run's settings and session, its
@@ -206,14 +182,14 @@ func (a *app) lineApp(s *session, collect func(engine.Summary)) (*app, *cobra.Co
 // checkRunLine parses a line as its command would, without running it. It
 // reports whether the line lists (a prefix, a wildcard, a sync) and whether
 // it names S3.
-func (a *app) checkRunLine(l runLine) (heavy, s3 bool, err error) {
+func (a *app) checkRunLine(l runfile.Line) (heavy, s3 bool, err error) {
 	_, root := a.lineApp(nil, nil)
-	cmd, rest, err := root.Find(l.args)
+	cmd, rest, err := root.Find(l.Args)
 	if err != nil {
 		return false, false, err
 	}
 	if cmd == root || !runVerbs[cmd.Name()] || cmd.Parent() != root {
-		return false, false, fmt.Errorf("%q: a run file holds cp, mv, rm and sync commands", strings.Join(l.args, " "))
+		return false, false, fmt.Errorf("%q: a run file holds cp, mv, rm and sync commands", strings.Join(l.Args, " "))
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
 		return false, false, fmt.Errorf("%s: %w", cmd.Name(), err)
@@ -237,25 +213,11 @@ func (a *app) checkRunLine(l runLine) (heavy, s3 bool, err error) {
 }
 
 // runOneLine runs one line as its command, in the run's session.
-func (a *app) runOneLine(ctx context.Context, s *session, l runLine, collect func(engine.Summary)) error {
+func (a *app) runOneLine(ctx context.Context, s *session, l runfile.Line, collect func(engine.Summary)) error {
 	_, root := a.lineApp(s, collect)
-	root.SetArgs(l.args)
+	root.SetArgs(l.Args)
 	root.SetIn(strings.NewReader(""))
 	root.SetOut(a.stdio.Out)
 	root.SetErr(a.stdio.Err)
 	return root.ExecuteContext(ctx)
-}
-
-// eachRunLine calls fn for every command line of r (runfile.Each); a line
-// that cannot be split is a usage error naming it.
-func eachRunLine(r io.Reader, name string, fn func(runLine) error) error {
-	err := runfile.Each(r, func(n int, args []string) error { return fn(runLine{n: n, args: args}) })
-	var le *runfile.LineError
-	if errors.As(err, &le) {
-		if le.Syntax {
-			return usagef("run %s line %d: %v", name, le.Line, le.Err)
-		}
-		return fmt.Errorf("run %s line %d: %w", name, le.Line, le.Err)
-	}
-	return err
 }

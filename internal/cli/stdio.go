@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
@@ -61,7 +59,7 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 	if err != nil {
 		return err
 	}
-	if f.obj.sourceEndpointURL != "" || f.obj.sourceProfile != "" || f.obj.sourceRegion != "" {
+	if f.obj.sourceEndpointURL != "" || f.obj.sourceProfile != "" || f.obj.req.SourceRegion != "" {
 		return usagef("cp - %s: standard input has no source endpoint, profile or region", dst)
 	}
 	render := a.renderer()
@@ -70,11 +68,8 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 		return nil
 	}
 	s := a.newSession()
-	ep, err := s.destEndpoint(ctx, dst, false)
+	ep, err := s.openDest(ctx, dst, false, dstOpts)
 	if err != nil {
-		return err
-	}
-	if ep, err = withStoreOptions(ep, dstOpts); err != nil {
 		return err
 	}
 	opts := engine.Options{
@@ -107,12 +102,7 @@ func wholeRunError(ctx context.Context, err error) bool {
 // renderer returns the function that prints one result on stdout, as
 // text or JSON.
 func (a *app) renderer() func(engine.Result) {
-	if a.g.json {
-		j := &progress.JSONLines{Out: a.stdio.Out}
-		return j.Result
-	}
-	l := &progress.Lines{Out: a.stdio.Out, ErrOut: a.stdio.Err, Quiet: a.g.quiet}
-	return l.Result
+	return progress.RunOutput{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet}.Start(nil).Result
 }
 
 // writeStdout writes one object to standard output, as cat does.
@@ -125,42 +115,16 @@ func (a *app) writeStdout(ctx context.Context, srcArg string, f transferFlags) e
 		return usagef("cp %s -: filters select among listed objects; this is one", src)
 	}
 	stdout, _ := parseLocation(stdioArg, true)
-	srcOpts, _, err := f.obj.options(src, stdout, a.env)
-	if err != nil {
-		return err
-	}
-	side, err := f.obj.side(src)
+	srcOpts, _, side, err := f.obj.stores(src, stdout, a.env)
 	if err != nil {
 		return err
 	}
 	if a.g.dryRun {
 		return nil // stdout is the object's: a plan has nowhere to go
 	}
-	s := a.newSession()
-	ep, err := s.sourceEndpointOn(ctx, src, false, side)
+	ep, err := a.newSession().openSource(ctx, src, false, side, srcOpts)
 	if err != nil {
 		return err
 	}
-	if ep, err = withStoreOptions(ep, srcOpts); err != nil {
-		return err
-	}
-	return a.catObject(ctx, ep.Store, src, a.stdio.Out)
-}
-
-// catObject writes the object at loc, read from st, to w as it arrives.
-// The read is checked against the object's stored checksum or MD5 ETag: a
-// difference fails the command, though the bytes before it are written.
-func (a *app) catObject(ctx context.Context, st store.Store, loc s3url.Location, w io.Writer) error {
-	body, err := st.Get(ctx, loc.Key, 0, -1, "")
-	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("cat %s: no such object", loc)
-		}
-		return fmt.Errorf("cat %s: %w", loc, err)
-	}
-	defer body.Close()
-	if _, err := io.Copy(w, body); err != nil {
-		return fmt.Errorf("cat %s: %w", loc, err)
-	}
-	return nil
+	return engine.Cat(ctx, ep.Store, src, a.stdio.Out)
 }

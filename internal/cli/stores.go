@@ -25,7 +25,7 @@ type session struct {
 	sources   map[sourceSide]*s3store.Client
 	eng       *engine.Engine
 	// requests counts HTTP attempts by operation for the summary.
-	requests *requestCounter
+	requests *s3store.RequestCounter
 	// followSymlinks makes local listings follow symbolic links (loops
 	// are detected and skipped); by default links are skipped.
 	followSymlinks bool
@@ -36,7 +36,7 @@ func (a *app) newSession() *session {
 		return a.shared // one pool and limiter for every line of a `run` file
 	}
 	eng := engine.New(engine.Config{Concurrency: a.g.concurrency, MaxConcurrency: a.g.maxConcurrency, Logger: a.logger})
-	return &session{a: a, eng: eng, requests: newRequestCounter()}
+	return &session{a: a, eng: eng, requests: s3store.NewRequestCounter()}
 }
 
 // s3 returns the session's S3 client, making it on first use so that purely
@@ -91,7 +91,7 @@ func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Clie
 	cfg := s.a.flagConfig()
 	cfg.Concurrency = s.eng.MaxConcurrency()
 	cfg.OnThrottle = s.eng.Throttled
-	cfg.OnRequest = s.requests.add
+	cfg.OnRequest = s.requests.Count
 	cfg.Logger = s.a.logger
 	if side.profile != "" {
 		cfg.Profile, cfg.Region = side.profile, ""
@@ -136,6 +136,16 @@ func parseLocation(arg string, raw bool) (s3url.Location, error) {
 	return loc, nil
 }
 
+// parsePair parses the SRC and DST arguments of a verb; errors are usage
+// errors.
+func parsePair(srcArg, dstArg string, raw bool) (src, dst s3url.Location, err error) {
+	if src, err = parseLocation(srcArg, raw); err != nil {
+		return src, dst, err
+	}
+	dst, err = parseLocation(dstArg, raw)
+	return src, dst, err
+}
+
 // sourceEndpoint opens the store a location reads from. A local location is
 // re-rooted at its fixed directory part, so keys are relative to it.
 func (s *session) sourceEndpoint(ctx context.Context, loc s3url.Location, recursive bool) (engine.Endpoint, error) {
@@ -178,6 +188,37 @@ func (s *session) destEndpoint(ctx context.Context, loc s3url.Location, many boo
 		return ep, usagef("destination %s is a file: a directory is needed", le.URL)
 	}
 	return ep, err
+}
+
+// openSource is sourceEndpointOn with the source store's options.
+func (s *session) openSource(ctx context.Context, loc s3url.Location, recursive bool, side sourceSide, o s3store.Options) (engine.Endpoint, error) {
+	ep, err := s.sourceEndpointOn(ctx, loc, recursive, side)
+	if err != nil {
+		return ep, err
+	}
+	return withStoreOptions(ep, o)
+}
+
+// openDest is destEndpoint with the destination store's options.
+func (s *session) openDest(ctx context.Context, loc s3url.Location, many bool, o s3store.Options) (engine.Endpoint, error) {
+	ep, err := s.destEndpoint(ctx, loc, many)
+	if err != nil {
+		return ep, err
+	}
+	return withStoreOptions(ep, o)
+}
+
+// linkSession is a new session whose local listings follow symbolic links
+// when followSymlinks, which a run file's shared session cannot.
+func (a *app) linkSession(followSymlinks bool) (*session, error) {
+	s := a.newSession()
+	if followSymlinks {
+		if a.shared != nil {
+			return nil, usagef("--follow-symlinks: not available inside run")
+		}
+		s.followSymlinks = true
+	}
+	return s, nil
 }
 
 // localOptions are those of the session's local stores: links followed or

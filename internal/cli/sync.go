@@ -90,11 +90,7 @@ memory.`,
 }
 
 func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) error {
-	src, err := parseLocation(srcArg, f.raw)
-	if err != nil {
-		return err
-	}
-	dst, err := parseLocation(dstArg, f.raw)
+	src, dst, err := parsePair(srcArg, dstArg, f.raw)
 	if err != nil {
 		return err
 	}
@@ -120,11 +116,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if opts.Metadata, err = f.meta.options(); err != nil {
 		return err
 	}
-	srcOpts, dstOpts, err := f.obj.options(src, dst, a.env)
-	if err != nil {
-		return err
-	}
-	side, err := f.obj.side(src)
+	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
 		return err
 	}
@@ -139,25 +131,16 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 			return usagef("sync %s: not a directory (to copy one file use cp)", src)
 		}
 	}
-	s := a.newSession()
-	if f.followSymlinks {
-		if a.shared != nil {
-			return usagef("--follow-symlinks: not available inside run")
-		}
-		s.followSymlinks = true
-	}
-	srcEP, err := s.sourceEndpointOn(ctx, src, true, side)
+	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
 	}
-	if srcEP, err = withStoreOptions(srcEP, srcOpts); err != nil {
-		return err
-	}
-	dstEP, err := s.destEndpoint(ctx, dst, true)
+	srcEP, err := s.openSource(ctx, src, true, side, srcOpts)
 	if err != nil {
 		return err
 	}
-	if dstEP, err = withStoreOptions(dstEP, dstOpts); err != nil {
+	dstEP, err := s.openDest(ctx, dst, true, dstOpts)
+	if err != nil {
 		return err
 	}
 	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete, AllowEmptySource: f.allowEmptySource}

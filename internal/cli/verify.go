@@ -49,11 +49,7 @@ is; 2 and 3 as for every command.`,
 
 func (a *app) runVerify(ctx context.Context, srcArg, dstArg string) error {
 	start := time.Now()
-	srcLoc, err := parseLocation(srcArg, false)
-	if err != nil {
-		return err
-	}
-	dstLoc, err := parseLocation(dstArg, false)
+	srcLoc, dstLoc, err := parsePair(srcArg, dstArg, false)
 	if err != nil {
 		return err
 	}
@@ -71,23 +67,12 @@ func (a *app) runVerify(ctx context.Context, srcArg, dstArg string) error {
 	if err != nil {
 		return err
 	}
-	enc := progress.NewJSON(a.stdio.Out)
-	sum, err := diff.Check(ctx, src, dst, func(f diff.Finding) error {
-		if a.g.json {
-			return enc.Encode(f)
-		}
-		_, err := fmt.Fprintln(a.stdio.Out, progress.FindingText(f))
-		return err
-	})
+	out := &progress.Verify{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet}
+	sum, err := diff.Check(ctx, src, dst, out.Finding)
 	if err != nil {
 		return fmt.Errorf("verify %s %s: %w", srcLoc, dstLoc, err)
 	}
-	switch {
-	case a.g.json:
-		_ = progress.NewJSON(a.stdio.Err).Encode(progress.NewVerifySummary(sum, time.Since(start).Seconds()))
-	case !a.g.quiet:
-		fmt.Fprintln(a.stdio.Err, progress.VerifyText(sum))
-	}
+	out.Summary(sum, time.Since(start).Seconds())
 	if n := sum.Differences(); n > 0 {
 		return partialError{failed: n}
 	}

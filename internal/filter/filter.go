@@ -165,7 +165,7 @@ func ParseTime(s string, now time.Time) (time.Time, error) {
 	return now.Add(-d), nil
 }
 
-var units = map[string]time.Duration{
+var ageUnits = map[string]time.Duration{
 	"ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond, "ms": time.Millisecond,
 	"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour,
 }
@@ -186,7 +186,7 @@ func parseAge(s string) (time.Duration, error) {
 		}
 		num, unit := rest[:i], rest[i:j]
 		rest = rest[j:]
-		mult, ok := units[unit]
+		mult, ok := ageUnits[unit]
 		if num == "" || !ok {
 			return 0, errors.New(msg)
 		}

@@ -156,42 +156,6 @@ func VerifyText(s diff.CheckStats) string {
 		s.Source, s.Destination, s.Identical, s.SizeOnly, s.Missing, s.Extra, s.Differing, s.NotComparable)
 }
 
-// Uploads prints mpu's records, whole lines from concurrent aborts:
-// results on Out, failures on ErrOut; JSON on Out with JSON set.
-type Uploads struct {
-	Out, ErrOut io.Writer
-	JSON        bool
-	Quiet       bool // no line per abort (failures still)
-	mu          sync.Mutex
-	enc         *JSON
-}
-
-// Print writes r.
-func (p *Uploads) Print(r UploadRecord) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var err error
-	switch {
-	case p.JSON:
-		if p.enc == nil {
-			p.enc = NewJSON(p.Out)
-		}
-		r.Initiated = r.Initiated.UTC()
-		err = p.enc.Encode(r)
-	case r.Status == "failed":
-		_, err = fmt.Fprintf(p.ErrOut, "ERROR abort %s (upload %s): %s\n", r.URL, r.UploadID, r.Error)
-	case p.Quiet && r.Op != "":
-		return nil
-	case r.Status == "dry-run":
-		_, err = fmt.Fprintf(p.Out, "DRY-RUN abort %s %s\n", r.URL, r.UploadID)
-	case r.Op == "abort":
-		_, err = fmt.Fprintf(p.Out, "abort %s %s\n", r.URL, r.UploadID)
-	default:
-		_, err = fmt.Fprintf(p.Out, "%s  %s  %s\n", r.Initiated.Local().Format("2006-01-02 15:04:05"), r.UploadID, r.URL)
-	}
-	return err
-}
-
 // Locked returns writers that write through one lock: a Write to any of
 // them is whole before another starts. Renderers write whole lines with
 // one call, so lines from goroutines writing at once never interleave.

@@ -83,8 +83,8 @@ type Config struct {
 	// sent without it (see rawcopy.go).
 	DisableRawRequests bool
 	// Backoff is the wait between attempts; the zero value is full jitter
-	// from 100ms (1s when throttled) up to 20s.
-	Backoff retry.Backoff
+	// from 100ms (250ms when throttled) up to 20s (see Backoff).
+	Backoff Backoff
 }
 
 // sdkResponseValidation is the SDK middleware that validates response
@@ -162,7 +162,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 	c := &Client{
 		region:               awsCfg.Region,
 		maxAttempts:          cfg.MaxAttempts,
-		backoff:              cfg.Backoff,
+		backoff:              cfg.Backoff.retry(),
 		checksumWhenRequired: cfg.ChecksumWhenRequired,
 		logger:               cfg.Logger,
 	}
@@ -275,7 +275,8 @@ func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 // newRetryer is the SDK's standard retryer with internal/retry deciding what
 // is retried and how long to wait, and without the client-side retry quota
 // (see the package documentation).
-func newRetryer(maxAttempts int, backoff retry.Backoff, reach *reachability) aws.Retryer {
+func newRetryer(maxAttempts int, b Backoff, reach *reachability) aws.Retryer {
+	backoff := b.retry()
 	return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
 		o.MaxAttempts = maxAttempts
 		o.RateLimiter = ratelimit.None

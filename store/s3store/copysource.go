@@ -3,15 +3,27 @@ package s3store
 import "strings"
 
 // copySource formats the x-amz-copy-source header: "bucket/key" with the key
-// percent-encoded. Every byte but unreserved characters and '/' is encoded,
-// '+' included: servers decode the header with query-string rules (Go's
-// url.QueryUnescape in versitygw, for one), where a raw '+' becomes a space.
-func copySource(bucket, key string) string {
+// percent-encoded by EscapeKey.
+func copySource(bucket, key string) string { return bucket + "/" + EscapeKey(key) }
+
+// EscapeKey percent-encodes every byte of key but RFC 3986's unreserved
+// characters and '/', '+' included: servers decode x-amz-copy-source with
+// query-string rules (Go's url.QueryUnescape in versitygw, for one), where a
+// raw '+' becomes a space, and both path and form decoding read the result
+// back as key. A key with nothing to encode is returned as it is.
+func EscapeKey(key string) string {
+	n := 0
+	for i := 0; i < len(key); i++ {
+		if !unreserved(key[i]) && key[i] != '/' {
+			n++
+		}
+	}
+	if n == 0 {
+		return key
+	}
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	b.Grow(len(bucket) + 1 + len(key)*3)
-	b.WriteString(bucket)
-	b.WriteByte('/')
+	b.Grow(len(key) + 2*n)
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		if unreserved(c) || c == '/' {
@@ -26,8 +38,8 @@ func copySource(bucket, key string) string {
 }
 
 // CopySource is the x-amz-copy-source header this package sends for
-// bucket and key, for code (test fakes of AWS services) that must send
-// what s3bulk sends.
+// bucket and key, for code that makes its own CopyObject requests with the
+// SDK (bench's methods) or answers them (test fakes of AWS services).
 func CopySource(bucket, key string) string { return copySource(bucket, key) }
 
 func unreserved(c byte) bool {

@@ -21,7 +21,7 @@ import (
 )
 
 // fastBackoff keeps retry tests quick; the policy, not the wait, is tested.
-var fastBackoff = retry.Backoff{Base: time.Millisecond, ThrottleBase: time.Millisecond, Max: 5 * time.Millisecond}
+var fastBackoff = Backoff{Base: time.Millisecond, ThrottleBase: time.Millisecond, Max: 5 * time.Millisecond}
 
 // counter counts OnRequest calls per operation.
 type counter struct {

@@ -1,6 +1,6 @@
 // Command outside copies a prefix between buckets, uploads a directory,
-// syncs with deletes and watches the progress of each, through s3bulk's
-// public API only. Endpoint and credentials come from the environment
+// syncs with deletes, resumes a copy from its journal and watches the
+// progress of each, through s3bulk's public API only. Endpoint and credentials come from the environment
 // (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, ...), as for the AWS CLI.
 //
 //	outside SRC-BUCKET DST-BUCKET DIR
@@ -13,8 +13,10 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/engine/journal"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -35,7 +37,10 @@ func run(ctx context.Context, args []string) error {
 	// One engine: one budget of requests for the whole program, and the
 	// client's throttles shrink it.
 	eng := engine.New(engine.Config{Concurrency: 16, MaxBufferBytes: 64 << 20})
-	client, err := s3store.NewClient(ctx, s3store.Config{Concurrency: eng.MaxConcurrency(), OnThrottle: eng.Throttled})
+	// Retries wait at most 5s: the backoff is the program's to set.
+	client, err := s3store.NewClient(ctx, s3store.Config{
+		Concurrency: eng.MaxConcurrency(), OnThrottle: eng.Throttled, Backoff: s3store.Backoff{Max: 5 * time.Second},
+	})
 	if err != nil {
 		return err
 	}
@@ -75,6 +80,28 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 
+	// 4. A resumable copy: the journal records what is done, and a rerun
+	// of the same job skips it.
+	jdir, err := os.MkdirTemp("", "outside-journal")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(jdir)
+	resume := engine.Job{Src: bucket("s3://" + srcBucket + "/logs/"), Dst: bucket("s3://" + dstBucket + "/resume/"), Recursive: true}
+	for _, name := range []string{"journal", "rerun"} {
+		j, err := journal.Open(jdir+string(os.PathSeparator)+"copy.journal", journal.Fingerprint("copy", srcBucket, dstBucket))
+		if err != nil {
+			return err
+		}
+		err = report(ctx, eng, name, resume, engine.Options{Journal: j})
+		if cerr := j.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+
 	// A missing prefix's single key is a typed error, not a message to parse.
 	_, err = eng.Run(ctx, engine.Job{Src: bucket("s3://" + srcBucket + "/no-such-key"), Dst: bucket("s3://" + dstBucket + "/x")}, engine.Options{})
 	var nm *engine.NoMatchError
@@ -84,22 +111,25 @@ func run(ctx context.Context, args []string) error {
 
 // report runs job and prints, in a stable order, each result the observer
 // saw and the final progress counters.
-func report(ctx context.Context, eng *engine.Engine, name string, job engine.Job) error {
+func report(ctx context.Context, eng *engine.Engine, name string, job engine.Job, opts ...engine.Options) error {
 	var mu sync.Mutex
 	var lines []string
+	var o engine.Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	p := &engine.Progress{}
-	sum, err := eng.Run(ctx, job, engine.Options{
-		Progress: p,
-		Observer: func(r engine.Result) {
-			key := r.Task.DstKey
-			if r.Task.Op == engine.OpDelete {
-				key = r.Task.SrcKey
-			}
-			mu.Lock()
-			lines = append(lines, fmt.Sprintf("%s: %s %s %s", name, r.Task.Op, key, r.Status))
-			mu.Unlock()
-		},
-	})
+	o.Progress = p
+	o.Observer = func(r engine.Result) {
+		key := r.Task.DstKey
+		if r.Task.Op == engine.OpDelete {
+			key = r.Task.SrcKey
+		}
+		mu.Lock()
+		lines = append(lines, fmt.Sprintf("%s: %s %s %s", name, r.Task.Op, key, r.Status))
+		mu.Unlock()
+	}
+	sum, err := eng.Run(ctx, job, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

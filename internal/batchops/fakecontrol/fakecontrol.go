@@ -1169,11 +1169,8 @@ func (s *Server) describeJob(w http.ResponseWriter, id string) {
 func (s *Server) updateJobStatus(w http.ResponseWriter, r *http.Request, id string) {
 	q := r.URL.Query()
 	want := q.Get("requestedJobStatus")
-	s.mu.Lock()
-	j, ok := s.jobs[id]
+	j, ok := s.lockJob(w, id)
 	if !ok {
-		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
 		return
 	}
 	switch {
@@ -1212,6 +1209,18 @@ func (s *Server) updateJobStatus(w http.ResponseWriter, r *http.Request, id stri
 	writeXML(w, out)
 }
 
+// lockJob returns job id with s.mu held, or answers NotFoundException
+// without it.
+func (s *Server) lockJob(w http.ResponseWriter, id string) (*job, bool) {
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
+	}
+	return j, ok
+}
+
 // updateJobPriority is UpdateJobPriority: POST .../jobs/ID/priority?priority=N.
 func (s *Server) updateJobPriority(w http.ResponseWriter, r *http.Request, id string) {
 	n, err := strconv.ParseInt(r.URL.Query().Get("priority"), 10, 32)
@@ -1219,11 +1228,8 @@ func (s *Server) updateJobPriority(w http.ResponseWriter, r *http.Request, id st
 		writeError(w, http.StatusBadRequest, "BadRequestException", "priority "+r.URL.Query().Get("priority")+" is not an integer of 0 or more")
 		return
 	}
-	s.mu.Lock()
-	j, ok := s.jobs[id]
+	j, ok := s.lockJob(w, id)
 	if !ok {
-		s.mu.Unlock()
-		writeError(w, http.StatusNotFound, "NotFoundException", "no job "+id)
 		return
 	}
 	j.priority = int32(n)

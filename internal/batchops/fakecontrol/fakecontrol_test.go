@@ -93,20 +93,8 @@ func (w *world) input(t *testing.T, token string) *s3control.CreateJobInput {
 }
 
 func TestStockSDKClientRunsAJob(t *testing.T) {
-	ctx := context.Background()
 	w := newWorld(t, fakecontrol.Options{})
-	out, err := w.ctl.CreateJob(ctx, w.input(t, "t1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.fake.Wait(ctx, *out.JobId); err != nil {
-		t.Fatal(err)
-	}
-	d, err := w.ctl.DescribeJob(ctx, &s3control.DescribeJobInput{AccountId: aws.String(w.fake.AccountID()), JobId: out.JobId})
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := d.Job
+	j := w.runJob(t, "t1")
 	if j.Status != types.JobStatusComplete || aws.ToInt64(j.ProgressSummary.NumberOfTasksSucceeded) != 2 {
 		t.Errorf("job %s with %d succeeded, want Complete with 2", j.Status, aws.ToInt64(j.ProgressSummary.NumberOfTasksSucceeded))
 	}
@@ -308,8 +296,14 @@ func TestJobsAreRegional(t *testing.T) {
 // final state.
 func (w *world) runTasks(t *testing.T, token, manifest string) *types.JobDescriptor {
 	t.Helper()
-	ctx := context.Background()
 	s3test.PutObject(t, w.srv.Client(t), w.dst, "m.csv", []byte(manifest))
+	return w.runJob(t, token)
+}
+
+// runJob creates a job over w's manifest and returns its final state.
+func (w *world) runJob(t *testing.T, token string) *types.JobDescriptor {
+	t.Helper()
+	ctx := context.Background()
 	out, err := w.ctl.CreateJob(ctx, w.input(t, token))
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/s3bulk/s3bulk/internal/journal"
+	"github.com/s3bulk/s3bulk/engine/journal"
 	"github.com/s3bulk/s3bulk/store"
 )
 
