@@ -28,7 +28,7 @@ import (
 // every field this package reads must come out the same.
 func TestRawGetAgreesWithTheSDK(t *testing.T) {
 	srv := s3test.Start(t)
-	srv.Require(t, s3test.OddKeys) // oddKeys round trip, as in TestPutGetOddKeys
+	srv.Require(t, s3test.OddKeys) // oddKeys round trip, as in TestCopy
 	bucket := srv.NewBucket(t)
 	ctx := t.Context()
 	c := newTestClient(t, srv, nil)
