@@ -120,7 +120,7 @@ func (r *rawClient) attempt(ctx context.Context, op, bucket, key string, send fu
 // endpoint addresses buckets, with no body yet.
 func (r *rawClient) request(ctx context.Context, method, op, bucket, key string) *http.Request {
 	u := r.endpoint.base
-	escaped := escapeKey(key)
+	escaped := EscapeKey(key)
 	if r.endpoint.pathStyle {
 		u.Path += "/" + bucket + "/" + key
 		u.RawPath = r.endpoint.base.EscapedPath() + "/" + bucket + "/" + escaped
@@ -289,10 +289,4 @@ func (r *rawClient) log(ctx context.Context, op, bucket, key string, status int,
 		slog.Int("status", status), slog.Duration("duration", d),
 	}
 	l.LogAttrs(ctx, slog.LevelDebug, "s3 request", withError(attrs, err, class)...)
-}
-
-// escapeKey percent-encodes a key for a request path the way S3 signs it:
-// every byte but unreserved characters and '/'.
-func escapeKey(key string) string {
-	return strings.TrimPrefix(copySource("", key), "/")
 }
