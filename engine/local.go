@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/localstore"
 )
 
@@ -57,7 +58,7 @@ func LocalSource(loc s3url.Location, opts LocalOptions) (Endpoint, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Endpoint{}, &NoMatchError{URL: loc.String(), Hint: "no such file or directory"}
 		}
-		return Endpoint{}, fmt.Errorf("read %s: %w", loc, unwrapPathError(err))
+		return Endpoint{}, fmt.Errorf("read %s: %w", loc, store.PathCause(err))
 	}
 	if fi.IsDir() {
 		if !opts.Recursive {
@@ -90,7 +91,7 @@ func LocalDestination(loc s3url.Location, opts LocalOptions) (Endpoint, error) {
 		rel.Key = ""
 		if !opts.DryRun {
 			if err := os.MkdirAll(p, 0o755); err != nil {
-				return Endpoint{}, fmt.Errorf("create directory %s: %w", loc, unwrapPathError(err))
+				return Endpoint{}, fmt.Errorf("create directory %s: %w", loc, store.PathCause(err))
 			}
 		}
 		return local(loc.Key, rel.AsDir(), opts.Store)
@@ -117,12 +118,4 @@ func local(root string, rel s3url.Location, opts localstore.Options) (Endpoint, 
 		rel.Key = ""
 	}
 	return Endpoint{Store: st, Loc: rel}, nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"os"
 	"slices"
+
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // Prices is one region's request and Batch Operations prices, in US dollars.
@@ -146,7 +148,7 @@ func SelectPrices(file, priceRegion, region string) (p Prices, ok bool, err erro
 	if file != "" {
 		f, err := os.Open(file)
 		if err != nil {
-			return Prices{}, false, fmt.Errorf("--prices: %v", pathErr(err))
+			return Prices{}, false, fmt.Errorf("--prices: %v", store.PathCause(err))
 		}
 		defer f.Close()
 		if table, err = LoadPrices(f, table); err != nil {

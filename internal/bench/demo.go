@@ -17,6 +17,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/gateway"
+	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
@@ -259,7 +260,7 @@ func writeFile(name string, write func(io.Writer) error) error {
 	dir := filepath.Dir(name)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", name, pathErr(err))
+		return fmt.Errorf("write %s: %w", name, store.PathCause(err))
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {
@@ -273,16 +274,7 @@ func writeFile(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := os.Rename(tmp.Name(), name); err != nil {
-		return fmt.Errorf("write %s: %w", name, pathErr(err))
+		return fmt.Errorf("write %s: %w", name, store.PathCause(err))
 	}
 	return nil
-}
-
-// pathErr drops the path an *fs.PathError repeats: the message names it.
-func pathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/bench"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
+	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
@@ -411,7 +412,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 		fmt.Fprintf(a.stdio.Err, "demo: seeded %d objects (%s) in %.1f s\n", st.Objects, units.HumanExact(st.Bytes), secs)
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fmt.Errorf("demo: %w", unwrapPathError(err))
+		return fmt.Errorf("demo: %w", store.PathCause(err))
 	}
 	// The whole server directory goes at the end: no need to empty it.
 	f.bench.keepDest = true

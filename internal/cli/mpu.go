@@ -84,7 +84,7 @@ Exit codes are those of cp: 1 when some aborts failed.`,
 			return nil
 		},
 	}
-	cmd.Flags().Var(&olderThan, "older-than", "only uploads started at least this long ago, e.g. 24h, 7d, 1d12h")
+	cmd.Flags().Var(&olderThan, "older-than", "only uploads started at least this long ago, e.g. 24h, 7d, 2w, 1d12h")
 	return cmd
 }
 

@@ -104,11 +104,14 @@ func TestMPUListsAndAbortsUnfinishedUploads(t *testing.T) {
 		}
 	})
 	t.Run("abort --older-than spares younger uploads", func(t *testing.T) {
-		if out := mustRun(t, srv, "mpu", "abort", "--older-than", "1d", "s3://"+bucket+"/"); out != "" {
-			t.Errorf("aborted uploads started seconds ago:\n%s", out)
-		}
-		if got := s3test.ListUploads(t, srv.Client(t), bucket); len(got) != 3 {
-			t.Errorf("uploads left: %v; want all 3", got)
+		// Ages as the filters' --older-than takes them: weeks, fractions.
+		for _, age := range []string{"1d", "2w", "1.5d", "12h1d"} {
+			if out := mustRun(t, srv, "mpu", "abort", "--older-than", age, "s3://"+bucket+"/"); out != "" {
+				t.Errorf("--older-than %s aborted uploads started seconds ago:\n%s", age, out)
+			}
+			if got := s3test.ListUploads(t, srv.Client(t), bucket); len(got) != 3 {
+				t.Errorf("uploads left after --older-than %s: %v; want all 3", age, got)
+			}
 		}
 	})
 	t.Run("abort frees every upload under the prefix and no other", func(t *testing.T) {
@@ -144,6 +147,7 @@ func TestMPUExitCodes(t *testing.T) {
 	}{
 		{"a local path is a usage error", []string{"mpu", "ls", t.TempDir()}, ExitUsage, "s3://"},
 		{"a bad age is a usage error", []string{"mpu", "abort", "--older-than", "soon", "s3://" + bucket + "/"}, ExitUsage, "older-than"},
+		{"a bad age says what an age is", []string{"mpu", "abort", "--older-than", "-1d", "s3://" + bucket + "/"}, ExitUsage, `"-1d": want an age such as 90m, 24h, 7d, 2w, 1.5d or 1d12h`},
 		{"a missing argument is a usage error", []string{"mpu", "abort"}, ExitUsage, "accepts 1 arg"},
 		{"a missing bucket is fatal", []string{"mpu", "ls", "s3://" + missing(t, 148) + "/"}, ExitFatal, missing(t, 148)},
 		{"failed aborts exit 1 and name each upload", []string{"--endpoint-url", proxy.URL(), "mpu", "abort", "s3://" + bucket + "/"}, ExitPartial, "ERROR abort s3://" + bucket + "/x/"},

@@ -15,6 +15,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/runfile"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // runVerbs are the commands a run file may hold.
@@ -71,7 +72,7 @@ func (a *app) runFile(ctx context.Context, name string) error {
 	} else {
 		var err error
 		if f, err = os.Open(name); err != nil {
-			return usagef("run %s: %v", name, unwrapPathError(err))
+			return usagef("run %s: %v", name, store.PathCause(err))
 		}
 		defer f.Close()
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"sync"
 
 	"github.com/s3bulk/s3bulk/engine"
@@ -236,12 +235,4 @@ func (s *session) localOptions(recursive bool) engine.LocalOptions {
 // local options.
 func (s *session) localDir(root string) (*localstore.Store, error) {
 	return localstore.New(root, s.localOptions(false).Store)
-}
-
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/diff"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 type syncFlags struct {
@@ -126,7 +127,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		case errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("sync %s: no such directory", src)
 		case err != nil:
-			return fmt.Errorf("sync %s: %w", src, unwrapPathError(err))
+			return fmt.Errorf("sync %s: %w", src, store.PathCause(err))
 		case !fi.IsDir():
 			return usagef("sync %s: not a directory (to copy one file use cp)", src)
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -145,8 +146,8 @@ func (f *Filter) KeepKey(key string) bool {
 }
 
 // ParseTime reads the value of --newer-than or --older-than: an age before
-// now ("90m", "36h", "7d", "2w", "1d12h"; units ns us ms s m h d w, a day
-// being 24 hours), an RFC 3339 time, or a day ("2026-01-02", midnight UTC).
+// now (units.ParseAge: "90m", "36h", "7d", "2w", "1.5d", "1d12h"), an
+// RFC 3339 time, or a day ("2026-01-02", midnight UTC).
 func ParseTime(s string, now time.Time) (time.Time, error) {
 	in := strings.TrimSpace(s)
 	if in == "" {
@@ -158,47 +159,12 @@ func ParseTime(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.DateOnly, in); err == nil {
 		return t, nil
 	}
-	d, err := parseAge(in)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("parse time %q: %w", s, err)
+	d, err := units.ParseAge(in)
+	switch {
+	case errors.Is(err, units.ErrAgeTooLarge):
+		return time.Time{}, fmt.Errorf("parse time %q: age too large", s)
+	case err != nil:
+		return time.Time{}, fmt.Errorf("parse time %q: want an age like 36h, 7d or 1d12h, an RFC 3339 time, or a day like 2026-01-02", s)
 	}
 	return now.Add(-d), nil
-}
-
-var ageUnits = map[string]time.Duration{
-	"ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond, "ms": time.Millisecond,
-	"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour,
-}
-
-// parseAge reads a sequence of <number><unit>, like time.ParseDuration with
-// days and weeks, never negative.
-func parseAge(s string) (time.Duration, error) {
-	const msg = "want an age like 36h, 7d or 1d12h, an RFC 3339 time, or a day like 2026-01-02"
-	var total time.Duration
-	for rest := s; rest != ""; {
-		i := 0
-		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
-			i++
-		}
-		j := i
-		for j < len(rest) && !(rest[j] >= '0' && rest[j] <= '9' || rest[j] == '.') {
-			j++
-		}
-		num, unit := rest[:i], rest[i:j]
-		rest = rest[j:]
-		mult, ok := ageUnits[unit]
-		if num == "" || !ok {
-			return 0, errors.New(msg)
-		}
-		v, err := strconv.ParseFloat(num, 64)
-		if err != nil {
-			return 0, errors.New(msg)
-		}
-		part := v * float64(mult)
-		if part >= float64(1<<63-1)-float64(total) {
-			return 0, errors.New("age too large")
-		}
-		total += time.Duration(part)
-	}
-	return total, nil
 }

@@ -317,6 +317,26 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
+// The messages of an age that is none, and of one too large, are the
+// filters' own: they name the dates ParseTime takes too.
+func TestParseTimeErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"soon", `parse time "soon": want an age like 36h, 7d or 1d12h, an RFC 3339 time, or a day like 2026-01-02`},
+		{"-7d", `parse time "-7d": want an age like 36h, 7d or 1d12h, an RFC 3339 time, or a day like 2026-01-02`},
+		{"100000000w", `parse time "100000000w": age too large`},
+		{" 99999999999d ", `parse time " 99999999999d ": age too large`},
+		{"  ", `parse time "  ": empty`},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Quote(tt.in), func(t *testing.T) {
+			_, err := ParseTime(tt.in, now)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("ParseTime(%q) = %v, want %q", tt.in, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseTime(t *testing.T) {
 	tests := []struct {
 		in      string
@@ -330,6 +350,10 @@ func TestParseTime(t *testing.T) {
 		{"1.5d", now.Add(-36 * time.Hour), false},
 		{"90m", now.Add(-90 * time.Minute), false},
 		{"0s", now, false},
+		{"0", now, false},
+		{"12h1d", now.Add(-36 * time.Hour), false},
+		{"1d0", now.Add(-24 * time.Hour), false},
+		{"500µs", now.Add(-500 * time.Microsecond), false},
 		{" 7d ", now.Add(-7 * 24 * time.Hour), false},
 		{"2026-01-02T15:04:05Z", time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC), false},
 		{"2026-01-02T15:04:05+02:00", time.Date(2026, 1, 2, 13, 4, 5, 0, time.UTC), false},

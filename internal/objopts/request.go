@@ -11,6 +11,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
@@ -145,11 +146,7 @@ func customerKey(algFlag, alg, keyFlag, ref string, lookup func(string) (string,
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%s %s: no such file", keyFlag, ref)
 			}
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err // the path is ref's
-			}
-			return nil, fmt.Errorf("%s %s: %v", keyFlag, ref, err)
+			return nil, fmt.Errorf("%s %s: %v", keyFlag, ref, store.PathCause(err)) // the path is ref's
 		}
 		raw = b
 	case strings.HasPrefix(ref, "env://"):

@@ -1,10 +1,8 @@
 package units
 
 import (
+	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -31,30 +29,123 @@ func (f *Age) Set(v string) error {
 // Type names the value in help.
 func (f *Age) Type() string { return "age" }
 
-// maxDays keeps days*24h within a time.Duration (about 292 years).
-const maxDays = 100_000
+// ErrAgeTooLarge is an age beyond what a time.Duration holds (about 292
+// years); errors.Is finds it in ParseAge's error.
+var ErrAgeTooLarge = errors.New("age too large")
 
-// ParseAge reads an age: a Go duration (90m, 24h), optionally led by a
-// number of days ("7d", "1d12h"), which time.ParseDuration lacks; never
-// negative.
+// An AgeError is a value ParseAge cannot read.
+type AgeError struct {
+	Input string
+	Err   error // ErrAgeTooLarge, or nil for a value that is no age
+}
+
+func (e *AgeError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%q: %v", e.Input, e.Err)
+	}
+	return fmt.Sprintf("%q: want an age such as 90m, 24h, 7d, 2w, 1.5d or 1d12h", e.Input)
+}
+
+func (e *AgeError) Unwrap() error { return e.Err }
+
+var ageUnits = map[string]uint64{
+	"ns": uint64(time.Nanosecond),
+	"us": uint64(time.Microsecond),
+	"µs": uint64(time.Microsecond), // U+00B5, as time.ParseDuration
+	"μs": uint64(time.Microsecond), // U+03BC
+	"ms": uint64(time.Millisecond),
+	"s":  uint64(time.Second),
+	"m":  uint64(time.Minute),
+	"h":  uint64(time.Hour),
+	"d":  uint64(24 * time.Hour),
+	"w":  uint64(7 * 24 * time.Hour),
+}
+
+// ParseAge reads an age: a sequence of numbers each with its unit, like a
+// Go duration (time.ParseDuration) with days and weeks added: 90m, 24h, 7d,
+// 2w, 1.5d, 1d12h; units ns, us (µs), ms, s, m, h, d (24 hours) and w (7
+// days), in any order, a number with a fraction or not. "0" alone, or after
+// the other parts, is zero. An age is never negative: there is no sign.
+// The sum is exact to the nanosecond as time.ParseDuration's is, and one
+// beyond a time.Duration is an error that wraps ErrAgeTooLarge.
 func ParseAge(s string) (time.Duration, error) {
-	bad := fmt.Errorf("%q: want an age such as 90m, 24h, 7d or 1d12h", s)
-	var d time.Duration
-	rest := s
-	if i := strings.IndexByte(s, 'd'); i >= 0 {
-		days, err := strconv.Atoi(s[:i])
-		if err != nil || days < 0 || days > maxDays || strings.HasPrefix(s, "+") {
+	bad := &AgeError{Input: s}
+	if s == "" {
+		return 0, bad
+	}
+	var total uint64
+	for rest := s; rest != ""; {
+		if rest == "0" {
+			break // a bare 0, as time.ParseDuration reads it
+		}
+		v, frac, scale, digits, after, tooLong := leadingNumber(rest)
+		if !digits {
 			return 0, bad
 		}
-		d = time.Duration(days) * 24 * time.Hour
-		rest = s[i+1:]
-	}
-	if rest != "" || d == 0 && s == "" {
-		r, err := time.ParseDuration(rest)
-		if err != nil || r < 0 || strings.HasPrefix(rest, "+") || d > math.MaxInt64-r {
+		i := 0
+		for i < len(after) && after[i] != '.' && (after[i] < '0' || after[i] > '9') {
+			i++
+		}
+		unit, ok := ageUnits[after[:i]]
+		if !ok {
 			return 0, bad
 		}
-		d += r
+		rest = after[i:]
+		if tooLong || v > (1<<63-1)/unit {
+			return 0, &AgeError{Input: s, Err: ErrAgeTooLarge}
+		}
+		v *= unit
+		if frac > 0 {
+			// As time.ParseDuration: float64 is nanosecond accurate for the
+			// fraction of one unit.
+			v += uint64(float64(frac) * (float64(unit) / scale))
+		}
+		if v > 1<<63-1-total {
+			return 0, &AgeError{Input: s, Err: ErrAgeTooLarge}
+		}
+		total += v
 	}
-	return d, nil
+	return time.Duration(total), nil
+}
+
+// leadingNumber reads [0-9]*(\.[0-9]*)? from the start of s: the whole part
+// v, the fraction frac/scale, whether there was any digit, and what follows.
+// tooLong is a whole part beyond 1<<63; digits of a fraction beyond what
+// counts are read and dropped.
+func leadingNumber(s string) (v, frac uint64, scale float64, digits bool, rest string, tooLong bool) {
+	scale = 1
+	i := 0
+	for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+		if v > 1<<63/10 {
+			tooLong = true
+			continue
+		}
+		v = v*10 + uint64(s[i]-'0')
+		if v > 1<<63 {
+			tooLong = true
+		}
+	}
+	digits = i > 0
+	if i < len(s) && s[i] == '.' {
+		i++
+		overflow := false
+		for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+			digits = true
+			if overflow {
+				continue
+			}
+			if frac > (1<<63-1)/10 {
+				overflow = true
+				continue
+			}
+			y := frac*10 + uint64(s[i]-'0')
+			if y > 1<<63 {
+				overflow = true
+				continue
+			}
+			frac = y
+			scale *= 10
+		}
+	}
+	return v, frac, scale, digits, s[i:], tooLong
 }

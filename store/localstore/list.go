@@ -144,7 +144,7 @@ func (w *walker) descend(dirKey string) (string, bool, error) {
 			if notFound(err) {
 				return "", false, nil
 			}
-			w.skip(dir, "unreadable: "+cause(err))
+			w.skip(dir, "unreadable: "+store.PathCause(err).Error())
 			return "", false, nil
 		}
 		e, ok := w.classify(dir, seg, fi.Mode().Type(), func() (fs.FileInfo, error) { return fi, nil })
@@ -172,7 +172,7 @@ func (w *walker) walk(dir, keyPrefix, base string, rollup, top bool) error {
 			return pathError("list", dir, err)
 		}
 		if !top && !notFound(err) { // a directory removed during the listing has no keys
-			w.unreadable(dir, "unreadable directory: "+cause(err))
+			w.unreadable(dir, "unreadable directory: "+store.PathCause(err).Error())
 		}
 		if len(entries) == 0 {
 			return nil
@@ -210,7 +210,7 @@ func (w *walker) walk(dir, keyPrefix, base string, rollup, top bool) error {
 		if fi == nil {
 			if fi, err = os.Lstat(p); err != nil {
 				if !notFound(err) { // a file removed during the listing is no key
-					w.unreadable(p, "unreadable: "+cause(err))
+					w.unreadable(p, "unreadable: "+store.PathCause(err).Error())
 				}
 				continue
 			}
@@ -311,7 +311,7 @@ func (w *walker) classify(p, name string, typ fs.FileMode, info func() (fs.FileI
 		case notFound(err):
 			return e, false
 		case err != nil:
-			e.skip = "unreadable: " + cause(err)
+			e.skip = "unreadable: " + store.PathCause(err).Error()
 		case w.onPath(fi): // a bind mount can loop without a symlink
 			e.skip = "directory loop: it is a directory above it"
 		}
@@ -331,7 +331,7 @@ func (w *walker) classify(p, name string, typ fs.FileMode, info func() (fs.FileI
 			}
 			e.skip = "broken symlink"
 		case err != nil:
-			e.skip = "symlink target unreadable: " + cause(err)
+			e.skip = "symlink target unreadable: " + store.PathCause(err).Error()
 		case fi.Mode().IsRegular():
 			e.info = fi
 		case fi.IsDir() && w.onPath(fi):
@@ -380,13 +380,4 @@ func (w *walker) skip(p, reason string) {
 	if !w.probe {
 		w.s.skip(p, reason)
 	}
-}
-
-// cause is err's message without the path an *fs.PathError repeats.
-func cause(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

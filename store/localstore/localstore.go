@@ -458,11 +458,7 @@ func (e *fsError) Unwrap() []error {
 // pathError wraps a filesystem error on p, mapping a missing file to
 // store.ErrNotFound and a refused permission to store.ErrAccessDenied.
 func pathError(op, p string, err error) error {
-	cause := err
-	if pe, ok := err.(*fs.PathError); ok && pe.Path == p {
-		cause = pe.Err
-	}
-	e := &fsError{op: op, path: p, err: cause}
+	e := &fsError{op: op, path: p, err: store.PathCause(err, p)}
 	switch {
 	case notFound(err):
 		e.kind = store.ErrNotFound
