@@ -116,7 +116,7 @@ var codes = map[string]Class{
 	"XAdminUserNotFound":                    Fatal, // versitygw: unknown access key (a 404)
 
 	// This object or request is wrong; others may be fine.
-	"AccessDenied":            Permanent, // see ClassifyBucket
+	"AccessDenied":            Permanent, // a policy may deny one key and allow the rest
 	"Forbidden":               Permanent, // 403 on HEAD, which has no body to name the cause
 	"NoSuchKey":               Permanent,
 	"NotFound":                Permanent,
@@ -192,53 +192,6 @@ func Classify(err error) Class {
 	// What we do not understand we do not retry: a retried bug only fails
 	// more slowly.
 	return Permanent
-}
-
-// ClassifyBucket classifies err from a request that acts on a whole bucket
-// (listing, listing uploads, creating or removing it). It differs from
-// Classify in one way: access denied there is Fatal, because no object of
-// the bucket can be reached.
-func ClassifyBucket(err error) Class {
-	c := Classify(err)
-	if c == Permanent && accessDenied(err) {
-		return Fatal
-	}
-	return c
-}
-
-// RestartTask reports whether err means the object, not the request, failed
-// in a way that starting the task again can fix: the source changed under a
-// conditional read or copy, a multipart upload vanished, or the bytes did
-// not match their checksum.
-func RestartTask(err error) bool {
-	if errors.Is(err, store.ErrPreconditionFailed) ||
-		errors.Is(err, store.ErrNoSuchUpload) ||
-		errors.Is(err, store.ErrChecksumMismatch) {
-		return true
-	}
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		switch apiErr.ErrorCode() {
-		case "PreconditionFailed", "NoSuchUpload", "InvalidPart":
-			return true
-		}
-	}
-	return false
-}
-
-func accessDenied(err error) bool {
-	if errors.Is(err, store.ErrAccessDenied) || errors.Is(err, os.ErrPermission) {
-		return true
-	}
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		switch apiErr.ErrorCode() {
-		case "AccessDenied", "Forbidden":
-			return true
-		}
-	}
-	var status interface{ HTTPStatusCode() int }
-	return errors.As(err, &status) && status.HTTPStatusCode() == 403
 }
 
 func classifyStatus(code int) Class {

@@ -123,53 +123,6 @@ type retryableErr struct{}
 func (retryableErr) Error() string        { return "retry me" }
 func (retryableErr) RetryableError() bool { return true }
 
-func TestClassifyBucket(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want Class
-	}{
-		{"AccessDenied on a listing is fatal", apiErr("ListObjectsV2", 403, "AccessDenied"), Fatal},
-		{"a bare 403 on a bucket is fatal", apiErr("HeadBucket", 403, ""), Fatal},
-		{"store access denied on a bucket is fatal", fmt.Errorf("list: %w", store.ErrAccessDenied), Fatal},
-		{"a denied local root is fatal", &os.PathError{Op: "open", Path: "d", Err: syscall.EACCES}, Fatal},
-		{"SlowDown on a listing is still throttled", apiErr("ListObjectsV2", 503, "SlowDown"), Throttled},
-		{"InternalError on a listing is still retryable", apiErr("ListObjectsV2", 500, "InternalError"), Retryable},
-		{"an invalid argument on a listing stays permanent", apiErr("ListObjectsV2", 400, "InvalidArgument"), Permanent},
-		{"nil is none", nil, None},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ClassifyBucket(tt.err); got != tt.want {
-				t.Errorf("ClassifyBucket(%v) = %v, want %v", tt.err, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestRestartTask(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"a changed source restarts the task", fmt.Errorf("copy: %w", store.ErrPreconditionFailed), true},
-		{"a PreconditionFailed code restarts the task", apiErr("UploadPartCopy", 412, "PreconditionFailed"), true},
-		{"a vanished upload restarts the task", apiErr("UploadPart", 404, "NoSuchUpload"), true},
-		{"a checksum mismatch restarts the task", fmt.Errorf("get: %w", store.ErrChecksumMismatch), true},
-		{"a missing key does not", apiErr("GetObject", 404, "NoSuchKey"), false},
-		{"throttling does not", apiErr("GetObject", 503, "SlowDown"), false},
-		{"nil does not", nil, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := RestartTask(tt.err); got != tt.want {
-				t.Errorf("RestartTask(%v) = %v, want %v", tt.err, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestClassString(t *testing.T) {
 	for c, want := range map[Class]string{None: "none", Retryable: "retryable", Throttled: "throttled", Permanent: "permanent", Fatal: "fatal", Class(99): "unknown"} {
 		if got := c.String(); got != want {

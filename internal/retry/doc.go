@@ -13,17 +13,16 @@
 //   - Throttled: retry after a longer Delay, and shrink the run's concurrency
 //     (the AIMD limiter); the server asked us to slow down.
 //   - Permanent: this object (or part) failed; record the failure and carry on
-//     with the rest of the run. RestartTask tells whether restarting the
-//     whole task (not the request) can help.
+//     with the rest of the run.
 //   - Fatal: every other request would fail the same way (bad credentials,
 //     missing bucket, wrong region, full disk, cancelled run); stop the run.
 //
 // Access denied is the one error whose scope the error itself cannot tell: a
 // policy may deny one key and allow the rest. Classify treats it as Permanent
-// (a per-object failure); ClassifyBucket, meant for requests that act on the
-// bucket as a whole (listing, listing uploads, creating or removing the
-// bucket), treats it as Fatal. An engine that sees only per-object denials may
-// still choose to stop after many in a row; that policy is the engine's.
+// (a per-object failure). A denied request on the bucket as a whole (a
+// listing) ends the run all the same, as every listing error does; and an
+// engine that sees only per-object denials may still choose to stop after
+// many in a row: that policy is the engine's.
 //
 // Before acting on Retryable or Throttled, a caller checks its own context:
 // a request that timed out because the whole run was cancelled classifies as

@@ -23,8 +23,8 @@ func TestCredentials(t *testing.T) {
 		if !errors.Is(err, store.ErrInvalidCredentials) {
 			t.Fatalf("list with a wrong secret: %v; want store.ErrInvalidCredentials", err)
 		}
-		if got := retry.ClassifyBucket(err); got != retry.Fatal {
-			t.Errorf("retry.ClassifyBucket = %v; want fatal", got)
+		if got := retry.Classify(err); got != retry.Fatal {
+			t.Errorf("retry.Classify = %v; want fatal", got)
 		}
 	})
 
