@@ -1,6 +1,7 @@
 package journal_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -53,4 +54,43 @@ func Example() {
 	// Output:
 	// skip logs/a
 	// copy logs/b
+}
+
+// Load reads a journal without taking it: a report of a job can look at
+// it while the job runs and holds it open.
+func ExampleLoad() {
+	dir, err := os.MkdirTemp("", "journal-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "job.journal")
+	job := journal.Fingerprint("cp", "s3://src/logs/", "s3://dst/logs/", "recursive")
+
+	w, err := journal.Open(path, job)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Done(store.Object{Key: "logs/a", Size: 3, ETag: "e1"}, "logs/a"); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Failed(store.Object{Key: "logs/b", Size: 5, ETag: "e2"}, "logs/b", errors.New("access denied")); err != nil {
+		log.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		log.Fatal(err)
+	}
+
+	// The job still holds the journal: Open would fail with ErrLocked
+	// (where the system has file locks); Load only reads it.
+	st, err := journal.Load(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("same job:", st.Fingerprint() == job)
+	fmt.Printf("%+v\n", st.Stats())
+	// Output:
+	// same job: true
+	// {Records:2 Done:1 Failed:1 Uploads:0}
 }

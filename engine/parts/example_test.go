@@ -26,3 +26,19 @@ func ExampleNewLayout_raised() {
 	fmt.Printf("%d parts of %d MiB\n", l.Count, l.PartSize>>20)
 	// Output: 9987 parts of 525 MiB
 }
+
+func ExamplePlan() {
+	// The parts of a 12 MiB upload in 5 MiB parts, as a slice: what a
+	// CompleteMultipartUpload lists. NewLayout hands them out one at a time.
+	ps, err := parts.Plan(12<<20, parts.MinPartSize)
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range ps {
+		fmt.Printf("part %d: bytes=%d-%d\n", p.Number, p.Offset, p.Last())
+	}
+	// Output:
+	// part 1: bytes=0-5242879
+	// part 2: bytes=5242880-10485759
+	// part 3: bytes=10485760-12582911
+}
