@@ -3,6 +3,7 @@ package s3store
 import (
 	"bytes"
 	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -101,6 +102,63 @@ func TestEndpointAndRegionFromEnvironment(t *testing.T) {
 			t.Errorf("Region() = %q; want eu-west-3", c.Region())
 		}
 	})
+}
+
+// The debug line of a request names the status the server answered: a
+// ranged GET's 206, a whole one's 200, sent raw or through the SDK alike.
+func TestDebugLogNamesTheStatusAnswered(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.Ranges)
+	bucket := srv.NewBucket(t)
+	for _, tt := range []struct {
+		name string
+		raw  bool
+	}{
+		{"a raw request", true},
+		{"a request through the SDK", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			c := newTestClient(t, srv, func(cfg *Config) { cfg.Logger = logger; cfg.DisableRawRequests = !tt.raw })
+			if (c.raw != nil) != tt.raw {
+				t.Fatalf("raw requests: %t, want %t", c.raw != nil, tt.raw)
+			}
+			s := c.Bucket(bucket)
+			mustPut(t, s, "ranged", []byte("0123456789"), store.Metadata{})
+			for _, r := range []struct {
+				off, length int64
+				want        string
+			}{
+				{2, 3, "234"},
+				{0, -1, "0123456789"},
+			} {
+				buf.Reset()
+				rc, err := s.Get(t.Context(), "ranged", r.off, r.length, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, err := io.ReadAll(rc)
+				rc.Close()
+				if err != nil || string(body) != r.want {
+					t.Fatalf("get [%d, +%d): %q, %v; want %q", r.off, r.length, body, err, r.want)
+				}
+				want := "status=200"
+				if r.length > 0 {
+					want = "status=206"
+				}
+				var lines []string
+				for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+					if strings.Contains(l, `msg="s3 request"`) && strings.Contains(l, "op=GetObject") {
+						lines = append(lines, l)
+					}
+				}
+				if len(lines) != 1 || !strings.Contains(lines[0], want) {
+					t.Errorf("get [%d, +%d) logged %q; want one GetObject line with %s", r.off, r.length, lines, want)
+				}
+			}
+		})
+	}
 }
 
 func TestDebugLogNeverShowsSecrets(t *testing.T) {

@@ -83,16 +83,20 @@ func (r *rawClient) copy(ctx context.Context, dst *Store, src store.CopySource, 
 // one debug line per attempt. It returns how many attempts were made and
 // the last error, unwrapped (ctx's error when ctx ended).
 func (r *rawClient) attempt(ctx context.Context, op, bucket, key string, send func(context.Context) error) (int, error) {
-	// stallTransport reads the operation's name from the context.
+	// stallTransport reads the operation's name from the context, and do
+	// the answer's status to log (a ranged GET's 206).
 	ctx = middleware.WithOperationName(ctx, op)
+	var status int
+	ctx = context.WithValue(ctx, statusKey{}, &status)
 	for attempt := 1; ; attempt++ {
 		if r.cfg.OnRequest != nil {
 			r.cfg.OnRequest(op)
 		}
 		start := time.Now()
+		status = 0
 		err := send(ctx)
 		if err == nil {
-			r.log(ctx, op, bucket, key, 200, time.Since(start), nil, retry.None)
+			r.log(ctx, op, bucket, key, status, time.Since(start), nil, retry.None)
 			return attempt, nil
 		}
 		class := retry.Classify(err)
@@ -153,7 +157,12 @@ func (r *rawClient) sign(ctx context.Context, req *http.Request, dst *Store, pay
 	return r.signer.SignHTTP(ctx, creds, req, payloadHash, "s3", dst.region(), time.Now().UTC())
 }
 
-// do sends req; a transport error comes back with its typed cause.
+// statusKey holds, in the context of an attempt's request, where do
+// records the status the server answered.
+type statusKey struct{}
+
+// do sends req; a transport error comes back with its typed cause. The
+// answer's status goes where attempt's context asks.
 func (r *rawClient) do(req *http.Request) (*http.Response, error) {
 	resp, err := r.http.Do(req)
 	if err != nil {
@@ -162,6 +171,9 @@ func (r *rawClient) do(req *http.Request) (*http.Response, error) {
 			return nil, ue.Err // keep the typed cause (stall, reset, timeout) for the classifier
 		}
 		return nil, err
+	}
+	if p, ok := req.Context().Value(statusKey{}).(*int); ok {
+		*p = resp.StatusCode
 	}
 	return resp, nil
 }
