@@ -25,7 +25,11 @@ S3RVER_VERSION=3.7.1
 # SeaweedFS tags are not Go module versions; this pseudo-version is the
 # commit of its 4.53 release line that was tested.
 SEAWEEDFS_MODULE_VERSION=v0.0.0-20261109003541-7506e5f91cd6
-PACKAGES=(./engine ./internal/batchops/... ./internal/bench ./internal/cli ./internal/faultproxy ./store/s3store)
+# compattest runs each case through s3bulk, s5cmd and the AWS CLI on the
+# server: live peers (aws on PATH, S3BULK_COMPAT_S5CMD or a cached s5cmd)
+# are also held to their results recorded on versitygw, so a server that
+# answers them differently shows there.
+PACKAGES=(./engine ./internal/batchops/... ./internal/bench ./internal/cli ./internal/compattest ./internal/faultproxy ./store/s3store)
 if [ -n "${TEST_PACKAGES:-}" ]; then read -ra PACKAGES <<<"$TEST_PACKAGES"; fi
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/s3bulk/test-servers"
 REGION=us-east-1
