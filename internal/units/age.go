@@ -33,20 +33,20 @@ func (f *Age) Type() string { return "age" }
 // years); errors.Is finds it in ParseAge's error.
 var ErrAgeTooLarge = errors.New("age too large")
 
-// An AgeError is a value ParseAge cannot read.
-type AgeError struct {
-	Input string
-	Err   error // ErrAgeTooLarge, or nil for a value that is no age
+// ageError is a value ParseAge cannot read.
+type ageError struct {
+	input string
+	err   error // ErrAgeTooLarge, or nil for a value that is no age
 }
 
-func (e *AgeError) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%q: %v", e.Input, e.Err)
+func (e *ageError) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("%q: %v", e.input, e.err)
 	}
-	return fmt.Sprintf("%q: want an age such as 90m, 24h, 7d, 2w, 1.5d or 1d12h", e.Input)
+	return fmt.Sprintf("%q: want an age such as 90m, 24h, 7d, 2w, 1.5d or 1d12h", e.input)
 }
 
-func (e *AgeError) Unwrap() error { return e.Err }
+func (e *ageError) Unwrap() error { return e.err }
 
 var ageUnits = map[string]uint64{
 	"ns": uint64(time.Nanosecond),
@@ -69,7 +69,7 @@ var ageUnits = map[string]uint64{
 // The sum is exact to the nanosecond as time.ParseDuration's is, and one
 // beyond a time.Duration is an error that wraps ErrAgeTooLarge.
 func ParseAge(s string) (time.Duration, error) {
-	bad := &AgeError{Input: s}
+	bad := &ageError{input: s}
 	if s == "" {
 		return 0, bad
 	}
@@ -92,7 +92,7 @@ func ParseAge(s string) (time.Duration, error) {
 		}
 		rest = after[i:]
 		if tooLong || v > (1<<63-1)/unit {
-			return 0, &AgeError{Input: s, Err: ErrAgeTooLarge}
+			return 0, &ageError{input: s, err: ErrAgeTooLarge}
 		}
 		v *= unit
 		if frac > 0 {
@@ -101,7 +101,7 @@ func ParseAge(s string) (time.Duration, error) {
 			v += uint64(float64(frac) * (float64(unit) / scale))
 		}
 		if v > 1<<63-1-total {
-			return 0, &AgeError{Input: s, Err: ErrAgeTooLarge}
+			return 0, &ageError{input: s, err: ErrAgeTooLarge}
 		}
 		total += v
 	}
