@@ -17,8 +17,10 @@ import (
 //     once two windows rose by at least SearchGrowGain over the best so
 //     far with latency within SearchLatencyRise of the latency at the best
 //     limit (most requests slower says the server, or this machine, is
-//     saturated); two windows that did not settle it on the limit that
-//     gave the best rate, whichever two come first.
+//     saturated), or at once after one window that rose by SearchJumpGain;
+//     two windows that did not settle it on the limit that gave the best
+//     rate, whichever two come first: the new one when its windows
+//     averaged SearchGain over the best, else the one before.
 //   - settled: after SearchProbeFirst windows, then after twice as many
 //     each time up to SearchProbeEvery, it tries a quarter more; two
 //     windows with a gain of SearchGain over the upper quartile of the settled
