@@ -24,7 +24,8 @@
 #
 # Environment: BASE (default d57bf33), DELAY (default 130ms), ROUNDS for
 # the local runs (default 3), REPEAT for the copy, upload and throttle runs (default
-# 1; each round runs every tool once, side by side). Prints one line per run: name, seconds, items
+# 1; each round runs every tool once, side by side; in copy, throttle and
+# local, new and base go first in turn). Prints one line per run: name, seconds, items
 # per second, peak RSS in MiB, client CPU seconds, and the fixture's CPU
 # seconds during the run (fx, where it applies). The fixture answers
 # every request after DELAY and stores nothing; it runs as its own process
@@ -63,14 +64,20 @@ measure() {
 }
 q=(--no-progress --quiet)
 
+# pair ROUND: new and base, in the order of round ROUND: the first of two
+# runs side by side is not always the same build (on a busy machine, which
+# of two runs a minute goes first moved a median by up to a tenth).
+pair() { if [ $(($1 % 2)) = 1 ]; then echo new base; else echo base new; fi; }
+
 for part in "${parts[@]}"; do
   case $part in
   copy)
     start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
     fixture=$child
-    for _ in $(seq "$repeat"); do
-      measure copy-new 20000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
-      measure copy-base 20000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    for i in $(seq "$repeat"); do
+      for tool in $(pair "$i"); do
+        measure "copy-$tool" 20000 "$work/$tool" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+      done
       if [ -x "$s5cmd" ]; then
         measure copy-s5cmd 20000 "$s5cmd" --endpoint-url "$endpoint" cp 's3://src/*' s3://dst/
       fi
@@ -94,9 +101,10 @@ for part in "${parts[@]}"; do
   throttle)
     start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
     fixture=$child
-    for _ in $(seq "$repeat"); do
-      measure throttle-new 100000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
-      measure throttle-base 100000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+    for i in $(seq "$repeat"); do
+      for tool in $(pair "$i"); do
+        measure "throttle-$tool" 100000 "$work/$tool" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+      done
     done
     stop
     ;;
@@ -134,7 +142,7 @@ for part in "${parts[@]}"; do
         ep=$endpoint
       fi
       for i in $(seq "$rounds"); do
-        for tool in new base; do
+        for tool in $(pair "$i"); do
           "$work/new" --endpoint-url "$server" "${q[@]}" rm --recursive s3://dst/ >/dev/null 2>&1 || true
           measure "local-$lat-$tool" 5000 "$work/$tool" --endpoint-url "$ep" "${q[@]}" cp --recursive s3://src/ s3://dst/
           n=$("$work/new" --endpoint-url "$server" ls --recursive s3://dst/ | wc -l)

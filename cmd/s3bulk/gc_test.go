@@ -6,27 +6,36 @@ import (
 	"testing"
 )
 
-func TestGCPercentBoundsTheHeadroom(t *testing.T) {
+func TestGCPercentScalesWithWhatIsScanned(t *testing.T) {
+	const mib = 1 << 20
 	for _, tt := range []struct {
-		live uint64
+		name string
+		h    heapStats
 		want int
 	}{
-		{0, gcMaxPercent},
-		{4 << 20, gcMaxPercent},   // a small heap: GOGC 400 as before
-		{16 << 20, gcMaxPercent},  // a quarter of the headroom: still 400
-		{32 << 20, 200},           // 64 MiB more
-		{100 << 20, 64},           // 100 KiB bodies in flight: 64 MiB more
-		{128 << 20, gcMinPercent}, // half of itself
-		{1 << 30, gcMinPercent},   // never collected continuously
+		{"nothing yet", heapStats{}, gcMaxPercent},
+		{"a small heap: GOGC 400 as before", heapStats{live: 4 * mib, scan: 4 * mib, roots: 1 * mib}, gcMaxPercent},
+		{"a fifth of the headroom: still 400", heapStats{live: 12 * mib, scan: 8 * mib, roots: 2 * mib}, gcMaxPercent},
+		// Server-side copies in flight: requests, connections and their
+		// goroutines' stacks, all scanned. 64 MiB more would be GOGC 152.
+		{"1,000 copies in flight: GOGC 400 as before", heapStats{live: 30 * mib, scan: 40 * mib, roots: 12 * mib}, gcMaxPercent},
+		{"4,000 copies in flight: 192 MiB more", heapStats{live: 60 * mib, scan: 90 * mib, roots: 30 * mib}, 213},
+		// Bodies are not scanned: they get the 64 MiB, not five times themselves.
+		{"100 KiB bodies in flight: 64 MiB more", heapStats{live: 100 * mib, scan: 25 * mib, roots: 8 * mib}, 59},
+		{"more bodies: half of itself", heapStats{live: 128 * mib, scan: 20 * mib, roots: 8 * mib}, gcMinPercent},
+		{"never collected continuously", heapStats{live: 1 << 30, scan: 1 << 30, roots: 8 * mib}, gcMinPercent},
 	} {
-		if got := gcPercent(tt.live); got != tt.want {
-			t.Errorf("gcPercent(%d MiB) = %d, want %d", tt.live>>20, got, tt.want)
+		if got := gcPercent(tt.h); got != tt.want {
+			t.Errorf("%s: gcPercent(%d MiB live, %d scanned, %d roots) = %d, want %d",
+				tt.name, tt.h.live/mib, tt.h.scan/mib, tt.h.roots/mib, got, tt.want)
 		}
 	}
 }
 
 // TestTuneGCRetunesAfterEachCollection holds a live heap of a known size
-// across collections: the percentage set after them is the one for it.
+// and kind across collections: the percentage set after them is the one
+// for it. Bytes are not scanned and get the bounded headroom; as many
+// bytes of pointers get five times themselves.
 func TestTuneGCRetunesAfterEachCollection(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	tuned := make(chan int, 16)
@@ -37,20 +46,35 @@ func TestTuneGCRetunesAfterEachCollection(t *testing.T) {
 		}
 	})
 	<-tuned // set at once, before any collection
-	live := make([]byte, 48<<20)
-	for i := range live {
-		live[i] = byte(i)
+	settle := func() int {
+		got := 0
+		for range 3 {
+			runtime.GC()
+			got = <-tuned
+		}
+		return got
 	}
-	want := gcPercent(48 << 20)
-	got := 0
-	for range 3 {
-		runtime.GC()
-		got = <-tuned
+
+	bodies := make([]byte, 48<<20)
+	for i := range bodies {
+		bodies[i] = byte(i)
 	}
-	runtime.KeepAlive(live)
-	// The test binary's own heap adds a little to the 48 MiB.
+	want := gcPercent(heapStats{live: 48 << 20})
+	got := settle()
+	runtime.KeepAlive(bodies)
+	bodies = nil
+	// The test binary's own heap and stacks add a little to the 48 MiB.
 	if got > want || got < want-10 {
-		t.Errorf("after collections with 48 MiB live, GOGC %d; want about %d", got, want)
+		t.Errorf("after collections with 48 MiB of bytes live, GOGC %d; want about %d", got, want)
+	}
+
+	pointers := make([]*int, 6<<20) // 48 MiB, all of it scanned
+	want = gcPercent(heapStats{live: 48 << 20, scan: 48 << 20})
+	got = settle()
+	runtime.KeepAlive(pointers)
+	// The test binary's own heap and stacks count here too.
+	if want != gcMaxPercent || got < want-want/10 {
+		t.Errorf("after collections with 48 MiB of pointers live, GOGC %d; want about %d", got, want)
 	}
 	if cur := debug.SetGCPercent(got); cur != got {
 		t.Errorf("GOGC is %d, the tuner said it set %d", cur, got)

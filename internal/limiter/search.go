@@ -17,8 +17,10 @@ import (
 //     once two windows rose by at least SearchGrowGain over the best so
 //     far with latency within SearchLatencyRise of the latency at the best
 //     limit (most requests slower says the server, or this machine, is
-//     saturated); two windows that did not settle it on the limit that
-//     gave the best rate, whichever two come first.
+//     saturated), or at once after one window that rose by SearchJumpGain;
+//     two windows that did not settle it on the limit that gave the best
+//     rate, whichever two come first: the new one when its windows
+//     averaged SearchGain over the best, else the one before.
 //   - settled: after SearchProbeFirst windows, then after twice as many
 //     each time up to SearchProbeEvery, it tries a quarter more; two
 //     windows with a gain of SearchGain over the upper quartile of the settled
@@ -40,6 +42,9 @@ const (
 	// windows in a row, for the search to double again: a network-bound
 	// doubling brings twice the rate, a saturated one nothing.
 	SearchGrowGain = 1.25
+	// SearchJumpGain is the rise in rate that doubles the limit again
+	// after one window: most of the twice a network-bound doubling brings.
+	SearchJumpGain = 1.6
 	// SearchGain is the rise in rate a probe (a quarter more) must bring,
 	// in two windows in a row, to be kept.
 	SearchGain = 1.10
@@ -110,6 +115,7 @@ type search struct {
 	// not: growing (or keeping a probe) takes two wins, settling two
 	// losses, whichever comes first.
 	wins, losses int
+	sum          float64 // of the rates of those windows, while growing
 }
 
 // NewSearching returns a limiter whose limit starts at start and is found by
@@ -214,6 +220,13 @@ func (l *Limiter) judge() {
 				if s.baseOne = !s.baseOne; !s.baseOne {
 					next = 2 * limit
 				}
+			case rate >= s.best*SearchJumpGain && !risen:
+				// Most of what the doubling could bring, in one
+				// window: no burst fakes that, since the rate is held
+				// to limit / mean latency above. Waiting for a second
+				// window would cost a round trip at every doubling.
+				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
+				next = 2 * limit
 			case rate >= s.best*SearchGrowGain && !risen:
 				// Twice, so that one lucky window on a busy machine
 				// does not double the limit; the better of the two is
@@ -225,10 +238,18 @@ func (l *Limiter) judge() {
 				} else {
 					s.winRate = rate
 				}
+				s.sum += rate
 			default:
 				// Twice too, before two wins: one unlucky window (a
 				// stall of this process) does not end the growth.
+				s.sum += rate
 				if s.losses++; s.losses >= 2 {
+					// It settles on the limit that gave the better
+					// rate: this one when its windows, on average,
+					// beat the best by what a probe must bring.
+					if avg := s.sum / float64(s.wins+s.losses); avg >= s.best*SearchGain {
+						s.best, s.bestLimit, s.baseLatency = avg, limit, mean
+					}
 					next = s.bestLimit
 					s.phase, s.settled = phaseSettled, 0
 				}
@@ -286,7 +307,7 @@ func (l *Limiter) judge() {
 	next = min(max(next, l.floor), l.ceiling)
 	s.warmup, s.decreased = next != limit, next < limit
 	if s.warmup {
-		s.wins, s.losses = 0, 0
+		s.wins, s.losses, s.sum = 0, 0, 0
 		l.limit.Store(int64(next))
 		l.grant()
 	}
