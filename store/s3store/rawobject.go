@@ -174,15 +174,14 @@ func (s *Store) rawPut(size int64) bool {
 }
 
 // putAt writes key from the size bytes of body at off with one PutObject.
-// They are read once into a buffer of the client's sendPool, hashed there for the
-// CRC32 and sent from there; the buffer goes back to the pool as soon as
-// the transport is done with the request body, not when the answer
-// arrives, so the buffers held are those of bodies being sent, not of
-// every request in flight. A retry reads the bytes again and sends them
-// only if they have the same CRC32: a body that changed fails. When the
-// pool is at its bound, the bytes are read twice, once for the CRC32 and
-// once by every attempt to send them (should they change in between, the
-// server's check of the CRC fails the upload).
+// They are read once, with one ReadAt, into a buffer of the client's
+// sendPool, hashed there for the CRC32 and sent from there; the buffer
+// goes back to the pool as soon as the transport is done with the request
+// body, not when the answer arrives. A retry reads the bytes again and
+// sends them only if they have the same CRC32: a body that changed fails.
+// When the pool is at its bound, the bytes are read twice, once for the
+// CRC32 and once by every attempt to send them (should they change in
+// between, the server's check of the CRC fails the upload).
 //
 // A body that can tell (store.ChangeChecker: a local file) is asked,
 // after the bytes are read, whether its source changed meanwhile.
@@ -334,10 +333,12 @@ func (m *memBody) Close() error {
 	return nil
 }
 
-// sendPoolBytes bounds the bytes of the buffers a client's putAt bodies
-// are being sent from, at once. Bodies are sent in well under a millisecond on a
-// LAN, so the bound is reached only when many bodies go out slowly at
-// once; putAt then reads them twice instead of holding them.
+// sendPoolBytes bounds the bytes of the buffers that a client's putAt
+// bodies are being sent from, at once. A body is held until the server
+// has taken all of it in, which takes a round trip or more when the
+// server reads it only once it answers: with many uploads in flight the
+// bound is reached, and putAt then reads the bodies past it twice
+// instead of holding them.
 const sendPoolBytes = 64 << 20
 
 // minSendBuffer is the smallest buffer of a sendPool. Above it buffers

@@ -233,7 +233,8 @@ func (b *recvBody) Close() error {
 // copyConn is a connection whose ReadFrom, which net/http sends request
 // bodies through, copies with a pooled buffer: the connection's own would
 // allocate 32 KiB per request body, most of a small-object stream's
-// garbage. Bodies from files keep the connection's own (sendfile).
+// garbage. Bodies from files keep the connection's own (sendfile), and
+// bodies in memory (memBody) are written as they lie (writeMem).
 type copyConn struct{ net.Conn }
 
 func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
