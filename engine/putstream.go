@@ -194,7 +194,7 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		}
 		defer bufs.put(buf)
 		err := e.do(ctx, func(ctx context.Context) error {
-			return dst.Put(ctx, key, bytes.NewReader(buf), int64(len(buf)), meta)
+			return dst.Put(ctx, key, store.NewBytesReader(buf), int64(len(buf)), meta)
 		})
 		return int64(len(buf)), 0, err
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -91,7 +90,7 @@ func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err 
 	}
 	meta = e.withMetadata(meta, t.DstKey)
 	err = e.do(ctx, func(ctx context.Context) error {
-		return dst.Put(ctx, t.DstKey, bytes.NewReader(buf), t.Size, meta)
+		return dst.Put(ctx, t.DstKey, store.NewBytesReader(buf), t.Size, meta)
 	})
 	return unverified && err == nil, err
 }

@@ -239,6 +239,15 @@ func Unverified(body io.Reader) bool {
 	return ok && c.Unverified()
 }
 
+// ChangeChecker is implemented by bodies whose source can change while it
+// is read (a local file): a reader of one that did not read it to the end
+// through Read, which checks by itself, asks before it uses the bytes.
+type ChangeChecker interface {
+	// CheckUnchanged returns an error wrapping ErrPreconditionFailed when
+	// the source has changed since the body was opened.
+	CheckUnchanged() error
+}
+
 // MetadataReader is implemented by stores whose reads return an object's
 // metadata with its bytes, as S3's GetObject does: a copy through the
 // client then costs one request to read, not a Head and a read.

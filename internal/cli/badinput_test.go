@@ -380,6 +380,95 @@ func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
 	}
 }
 
+// rewritingStore is a local source whose file rewrite is rewritten in
+// place, same size, while an upload reads it: after the first half of the
+// bytes of the first read, as when another program saves the file during
+// a run. The files, their reader and its checks are real.
+type rewritingStore struct {
+	*localstore.Store
+	rewrite string
+}
+
+// fileBody is what a local store's Get returns.
+type fileBody interface {
+	io.ReadSeekCloser
+	io.ReaderAt
+	store.ChangeChecker
+}
+
+func (s rewritingStore) Get(ctx context.Context, key string, off, length int64, ifMatch string) (io.ReadCloser, error) {
+	rc, err := s.Store.Get(ctx, key, off, length, ifMatch)
+	if err != nil || key != s.rewrite {
+		return rc, err
+	}
+	return &rewritingReader{fileBody: rc.(fileBody), path: filepath.Join(s.Root(), filepath.FromSlash(key))}, nil
+}
+
+type rewritingReader struct {
+	fileBody
+	path string
+	done bool
+}
+
+func (r *rewritingReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.done || len(p) < 2 {
+		return r.fileBody.ReadAt(p, off)
+	}
+	r.done = true
+	n, err := r.fileBody.ReadAt(p[:len(p)/2], off)
+	if err != nil {
+		return n, err
+	}
+	fi, err := os.Stat(r.path)
+	if err == nil {
+		err = os.WriteFile(r.path, bytes.Repeat([]byte("B"), int(fi.Size())), 0o644)
+	}
+	if err == nil {
+		// As the write itself does, unless it falls in the same tick of
+		// the file system's clock.
+		err = os.Chtimes(r.path, fi.ModTime(), fi.ModTime().Add(time.Second))
+	}
+	if err != nil {
+		return n, err
+	}
+	m, err := r.fileBody.ReadAt(p[n:], off+int64(n))
+	return n + m, err
+}
+
+func TestLocalSourceRewrittenWhileUploadedFailsThatFileOnly(t *testing.T) {
+	t.Parallel()
+	srv, bucket := newBucket(t, s3test.Checksums)
+	dir := t.TempDir()
+	testfs.Write(t, dir, map[string]string{"a.txt": "a", "saved.txt": strings.Repeat("A", 64<<10)})
+	st, err := localstore.New(dir, localstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Uploads with the CRC32 they carry by default (engineClient's
+	// clients send none).
+	c, err := s3store.NewClient(t.Context(), s3store.Config{EndpointURL: srv.Endpoint, Region: srv.Region,
+		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, failed := collect(t, engine.Job{
+		Src:       engine.Endpoint{Store: rewritingStore{Store: st, rewrite: "saved.txt"}, Loc: s3url.Location{Local: true}},
+		Dst:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
+		Recursive: true,
+	}, engine.Options{})
+	if sum.Objects != 1 || sum.Failed != 1 {
+		t.Errorf("%d done, %d failed; want 1, 1", sum.Objects, sum.Failed)
+	}
+	p := filepath.Join(dir, "saved.txt")
+	if err := failed[p]; err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "changed while it was read") {
+		t.Errorf("saved.txt: error %v; want one naming it and that it changed while it was read", err)
+	}
+	// Nothing of half one version, half the other.
+	if diff := cmp.Diff(map[string]string{"a.txt": "a"}, bucketContents(t, srv, bucket, "")); diff != "" {
+		t.Errorf("bucket (-want +got):\n%s", diff)
+	}
+}
+
 // fullDisk is a local destination whose disk fills after room bytes: writes
 // beyond fail with ENOSPC. The failure is made up; the temp files, renames
 // and clean-up around it are localstore's own.

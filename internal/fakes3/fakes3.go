@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"net/http"
@@ -388,7 +389,9 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 		body = &chunkedReader{r: bufio.NewReader(r.Body)}
 	}
 	sum, crc := md5.New(), crc32.NewIEEE()
-	n, err := io.Copy(io.MultiWriter(sum, crc), body)
+	buf := readBuffers.Get().(*[readBuffer]byte)
+	n, err := hashBody(body, buf[:], sum, crc)
+	readBuffers.Put(buf)
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, "IncompleteBody", "read body: "+err.Error())
 		return
@@ -402,7 +405,8 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set(k, v)
 		}
 	}
-	if m := r.Header.Get("Content-MD5"); m != "" && m != base64.StdEncoding.EncodeToString(sum.Sum(nil)) {
+	digest := sum.Sum(nil)
+	if m := r.Header.Get("Content-MD5"); m != "" && m != base64.StdEncoding.EncodeToString(digest) {
 		writeError(w, r, http.StatusBadRequest, "BadDigest", "The Content-MD5 you specified did not match what we received.")
 		return
 	}
@@ -413,8 +417,34 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("x-amz-checksum-crc32", c)
 	}
-	w.Header().Set("ETag", `"`+hex.EncodeToString(sum.Sum(nil))+`"`)
+	w.Header().Set("ETag", `"`+hex.EncodeToString(digest)+`"`)
 	w.WriteHeader(http.StatusOK)
+}
+
+// readBuffer is the size of put's reads: a body of up to that much that
+// has arrived whole is read with one system call.
+const readBuffer = 128 << 10
+
+// readBuffers are put's, reused: a buffer per request would be most of the
+// fixture's garbage.
+var readBuffers = sync.Pool{New: func() any { return new([readBuffer]byte) }}
+
+// hashBody reads body to its end through buf into both hashes and returns
+// its length.
+func hashBody(body io.Reader, buf []byte, sum, crc hash.Hash) (int64, error) {
+	var n int64
+	for {
+		k, err := body.Read(buf)
+		sum.Write(buf[:k])
+		crc.Write(buf[:k])
+		n += int64(k)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 // copy answers CopyObject for a source in the set.

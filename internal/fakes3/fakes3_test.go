@@ -1,15 +1,23 @@
 package fakes3_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
+	"net"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,4 +205,88 @@ func TestInFlightCountsRequestsWaitingForTheirAnswer(t *testing.T) {
 	if n := srv.InFlight(); n != 0 {
 		t.Errorf("InFlight() = %d once every answer arrived, want 0", n)
 	}
+}
+
+// TestPutsAreCheckedAsS3ChecksThem sends bare PutObjects, many at once
+// (the bodies' MD5s are computed side by side), each of its own bytes:
+// every answer's ETag is the MD5 of that body, and a body that does not
+// match its CRC32 or Content-MD5, or is shorter than its Content-Length,
+// is refused.
+func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
+	srv, _ := start(t, fakes3.Config{Bucket: "src"})
+	body := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8), 'x'}, 30000+i) }
+	crc := func(b []byte) string {
+		return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)))
+	}
+	put := func(b []byte, header map[string]string) (*http.Response, error) {
+		req, err := http.NewRequest(http.MethodPut, srv.URL()+"/dst/k", bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp, nil
+	}
+	t.Run("the ETag is each body's MD5", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i := range 64 {
+			wg.Go(func() {
+				b := body(i)
+				resp, err := put(b, map[string]string{"x-amz-checksum-crc32": crc(b)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				sum := md5.Sum(b)
+				if want := `"` + hex.EncodeToString(sum[:]) + `"`; resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") != want {
+					t.Errorf("put %d: %s, ETag %s; want 200 OK, ETag %s", i, resp.Status, resp.Header.Get("ETag"), want)
+				}
+			})
+		}
+		wg.Wait()
+	})
+	b := body(1)
+	sum := md5.Sum(b)
+	for _, tt := range []struct {
+		name   string
+		header map[string]string
+	}{
+		{"a wrong CRC32", map[string]string{"x-amz-checksum-crc32": crc(b[1:])}},
+		{"a wrong Content-MD5", map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[1:])}},
+	} {
+		t.Run(tt.name+" is refused", func(t *testing.T) {
+			resp, err := put(b, tt.header)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s, want 400 BadDigest", resp.Status)
+			}
+		})
+	}
+	t.Run("a body shorter than its length is refused", func(t *testing.T) {
+		// By hand: an HTTP client refuses to send a short body at all.
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(b)+1, b)
+		conn.(*net.TCPConn).CloseWrite()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("a put one byte short: %s, want 400 IncompleteBody", resp.Status)
+		}
+	})
 }

@@ -155,7 +155,11 @@ func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch 
 	if err := regular("get", p, fi); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
+	// O_NONBLOCK: a named pipe that replaced the file since the Stat does
+	// not block the open either (the Fstat below refuses it), and Go then
+	// skips the two flag changes it makes around a blocking descriptor.
+	// Reads of a regular file never block on it.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, pathError("get", p, err)
 	}
@@ -174,12 +178,56 @@ func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch 
 	if length >= 0 && length < n {
 		n = length
 	}
-	return &fileReader{SectionReader: io.NewSectionReader(f, off, n), f: f}, nil
+	return &fileReader{SectionReader: io.NewSectionReader(f, off, n), f: f, path: p, opened: fi}, nil
 }
 
+// fileReader reads a range of an open file. Its Read checks, on reaching
+// the end of the range, that the file still has the size and modification
+// time it had when it was opened (CheckUnchanged): a file written to while
+// it was read fails the read rather than deliver bytes of two versions. (A
+// write that leaves both as they were, within the file system's timestamp
+// granularity, cannot be told apart.)
 type fileReader struct {
 	*io.SectionReader
-	f *os.File
+	f       *os.File
+	path    string
+	opened  fs.FileInfo
+	checked bool
+}
+
+var _ store.ChangeChecker = (*fileReader)(nil)
+
+var errChangedWhileRead = errors.New("the file changed while it was read")
+
+func (r *fileReader) Read(p []byte) (int, error) {
+	n, err := r.SectionReader.Read(p)
+	if err == io.EOF && !r.checked {
+		r.checked = true
+		if cerr := r.CheckUnchanged(); cerr != nil {
+			return n, cerr
+		}
+	}
+	return n, err
+}
+
+// CheckUnchanged reports a file whose size or modification time differs
+// from what they were when it was opened.
+func (r *fileReader) CheckUnchanged() error {
+	now, err := r.f.Stat()
+	switch {
+	case err != nil:
+		return pathError("get", r.path, err)
+	case now.Size() != r.opened.Size() || !now.ModTime().Equal(r.opened.ModTime()):
+		return &fsError{op: "get", path: r.path, err: errChangedWhileRead, kind: store.ErrPreconditionFailed}
+	}
+	return nil
+}
+
+// Seek moves within the range as the SectionReader does; a read to the
+// end after it checks the file again.
+func (r *fileReader) Seek(off int64, whence int) (int64, error) {
+	r.checked = false
+	return r.SectionReader.Seek(off, whence)
 }
 
 func (r *fileReader) Close() error { return r.f.Close() }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sync/errgroup"
@@ -625,6 +626,78 @@ func TestGetOfAFileRemovedAfterListingIsNotFound(t *testing.T) {
 	}
 	if !errors.Is(missing[0], store.ErrNotFound) || !strings.Contains(missing[0].Error(), filepath.Join(root, "a", "f")) {
 		t.Errorf("get: %v; want store.ErrNotFound naming the path", missing[0])
+	}
+}
+
+// TestGetFailsAFileThatChangesWhileItIsRead changes a file between the
+// first and the last bytes a reader reads: the read that reaches the end
+// fails, naming the file, rather than deliver bytes of two versions.
+func TestGetFailsAFileThatChangesWhileItIsRead(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(t *testing.T, p string)
+	}{
+		{"left alone", nil},
+		{"rewritten in place", func(t *testing.T, p string) {
+			fi, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteAt([]byte("WXYZ"), 6)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As the write itself does, unless it falls in the same tick
+			// of the file system's clock.
+			if err := os.Chtimes(p, fi.ModTime(), fi.ModTime().Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"appended to", func(t *testing.T, p string) {
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteString(" and more")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			files(t, root, map[string]string{"f": "0123456789"})
+			s, _ := newStore(t, root, Options{})
+			rc, err := s.Get(t.Context(), "f", 0, -1, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			var first [3]byte
+			if _, err := io.ReadFull(rc, first[:]); err != nil {
+				t.Fatal(err)
+			}
+			if tt.change != nil {
+				tt.change(t, filepath.Join(root, "f"))
+			}
+			_, err = io.ReadAll(rc)
+			switch {
+			case tt.change == nil && err != nil:
+				t.Errorf("read of an unchanged file: %v", err)
+			case tt.change != nil && (err == nil || !strings.Contains(err.Error(), filepath.Join(root, "f")) || !strings.Contains(err.Error(), "changed while it was read")):
+				t.Errorf("read: %v; want an error naming the file and that it changed while it was read", err)
+			}
+		})
 	}
 }
 

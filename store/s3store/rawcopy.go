@@ -46,6 +46,9 @@ type rawClient struct {
 	signer   *v4.Signer
 	http     *http.Client
 	cfg      Config
+	// sends holds the bodies of small PutObjects while they are sent
+	// (rawobject.go).
+	sends *sendPool
 }
 
 // emptyPayloadHash is the SHA-256 of an empty body, which CopyObject sends.
@@ -53,7 +56,7 @@ const emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca49599
 
 func newRawClient(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, hc *http.Client, cfg Config) *rawClient {
 	return &rawClient{
-		c: c, endpoint: ep, creds: creds, http: hc, cfg: cfg,
+		c: c, endpoint: ep, creds: creds, http: hc, cfg: cfg, sends: &sendPool{max: sendPoolBytes},
 		// S3 signs the path exactly as sent: it is escaped once, here.
 		signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
 	}

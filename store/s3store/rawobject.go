@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -169,27 +173,101 @@ func (s *Store) rawPut(size int64) bool {
 	return c.raw != nil && size <= rawPutMax && !c.checksumWhenRequired && c.payload.Load() != payloadSigned
 }
 
-// putObject writes key from the size bytes of body at off with one
-// PutObject. refused reports that the server refused an unsigned payload
-// before it ever took one: the caller sends the upload again through the
-// SDK, which now signs it.
-func (r *rawClient) putObject(ctx context.Context, s *Store, key string, body io.ReaderAt, off, size int64, meta store.Metadata) (refused bool, err error) {
-	crc := crc32.NewIEEE()
-	if _, err := copyAt(crc, body, off, size); err != nil {
+// putAt writes key from the size bytes of body at off with one PutObject.
+// They are read once, with one ReadAt, into a buffer of the client's
+// sendPool, hashed there for the CRC32 and sent from there; the buffer
+// goes back to the pool as soon as the transport is done with the request
+// body, not when the answer arrives. A retry reads the bytes again and
+// sends them only if they have the same CRC32: a body that changed fails.
+// When the pool is at its bound, the bytes are read twice, once for the
+// CRC32 and once by every attempt to send them (should they change in
+// between, the server's check of the CRC fails the upload).
+//
+// A body that can tell (store.ChangeChecker: a local file) is asked,
+// after the bytes are read, whether its source changed meanwhile.
+//
+// refused reports that the server refused an unsigned payload before it
+// ever took one: the caller sends the upload again through the SDK, which
+// now signs it.
+func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.ReaderAt, off, size int64, meta store.Metadata) (refused bool, err error) {
+	read := func(buf []byte) error {
+		if n, err := body.ReadAt(buf, off); n < len(buf) {
+			if err == nil || err == io.EOF {
+				err = fmt.Errorf("%w: %d bytes missing", errBodyLength, len(buf)-n)
+			}
+			return err
+		}
+		if cc, ok := body.(store.ChangeChecker); ok {
+			return cc.CheckUnchanged()
+		}
+		return nil
+	}
+	buf := r.sends.get(size)
+	if buf == nil {
+		crc := crc32.NewIEEE()
+		if _, err := copyAt(crc, body, off, size); err != nil {
+			return false, wrap(err, "put", s.URL(key))
+		}
+		return r.putObject(ctx, s, key, size, crc.Sum32(), func() (io.ReadCloser, error) {
+			return io.NopCloser(io.NewSectionReader(body, off, size)), nil
+		}, meta)
+	}
+	if err := read(buf); err != nil {
+		r.sends.put(buf)
 		return false, wrap(err, "put", s.URL(key))
 	}
-	sum := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc.Sum32()))
-	open := func() (io.ReadCloser, error) {
+	crc := crc32.ChecksumIEEE(buf)
+	var first atomic.Pointer[memBody]
+	first.Store(&memBody{b: buf, release: r.sends.put})
+	defer func() {
+		if m := first.Swap(nil); m != nil {
+			m.Close() // never sent
+		}
+	}()
+	return r.putObject(ctx, s, key, size, crc, func() (io.ReadCloser, error) {
+		if m := first.Swap(nil); m != nil {
+			return m, nil
+		}
+		buf := r.sends.get(size)
+		if buf == nil {
+			return io.NopCloser(io.NewSectionReader(body, off, size)), nil
+		}
+		if err := read(buf); err != nil {
+			r.sends.put(buf)
+			return nil, err
+		}
+		if crc32.ChecksumIEEE(buf) != crc {
+			r.sends.put(buf)
+			return nil, fmt.Errorf("the body changed between two attempts to send it: %w", store.ErrPreconditionFailed)
+		}
+		return &memBody{b: buf, release: r.sends.put}, nil
+	}, meta)
+}
+
+// putBytes writes key from b, a body held in memory, with one PutObject:
+// the CRC32 is computed where b lies and every attempt sends b from there,
+// in one write (memBody). refused is putAt's.
+func (r *rawClient) putBytes(ctx context.Context, s *Store, key string, b []byte, meta store.Metadata) (refused bool, err error) {
+	return r.putObject(ctx, s, key, int64(len(b)), crc32.ChecksumIEEE(b), func() (io.ReadCloser, error) {
+		return &memBody{b: b}, nil
+	}, meta)
+}
+
+// putObject sends one PutObject of the size bytes that every call of open
+// returns (a body that the transport closes), whose CRC32 is crc: the
+// request's x-amz-checksum-crc32, which the server checks. An error of
+// open ends the attempts. refused is putAt's.
+func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size int64, crc uint32, open func() (io.ReadCloser, error), meta store.Metadata) (refused bool, err error) {
+	sum := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc))
+	getBody := func() (io.ReadCloser, error) {
 		if size == 0 {
 			return http.NoBody, nil
 		}
-		return io.NopCloser(io.NewSectionReader(body, off, size)), nil
+		return open()
 	}
 	attempts, err := r.attempt(ctx, "PutObject", s.bucket, key, func(ctx context.Context) error {
 		req := r.request(ctx, http.MethodPut, "PutObject", s.bucket, key)
 		req.ContentLength = size
-		req.Body, _ = open()
-		req.GetBody = open
 		h := req.Header
 		setMetadataHeaders(h, meta)
 		setWriteHeaders(h, s)
@@ -198,6 +276,13 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, body io
 		if err := r.sign(ctx, req, s, unsignedPayload); err != nil {
 			return err
 		}
+		// Opened last: from here on the transport closes it, whatever
+		// happens.
+		body, err := getBody()
+		if err != nil {
+			return err
+		}
+		req.Body, req.GetBody = body, getBody
 		resp, err := r.do(req)
 		if err != nil {
 			return err
@@ -219,6 +304,94 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, body io
 		return true, nil
 	}
 	return false, withAttempts(wrap(err, "put", s.URL(key)), attempts, ctx)
+}
+
+// memBody is a request body held in memory. copyConn writes what is left
+// of it to the connection directly, not through a copy buffer. Close hands
+// the bytes to release, once: the transport closes a request body when it
+// is done with it.
+type memBody struct {
+	b       []byte
+	off     int
+	release func([]byte)
+	closed  atomic.Bool
+}
+
+func (m *memBody) Read(p []byte) (int, error) {
+	if m.off >= len(m.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[m.off:])
+	m.off += n
+	return n, nil
+}
+
+func (m *memBody) Close() error {
+	if m.release != nil && m.closed.CompareAndSwap(false, true) {
+		m.release(m.b)
+	}
+	return nil
+}
+
+// sendPoolBytes bounds the bytes of the buffers that a client's putAt
+// bodies are being sent from, at once. A body is held until the server
+// has taken all of it in, which takes a round trip or more when the
+// server reads it only once it answers: with many uploads in flight the
+// bound is reached, and putAt then reads the bodies past it twice
+// instead of holding them.
+const sendPoolBytes = 64 << 20
+
+// minSendBuffer is the smallest buffer of a sendPool. Above it buffers
+// come in four sizes per power of two (at most a quarter more than asked:
+// 112 KiB for 100 KiB), up to rawPutMax.
+const minSendBuffer = 4 << 10
+
+var sendClasses, _ = sendClass(rawPutMax)
+
+// sendPool hands out buffers of size classes, reused, while the bytes of
+// those out stay within max.
+type sendPool struct {
+	max   int64
+	out   atomic.Int64
+	once  sync.Once
+	pools []sync.Pool
+}
+
+// sendClass is the class of a buffer for n bytes, and its capacity.
+func sendClass(n int64) (int, int64) {
+	if n <= minSendBuffer {
+		return 0, minSendBuffer
+	}
+	k := bits.Len64(uint64(n - 1)) // 2^(k-1) < n <= 2^k
+	step := int64(1) << (k - 3)
+	j := (n + step - 1) / step // 5 to 8 eighths of 2^k
+	return 1 + (k-bits.Len64(minSendBuffer))*4 + int(j-5), j * step
+}
+
+// get returns a buffer of length n, nil when n is more than rawPutMax or
+// the pool has max bytes out.
+func (p *sendPool) get(n int64) []byte {
+	if n <= 0 || n > rawPutMax {
+		return nil
+	}
+	p.once.Do(func() { p.pools = make([]sync.Pool, sendClasses+1) })
+	c, capacity := sendClass(n)
+	if p.out.Add(capacity) > p.max {
+		p.out.Add(-capacity)
+		return nil
+	}
+	if b, ok := p.pools[c].Get().(*[]byte); ok {
+		return (*b)[:n]
+	}
+	return make([]byte, n, capacity)
+}
+
+// put returns a buffer from get.
+func (p *sendPool) put(b []byte) {
+	c, capacity := sendClass(int64(cap(b)))
+	p.out.Add(-capacity)
+	b = b[:0]
+	p.pools[c].Put(&b)
 }
 
 // copyAt writes the n bytes of r at off to w.

@@ -6,11 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -159,8 +162,22 @@ func TestRawGetReadsAGzipObjectAsStored(t *testing.T) {
 
 // TestRawPut: small uploads go without the SDK, with a CRC32 the server
 // checks and keeps, unsigned, and fall back to signed ones through the SDK
-// when the server refuses unsigned payloads.
+// when the server refuses unsigned payloads; a retry sends the same bytes
+// again. Bodies that can be read at offsets (a file) and bodies in memory
+// (store.BytesReader) take two paths there.
 func TestRawPut(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		newBody func([]byte) io.Reader
+	}{
+		{"from a reader at offsets", func(b []byte) io.Reader { return bytes.NewReader(b) }},
+		{"from memory", func(b []byte) io.Reader { return store.NewBytesReader(b) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testRawPut(t, tt.newBody) })
+	}
+}
+
+func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 	srv := s3test.Start(t)
 	srv.Require(t, s3test.Checksums)
 	bucket := srv.NewBucket(t)
@@ -169,6 +186,12 @@ func TestRawPut(t *testing.T) {
 	crc := crc32.ChecksumIEEE(body)
 	wantCRC := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc))
 	pass := func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) { next.ServeHTTP(w, r) }
+	mustPut := func(t *testing.T, s *Store, key string, body []byte, meta store.Metadata) {
+		t.Helper()
+		if err := s.Put(t.Context(), key, newBody(body), int64(len(body)), meta); err != nil {
+			t.Fatalf("put %s: %v", s.URL(key), err)
+		}
+	}
 	puts := func(fs *faultServer) (got []string) {
 		for _, r := range fs.requests() {
 			if opOf(r) == "PutObject" {
@@ -226,7 +249,7 @@ func TestRawPut(t *testing.T) {
 			cfg.Backoff = fastBackoff
 			cfg.MaxAttempts = 2
 		}).Bucket(bucket)
-		err = s.Put(ctx, "corrupted", bytes.NewReader(body), int64(len(body)), store.Metadata{})
+		err = s.Put(ctx, "corrupted", newBody(body), int64(len(body)), store.Metadata{})
 		if !errors.Is(err, store.ErrChecksumMismatch) {
 			t.Errorf("put of a corrupted body: %v; want a checksum mismatch", err)
 		}
@@ -279,7 +302,7 @@ func TestRawPut(t *testing.T) {
 		}, nil)
 		s := c.Bucket(bucket)
 		mustPut(t, s, "first", body, store.Metadata{})
-		if err := s.Put(ctx, "denied", bytes.NewReader(body), int64(len(body)), store.Metadata{}); !errors.Is(err, store.ErrAccessDenied) {
+		if err := s.Put(ctx, "denied", newBody(body), int64(len(body)), store.Metadata{}); !errors.Is(err, store.ErrAccessDenied) {
 			t.Fatalf("a refused put: %v; want access denied", err)
 		}
 		want := []string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 raw"}
@@ -294,6 +317,190 @@ func TestRawPut(t *testing.T) {
 			t.Errorf("puts (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("a retried put sends the same bytes again", func(t *testing.T) {
+		var mu sync.Mutex
+		var sent [][]byte
+		c, fs := faultClient(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+			if opOf(r) != "PutObject" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				t.Errorf("read the body: %v", err)
+			}
+			mu.Lock()
+			sent = append(sent, b)
+			first := len(sent) == 1
+			mu.Unlock()
+			if first {
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, `<Error><Code>InternalError</Code><Message>try again</Message></Error>`)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			next.ServeHTTP(w, r)
+		}, nil)
+		s := c.Bucket(bucket)
+		mustPut(t, s, "retried", body, store.Metadata{})
+		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 raw"}, puts(fs)); diff != "" {
+			t.Errorf("puts (-want +got):\n%s", diff)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for i, b := range sent {
+			if !bytes.Equal(b, body) {
+				t.Errorf("attempt %d sent %d bytes that differ from the body's %d", i+1, len(b), len(body))
+			}
+		}
+		if got := mustGet(t, s, "retried"); !bytes.Equal(got, body) {
+			t.Error("the object differs from what was put")
+		}
+	})
+}
+
+// TestRawPutFromAReaderAt: a body read at offsets (a file) is read once
+// into a pooled buffer, hashed and sent from it, the buffer returned once
+// the request is sent; a retry reads it again and refuses bytes that
+// changed; with the pool at its bound it is read twice, as before there
+// was a pool; a body that says its source changed is not sent.
+func TestRawPutFromAReaderAt(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.Checksums)
+	bucket := srv.NewBucket(t)
+	ctx := t.Context()
+	returned := func(t *testing.T, c *Client) {
+		t.Helper()
+		for start := time.Now(); c.raw.sends.out.Load() != 0; time.Sleep(time.Millisecond) {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("%d bytes of send buffers still out", c.raw.sends.out.Load())
+			}
+		}
+	}
+	failFirst := func(mutate func()) faultFunc {
+		var mu sync.Mutex
+		n := 0
+		return func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
+			mu.Lock()
+			n++
+			first := n == 1 && opOf(r) == "PutObject"
+			mu.Unlock()
+			if !first {
+				next.ServeHTTP(w, r)
+				return
+			}
+			io.Copy(io.Discard, r.Body)
+			if mutate != nil {
+				mutate()
+			}
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `<Error><Code>InternalError</Code><Message>try again</Message></Error>`)
+		}
+	}
+	t.Run("a retry of bytes that changed fails and stores nothing", func(t *testing.T) {
+		body := pattern(100 << 10)
+		c, _ := faultClient(t, srv, failFirst(func() { body[len(body)/2] ^= 1 }), nil)
+		s := c.Bucket(bucket)
+		err := s.Put(ctx, "changed", bytes.NewReader(body), int64(len(body)), store.Metadata{})
+		if !errors.Is(err, store.ErrPreconditionFailed) || !strings.Contains(err.Error(), "changed") {
+			t.Errorf("put of a body that changed before its retry: %v; want one saying it changed", err)
+		}
+		if _, _, err := s.Head(ctx, "changed"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("head after the failed put: %v; want not found", err)
+		}
+		returned(t, c)
+	})
+	t.Run("with the pool at its bound the body is read twice", func(t *testing.T) {
+		body := pattern(100 << 10)
+		c, fs := faultClient(t, srv, failFirst(nil), nil)
+		c.raw.sends.max = 0
+		s := c.Bucket(bucket)
+		mustPut(t, s, "unpooled", body, store.Metadata{})
+		if got := mustGet(t, s, "unpooled"); !bytes.Equal(got, body) {
+			t.Error("the object differs from what was put")
+		}
+		var got []string
+		for _, r := range fs.requests() {
+			if opOf(r) == "PutObject" {
+				got = append(got, payloadOf(r)+" "+via(r))
+			}
+		}
+		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 raw"}, got); diff != "" {
+			t.Errorf("puts (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a body whose source changed is not sent", func(t *testing.T) {
+		body := pattern(100 << 10)
+		c, fs := faultClient(t, srv, func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) { next.ServeHTTP(w, r) }, nil)
+		s := c.Bucket(bucket)
+		changed := fmt.Errorf("the file changed: %w", store.ErrPreconditionFailed)
+		err := s.Put(ctx, "source-changed", &changingBody{Reader: bytes.NewReader(body), err: changed}, int64(len(body)), store.Metadata{})
+		if !errors.Is(err, changed) {
+			t.Errorf("put: %v; want %v", err, changed)
+		}
+		for _, r := range fs.requests() {
+			if opOf(r) == "PutObject" {
+				t.Errorf("a PutObject was sent: %s", r.URL)
+			}
+		}
+		returned(t, c)
+	})
+	t.Run("buffers go back to the pool", func(t *testing.T) {
+		c := newTestClient(t, srv, nil)
+		s := c.Bucket(bucket)
+		for i, n := range []int{1, 4 << 10, 100 << 10, rawPutMax} {
+			mustPut(t, s, fmt.Sprint("sized-", i), pattern(n), store.Metadata{})
+		}
+		returned(t, c)
+	})
+}
+
+// changingBody is a body whose source says it changed.
+type changingBody struct {
+	*bytes.Reader
+	err error
+}
+
+func (b *changingBody) CheckUnchanged() error { return b.err }
+
+func TestSendPoolClasses(t *testing.T) {
+	seen := map[int]int64{}
+	for n := int64(1); n <= rawPutMax; n += 1 + n/7 {
+		c, capacity := sendClass(n)
+		if capacity < n || (n > minSendBuffer && capacity > n+n/4+1) || c < 0 || c > sendClasses {
+			t.Errorf("sendClass(%d) = class %d of %d bytes; want at least n and at most a quarter more, one of %d classes", n, c, capacity, sendClasses+1)
+		}
+		if other, ok := seen[c]; ok && other != capacity {
+			t.Errorf("class %d holds buffers of %d and %d bytes", c, other, capacity)
+		}
+		seen[c] = capacity
+	}
+	for _, tt := range []struct{ n, want int64 }{
+		{1, minSendBuffer}, {minSendBuffer, minSendBuffer}, {minSendBuffer + 1, 5 << 10},
+		{100 << 10, 112 << 10}, {128 << 10, 128 << 10}, {rawPutMax, rawPutMax},
+	} {
+		if _, got := sendClass(tt.n); got != tt.want {
+			t.Errorf("sendClass(%d) = %d, want %d", tt.n, got, tt.want)
+		}
+	}
+	if c, _ := sendClass(rawPutMax); c != sendClasses {
+		t.Errorf("rawPutMax is in class %d, want the last, %d", c, sendClasses)
+	}
+	p := &sendPool{max: 300 << 10}
+	a, b := p.get(100<<10), p.get(100<<10)
+	if a == nil || b == nil || len(a) != 100<<10 || cap(a) != 112<<10 {
+		t.Fatalf("two buffers of 100 KiB within a bound of 300 KiB: %d, %d bytes", len(a), len(b))
+	}
+	if c := p.get(100 << 10); c != nil {
+		t.Errorf("a third one past the bound: %d bytes, want none", len(c))
+	}
+	p.put(a)
+	if c := p.get(100 << 10); c == nil {
+		t.Error("no buffer once one went back")
+	}
+	if c := p.get(rawPutMax + 1); c != nil {
+		t.Errorf("a buffer larger than rawPutMax: %d bytes", len(c))
+	}
 }
 
 // via says which path sent a request: "raw" (User-Agent s3bulk) or "sdk".

@@ -178,7 +178,8 @@ func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMat
 // that cannot seek could only be sent once.
 const maxBuffered = 16 << 20
 
-// Put writes a whole object with one PutObject.
+// Put writes a whole object with one PutObject. A body in memory
+// (store.BytesReader) is hashed and sent from where it lies.
 //
 // A stream larger than maxBuffered that cannot seek goes as it comes over
 // HTTPS, where the SDK sends it aws-chunked with a trailing CRC (one
@@ -206,12 +207,17 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		}()
 		rs = f
 	}
-	if ra, ok := rs.(io.ReaderAt); ok && s.rawPut(size) {
+	if mem, ok := body.(*store.BytesReader); ok && s.rawPut(size) {
+		// seekable checked that exactly size bytes are left.
+		if refused, err := s.c.raw.putBytes(ctx, s, key, mem.Bytes(), meta); !refused {
+			return err
+		}
+	} else if ra, ok := rs.(io.ReaderAt); ok && s.rawPut(size) {
 		off, err := rs.Seek(0, io.SeekCurrent)
 		if err != nil {
 			return fmt.Errorf("put %s: %w", s.URL(key), err)
 		}
-		if refused, err := s.c.raw.putObject(ctx, s, key, ra, off, size, meta); !refused {
+		if refused, err := s.c.raw.putAt(ctx, s, key, ra, off, size, meta); !refused {
 			return err
 		}
 	}

@@ -181,14 +181,20 @@ func (b *sendBody) Read(p []byte) (int, error) {
 	b.w.disarm() // time spent producing the bytes is not the network's
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF {
-		b.mu.Lock()
-		b.eof = true
-		b.mu.Unlock()
-		b.w.arm(b.headerWait)
+		b.sentAll()
 	} else {
 		b.w.arm(b.stall)
 	}
 	return n, err
+}
+
+// sentAll records that the whole body went out: now the server's answer
+// is awaited.
+func (b *sendBody) sentAll() {
+	b.mu.Lock()
+	b.eof = true
+	b.mu.Unlock()
+	b.w.arm(b.headerWait)
 }
 
 func (b *sendBody) sent() bool {
@@ -227,10 +233,18 @@ func (b *recvBody) Close() error {
 // copyConn is a connection whose ReadFrom, which net/http sends request
 // bodies through, copies with a pooled buffer: the connection's own would
 // allocate 32 KiB per request body, most of a small-object stream's
-// garbage. Bodies from files keep the connection's own (sendfile).
+// garbage. Bodies from files keep the connection's own (sendfile), and
+// bodies in memory (memBody) are written as they lie (writeMem).
 type copyConn struct{ net.Conn }
 
 func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		// net/http's limit of the body to its Content-Length.
+		if n, ok, err := writeMem(c.Conn, lr.R, lr.N); ok {
+			lr.N -= n
+			return n, err
+		}
+	}
 	rf, ok := c.Conn.(io.ReaderFrom)
 	if ok && fromFile(r) {
 		return rf.ReadFrom(r)
@@ -238,6 +252,45 @@ func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
 	buf := copyBuffers.Get().(*[32 << 10]byte)
 	defer copyBuffers.Put(buf)
 	return io.CopyBuffer(writerOnly{c.Conn}, r, buf[:])
+}
+
+// memWrite is the most bytes of a body in memory written to a connection
+// at once: a write is one period of the stall watchdog.
+const memWrite = 256 << 10
+
+// writeMem writes to w what is left of body, at most limit bytes, when
+// body is one held in memory (a memBody, bare or as stallTransport's
+// sendBody): in writes of up to memWrite bytes, not copied through a
+// buffer first. ok is false, and nothing written, for any other body.
+func writeMem(w io.Writer, body io.Reader, limit int64) (n int64, ok bool, err error) {
+	sb, _ := body.(*sendBody)
+	if sb != nil {
+		body = sb.ReadCloser
+	}
+	m, ok := body.(*memBody)
+	if !ok {
+		return 0, false, nil
+	}
+	rest := m.b[m.off:]
+	if int64(len(rest)) > limit {
+		rest = rest[:limit]
+	}
+	for len(rest) > 0 {
+		if sb != nil {
+			sb.w.arm(sb.stall)
+		}
+		k, err := w.Write(rest[:min(len(rest), memWrite)])
+		m.off += k
+		n += int64(k)
+		rest = rest[k:]
+		if err != nil {
+			return n, true, err
+		}
+	}
+	if sb != nil && m.off >= len(m.b) {
+		sb.sentAll() // as Read's io.EOF would
+	}
+	return n, true, nil
 }
 
 func fromFile(r io.Reader) bool {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -31,7 +32,22 @@ func main() {
 	readRate := flag.Float64("read-rate", 0, "reads per second per prefix above which the answer is 503 SlowDown (0: no limit)")
 	depth := flag.Int("depth", 0, "key segments that make a prefix for -write-rate and -read-rate (0: the bucket)")
 	trace := flag.Duration("trace", 0, "print a line of counts to stderr every interval: answers and throttles per second, requests in flight (0: none)")
+	cpuProfile := flag.String("cpu-profile", "", "write a Go CPU profile of the fixture's run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakes3: -cpu-profile:", err)
+			os.Exit(1)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
+	}
 	n, err := units.ParseSize(*size)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakes3: -size:", err)
