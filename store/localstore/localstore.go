@@ -276,9 +276,16 @@ func fill(f *os.File, body io.Reader, size int64) error {
 	if err != nil {
 		return err
 	}
+	// The probe for a byte more also reads the body's end, where a reader
+	// that checks what it read (a checksum, a source file unchanged) says
+	// it failed: that error fails the put.
 	var extra [1]byte
-	if k, _ := io.ReadFull(body, extra[:]); k > 0 {
+	k, err := io.ReadFull(body, extra[:])
+	if k > 0 {
 		return fmt.Errorf("body is longer than its declared %d bytes", size)
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
 	}
 	return nil
 }

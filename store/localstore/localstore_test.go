@@ -425,10 +425,15 @@ func TestPutLeavesNoTempFileWhenTheBodyFails(t *testing.T) {
 	files(t, root, map[string]string{"keep/old": "old"})
 	broken := errors.New("connection reset")
 	for _, key := range []string{"new/deep/file", "keep/old"} {
-		body := io.MultiReader(strings.NewReader(strings.Repeat("x", 100_000)), iotestErrReader(broken))
-		err := s.Put(t.Context(), key, body, 200_000, store.Metadata{})
-		if !errors.Is(err, broken) {
-			t.Errorf("put %s: %v; want the body's error", key, err)
+		// The body fails partway, or only once all its bytes are read (as
+		// a reader that verifies a checksum, or that a source file did not
+		// change, fails at its end).
+		for _, size := range []int64{200_000, 100_000} {
+			body := io.MultiReader(strings.NewReader(strings.Repeat("x", 100_000)), iotestErrReader(broken))
+			err := s.Put(t.Context(), key, body, size, store.Metadata{})
+			if !errors.Is(err, broken) {
+				t.Errorf("put %s of %d bytes: %v; want the body's error", key, size, err)
+			}
 		}
 	}
 	if diff := cmp.Diff([]string{"keep/old"}, regularFiles(t, root)); diff != "" {
