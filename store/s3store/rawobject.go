@@ -190,35 +190,40 @@ func (s *Store) rawPut(size int64) bool {
 // ever took one: the caller sends the upload again through the SDK, which
 // now signs it.
 func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.ReaderAt, off, size int64, meta store.Metadata) (refused bool, err error) {
-	read := func(buf []byte) error {
-		if n, err := body.ReadAt(buf, off); n < len(buf) {
-			if err == nil || err == io.EOF {
-				err = fmt.Errorf("%w: %d bytes missing", errBodyLength, len(buf)-n)
-			}
-			return err
+	// load reads the bytes into a buffer of the pool: nil, nil when the
+	// pool is at its bound.
+	load := func() (*memBody, error) {
+		buf := r.sends.get(size)
+		if buf == nil {
+			return nil, nil
 		}
-		if cc, ok := body.(store.ChangeChecker); ok {
-			return cc.CheckUnchanged()
+		err := readFullAt(body, buf, off)
+		if cc, ok := body.(store.ChangeChecker); ok && err == nil {
+			err = cc.CheckUnchanged()
 		}
-		return nil
+		if err != nil {
+			r.sends.put(buf)
+			return nil, err
+		}
+		return &memBody{b: buf, release: r.sends.put}, nil
 	}
-	buf := r.sends.get(size)
-	if buf == nil {
+	m, err := load()
+	if err != nil {
+		return false, wrap(err, "put", s.URL(key))
+	}
+	section := func() (io.ReadCloser, error) {
+		return io.NopCloser(io.NewSectionReader(body, off, size)), nil
+	}
+	if m == nil {
 		crc := crc32.NewIEEE()
 		if _, err := copyAt(crc, body, off, size); err != nil {
 			return false, wrap(err, "put", s.URL(key))
 		}
-		return r.putObject(ctx, s, key, size, crc.Sum32(), func() (io.ReadCloser, error) {
-			return io.NopCloser(io.NewSectionReader(body, off, size)), nil
-		}, meta)
+		return r.putObject(ctx, s, key, size, crc.Sum32(), section, meta)
 	}
-	if err := read(buf); err != nil {
-		r.sends.put(buf)
-		return false, wrap(err, "put", s.URL(key))
-	}
-	crc := crc32.ChecksumIEEE(buf)
+	crc := crc32.ChecksumIEEE(m.b)
 	var first atomic.Pointer[memBody]
-	first.Store(&memBody{b: buf, release: r.sends.put})
+	first.Store(m)
 	defer func() {
 		if m := first.Swap(nil); m != nil {
 			m.Close() // never sent
@@ -228,20 +233,29 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 		if m := first.Swap(nil); m != nil {
 			return m, nil
 		}
-		buf := r.sends.get(size)
-		if buf == nil {
-			return io.NopCloser(io.NewSectionReader(body, off, size)), nil
-		}
-		if err := read(buf); err != nil {
-			r.sends.put(buf)
+		m, err := load()
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if crc32.ChecksumIEEE(buf) != crc {
-			r.sends.put(buf)
+		case m == nil:
+			return section()
+		case crc32.ChecksumIEEE(m.b) != crc:
+			m.Close()
 			return nil, fmt.Errorf("the body changed between two attempts to send it: %w", store.ErrPreconditionFailed)
 		}
-		return &memBody{b: buf, release: r.sends.put}, nil
+		return m, nil
 	}, meta)
+}
+
+// readFullAt fills buf with the bytes of r at off.
+func readFullAt(r io.ReaderAt, buf []byte, off int64) error {
+	if n, err := r.ReadAt(buf, off); n < len(buf) {
+		if err == nil || err == io.EOF {
+			err = fmt.Errorf("%w: %d bytes missing", errBodyLength, len(buf)-n)
+		}
+		return err
+	}
+	return nil
 }
 
 // putBytes writes key from b, a body held in memory, with one PutObject:
