@@ -65,7 +65,7 @@ func newRawClient(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, 
 // copy copies src to key in the bucket of dst, with dst's options.
 func (r *rawClient) copy(ctx context.Context, dst *Store, src store.CopySource, key string) error {
 	ctx = withCopiedBytes(ctx, src.Size)
-	attempts, err := r.attempt(ctx, "CopyObject", dst.bucket, key, func(ctx context.Context) error {
+	attempts, err := r.attempt(ctx, "CopyObject", dst.bucket, key, func(ctx context.Context) (int, error) {
 		return r.once(ctx, dst, src, key)
 	})
 	if err == nil {
@@ -83,21 +83,18 @@ func (r *rawClient) copy(ctx context.Context, dst *Store, src store.CopySource, 
 // until it succeeds, fails for good or runs out of attempts, with the
 // client's retry policy: internal/retry's classifier and backoff, the
 // throttling callback, request counting, the endpoint's reachability and
-// one debug line per attempt. It returns how many attempts were made and
-// the last error, unwrapped (ctx's error when ctx ended).
-func (r *rawClient) attempt(ctx context.Context, op, bucket, key string, send func(context.Context) error) (int, error) {
-	// stallTransport reads the operation's name from the context, and do
-	// the answer's status to log (a ranged GET's 206).
+// one debug line per attempt. send returns the status of a success, for
+// that line (a ranged GET's 206). attempt returns how many attempts were
+// made and the last error, unwrapped (ctx's error when ctx ended).
+func (r *rawClient) attempt(ctx context.Context, op, bucket, key string, send func(context.Context) (int, error)) (int, error) {
+	// stallTransport reads the operation's name from the context.
 	ctx = middleware.WithOperationName(ctx, op)
-	var status int
-	ctx = context.WithValue(ctx, statusKey{}, &status)
 	for attempt := 1; ; attempt++ {
 		if r.cfg.OnRequest != nil {
 			r.cfg.OnRequest(op)
 		}
 		start := time.Now()
-		status = 0
-		err := send(ctx)
+		status, err := send(ctx)
 		if err == nil {
 			r.log(ctx, op, bucket, key, status, time.Since(start), nil, retry.None)
 			return attempt, nil
@@ -160,12 +157,7 @@ func (r *rawClient) sign(ctx context.Context, req *http.Request, dst *Store, pay
 	return r.signer.SignHTTP(ctx, creds, req, payloadHash, "s3", dst.region(), time.Now().UTC())
 }
 
-// statusKey holds, in the context of an attempt's request, where do
-// records the status the server answered.
-type statusKey struct{}
-
-// do sends req; a transport error comes back with its typed cause. The
-// answer's status goes where attempt's context asks.
+// do sends req; a transport error comes back with its typed cause.
 func (r *rawClient) do(req *http.Request) (*http.Response, error) {
 	resp, err := r.http.Do(req)
 	if err != nil {
@@ -175,13 +167,10 @@ func (r *rawClient) do(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	if p, ok := req.Context().Value(statusKey{}).(*int); ok {
-		*p = resp.StatusCode
-	}
 	return resp, nil
 }
 
-func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, key string) error {
+func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, key string) (int, error) {
 	req := r.request(ctx, http.MethodPut, "CopyObject", dst.bucket, key)
 	req.Header.Set("X-Amz-Copy-Source", copySource(src.Bucket, src.Key))
 	req.Header.Set("X-Amz-Metadata-Directive", "COPY")
@@ -190,16 +179,16 @@ func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, 
 	}
 	setOptionHeaders(req.Header, dst)
 	if err := r.sign(ctx, req, dst, emptyPayloadHash); err != nil {
-		return err
+		return 0, err
 	}
 	resp, err := r.do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if resp.StatusCode/100 == 2 {
 		// S3 may answer 200 and report the failure in the body, after the
@@ -207,11 +196,11 @@ func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, 
 		if bytes.Contains(body, []byte("<Error>")) {
 			e := parseErrorBody(body, resp)
 			e.status = 500 // as the SDK treats it: retryable
-			return e
+			return 0, e
 		}
-		return nil
+		return resp.StatusCode, nil
 	}
-	return parseErrorBody(body, resp)
+	return 0, parseErrorBody(body, resp)
 }
 
 // setOptionHeaders sets the headers of dst's Options that a CopyObject

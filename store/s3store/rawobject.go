@@ -50,7 +50,7 @@ const rawPutMax = 2 << 20
 // them.
 func (r *rawClient) getObject(ctx context.Context, s *Store, key, rng, ifMatch string, checksums bool) (*s3.GetObjectOutput, error) {
 	var out *s3.GetObjectOutput
-	attempts, err := r.attempt(ctx, "GetObject", s.bucket, key, func(ctx context.Context) error {
+	attempts, err := r.attempt(ctx, "GetObject", s.bucket, key, func(ctx context.Context) (int, error) {
 		req := r.request(ctx, http.MethodGet, "GetObject", s.bucket, key)
 		h := req.Header
 		h.Set("Accept-Encoding", "identity")
@@ -65,17 +65,17 @@ func (r *rawClient) getObject(ctx context.Context, s *Store, key, rng, ifMatch s
 		}
 		setReadHeaders(h, s)
 		if err := r.sign(ctx, req, s, emptyPayloadHash); err != nil {
-			return err
+			return 0, err
 		}
 		resp, err := r.do(req)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent {
 			out = getObjectOutput(resp)
-			return nil
+			return resp.StatusCode, nil
 		}
-		return errorResponse(resp)
+		return 0, errorResponse(resp)
 	})
 	if err != nil {
 		return nil, withAttempts(wrap(err, "get", s.URL(key)), attempts, ctx)
@@ -279,7 +279,7 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size in
 		}
 		return open()
 	}
-	attempts, err := r.attempt(ctx, "PutObject", s.bucket, key, func(ctx context.Context) error {
+	attempts, err := r.attempt(ctx, "PutObject", s.bucket, key, func(ctx context.Context) (int, error) {
 		req := r.request(ctx, http.MethodPut, "PutObject", s.bucket, key)
 		req.ContentLength = size
 		h := req.Header
@@ -288,25 +288,25 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size in
 		h.Set("X-Amz-Checksum-Crc32", sum)
 		h.Set("X-Amz-Sdk-Checksum-Algorithm", string(algCRC32))
 		if err := r.sign(ctx, req, s, unsignedPayload); err != nil {
-			return err
+			return 0, err
 		}
 		// Opened last: from here on the transport closes it, whatever
 		// happens.
 		body, err := getBody()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		req.Body, req.GetBody = body, getBody
 		resp, err := r.do(req)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if resp.StatusCode/100 != 2 {
-			return errorResponse(resp)
+			return 0, errorResponse(resp)
 		}
 		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
-		return err
+		return 0, err
 	})
 	switch {
 	case err == nil:
