@@ -284,19 +284,7 @@ func spool(body io.Reader, size int64) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool the body: %w", err)
 	}
-	n, err := io.Copy(f, io.LimitReader(body, size))
-	if err == nil && n < size {
-		err = fmt.Errorf("%w: %d bytes missing", errBodyLength, size-n)
-	}
-	if err == nil {
-		var probe [1]byte
-		switch m, perr := io.ReadFull(body, probe[:]); {
-		case m > 0:
-			err = fmt.Errorf("%w: the stream is longer", errBodyLength)
-		case perr != io.EOF:
-			err = perr
-		}
-	}
+	_, err = io.Copy(f, &exactReader{r: body, left: size})
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
