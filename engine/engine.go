@@ -229,6 +229,15 @@ type Options struct {
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
+	// Restarts is how many times one object is started over, after its
+	// first attempt, when it failed as a whole in a way a fresh attempt
+	// can fix: its source changed while it was read, its multipart upload
+	// vanished (a lifecycle rule or another client aborted it), or its
+	// bytes did not match their checksum or ETag. Each restart aborts what
+	// the attempt left (its multipart upload, its temp file), waits a
+	// moment and reads the source afresh; the last attempt's error is the
+	// object's. 0 means DefaultRestarts; negative never restarts.
+	Restarts int
 }
 
 // MetadataOptions change the metadata written with each object. By default
@@ -295,6 +304,9 @@ type executor struct {
 	fatal   error
 
 	resumedIDs resumed
+	// failedUploads holds the ids of the multipart uploads of failed
+	// attempts: a restart of the object starts a new one.
+	failedUploads sync.Map
 	// streak holds the latest failures that share a cause (StopAfter).
 	streak streak
 	// buffers bounds the bytes of parts held in memory at once, run-wide;

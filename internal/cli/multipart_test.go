@@ -19,9 +19,11 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
+	"github.com/s3bulk/s3bulk/s3url"
 )
 
 // The tests in this file move big objects in parts, with the threshold and
@@ -336,42 +338,89 @@ func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 	tests := []struct {
 		name    string
 		trigger func(*http.Request) bool // the request after which the source changes
-		dst     func(t *testing.T) string
+		dst     func(t *testing.T, prefix string) string
 	}{
 		{"a multipart copy (If-Match on every part copy)", isPartAfterTheFirst(true),
-			func(*testing.T) string { return "s3://" + bucket + "/copy/big.bin" }},
+			func(_ *testing.T, prefix string) string { return "s3://" + bucket + "/" + prefix + "big.bin" }},
 		{"a download in parts (If-Match on every ranged read)", isRangedGetAfterTheFirst,
-			func(t *testing.T) string { return t.TempDir() + "/" }},
+			func(t *testing.T, _ string) string { return t.TempDir() + "/" }},
 	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if strings.HasPrefix(tt.name, "a multipart copy") {
-				srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
-			} else {
-				srv.Require(t, s3test.ConditionalGet)
+	// changes is how many attempts at the object see its source change:
+	// once, the restart moves the new version; on every attempt (the
+	// restarts' bound and one), the object fails after the bound.
+	for _, changes := range []int{1, 1 + engine.DefaultRestarts} {
+		for i, tt := range tests {
+			name := tt.name + ", changed once: restarted, the new version arrives"
+			if changes > 1 {
+				name = tt.name + ", changed on every attempt: fails after the bound"
 			}
-			key := fmt.Sprintf("src/%d.bin", i)
-			s3test.PutObject(t, srv.Client(t), bucket, key, body)
-			var once sync.Once
-			endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
-				if tt.trigger(r) {
-					// A new version of the same size: only its ETag tells.
-					once.Do(func() { s3test.PutObject(t, srv.Client(t), bucket, key, bytes.ToUpper(body)) })
+			t.Run(name, func(t *testing.T) {
+				if strings.HasPrefix(tt.name, "a multipart copy") {
+					srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
+				} else {
+					srv.Require(t, s3test.ConditionalGet)
 				}
-				next.ServeHTTP(w, r)
+				key := fmt.Sprintf("src/%d-%d.bin", changes, i)
+				s3test.PutObject(t, srv.Client(t), bucket, key, body)
+				// An attempt is told by the ETag it asks for: the source
+				// changes once in each of the first changes attempts.
+				var mu sync.Mutex
+				seen := map[string]bool{}
+				last := body
+				endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+					if tt.trigger(r) {
+						etag := r.Header.Get("If-Match") + r.Header.Get("X-Amz-Copy-Source-If-Match")
+						mu.Lock()
+						if !seen[etag] && len(seen) < changes {
+							seen[etag] = true
+							// A new version of the same size: only its ETag tells.
+							last = bytes.Repeat([]byte{byte('a' + len(seen))}, len(body))
+							s3test.PutObject(t, srv.Client(t), bucket, key, last)
+						}
+						mu.Unlock()
+					}
+					next.ServeHTTP(w, r)
+				})
+				prefix := fmt.Sprintf("copy-%d/", changes)
+				dst := tt.dst(t, prefix)
+				args := append([]string{"--endpoint-url", endpoint, "cp"}, partFlags...)
+				_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/"+key, dst)...)
+				if changes == 1 {
+					if code != ExitOK || !strings.Contains(errOut, "1 restarted") {
+						t.Errorf("exit %d, want 0, and a summary that says one object was restarted; stderr:\n%s", code, tail(errOut, 10))
+					}
+					if got := readDst(t, srv, dst, filepath.Base(key)); !bytes.Equal(got, last) {
+						t.Errorf("the destination holds %d bytes that are not the source's new version, whole", len(got))
+					}
+					if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
+						t.Errorf("multipart uploads left behind: %v", up)
+					}
+					return
+				}
+				if code != ExitPartial {
+					t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+				}
+				if !strings.Contains(errOut, "source changed") || !strings.Contains(errOut, "restarted 2 times, then gave up") {
+					t.Errorf("stderr does not say the source changed, and that it was restarted 2 times:\n%s", tail(errOut, 10))
+				}
+				checkLeftNothing(t, srv, bucket, dst, prefix)
 			})
-			dst := tt.dst(t)
-			args := append([]string{"--endpoint-url", endpoint, "cp"}, partFlags...)
-			_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/"+key, dst)...)
-			if code != ExitPartial {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
-			}
-			if !strings.Contains(errOut, "source changed") {
-				t.Errorf("stderr does not say the source changed:\n%s", tail(errOut, 10))
-			}
-			checkLeftNothing(t, srv, bucket, dst, "copy/")
-		})
+		}
 	}
+}
+
+// readDst reads what a copy to dst wrote under name: the object, when
+// dst is in S3, or the file in the directory dst.
+func readDst(t *testing.T, srv *s3test.Server, dst, name string) []byte {
+	t.Helper()
+	if loc, err := s3url.Parse(dst); err == nil && !loc.Local {
+		return s3test.GetObject(t, srv.Client(t), loc.Bucket, loc.Key)
+	}
+	b, err := os.ReadFile(filepath.Join(dst, name))
+	if err != nil {
+		t.Error(err)
+	}
+	return b
 }
 
 // checkLeftNothing checks that a failed copy to dst left no unfinished

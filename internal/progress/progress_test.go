@@ -112,6 +112,9 @@ func TestSummaryText(t *testing.T) {
 		{"a move says moved",
 			engine.Summary{Objects: 2, Bytes: 2048, Elapsed: el, Seconds: secs}, "moved",
 			"moved 2 objects, 2.0 KiB in 20.00s: 0.00 MiB/s, 0.1 objects/s; 0 failed, 0 skipped"},
+		{"objects started over are told after the failures",
+			engine.Summary{Objects: 3, Bytes: 3 << 20, Failed: 1, Restarted: 2, Elapsed: el, Seconds: secs}, "copied",
+			"copied 3 objects, 3.0 MiB in 20.00s: 0.15 MiB/s, 0.1 objects/s; 1 failed, 0 skipped, 2 restarted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
