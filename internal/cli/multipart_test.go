@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -383,11 +384,14 @@ func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 				})
 				prefix := fmt.Sprintf("copy-%d/", changes)
 				dst := tt.dst(t, prefix)
-				args := append([]string{"--endpoint-url", endpoint, "cp"}, partFlags...)
+				args := append([]string{"--endpoint-url", endpoint, "--log-level", "debug", "cp"}, partFlags...)
 				_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/"+key, dst)...)
 				if changes == 1 {
 					if code != ExitOK || !strings.Contains(errOut, "1 restarted") {
 						t.Errorf("exit %d, want 0, and a summary that says one object was restarted; stderr:\n%s", code, tail(errOut, 10))
+					}
+					if !regexp.MustCompile(`(?m)^time=\S+ level=DEBUG msg=restarted .*attempt=2 .*source changed`).MatchString(errOut) {
+						t.Errorf("the debug log does not say the object was restarted, and why:\n%s", errOut)
 					}
 					if got := readDst(t, srv, dst, filepath.Base(key)); !bytes.Equal(got, last) {
 						t.Errorf("the destination holds %d bytes that are not the source's new version, whole", len(got))
@@ -400,8 +404,9 @@ func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 				if code != ExitPartial {
 					t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
 				}
-				if !strings.Contains(errOut, "source changed") || !strings.Contains(errOut, "restarted 2 times, then gave up") {
-					t.Errorf("stderr does not say the source changed, and that it was restarted 2 times:\n%s", tail(errOut, 10))
+				if !strings.Contains(errOut, "source changed") || !strings.Contains(errOut, "restarted 2 times, then gave up") ||
+					!strings.Contains(errOut, "; the source kept changing while it was read: copy it again once nothing writes to it") {
+					t.Errorf("stderr does not say the source changed, that it was restarted 2 times, and what to do:\n%s", tail(errOut, 10))
 				}
 				checkLeftNothing(t, srv, bucket, dst, prefix)
 			})
@@ -527,6 +532,10 @@ func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
 	}
 	if !strings.Contains(errOut, "checksum mismatch") {
 		t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
+	}
+	// Damaged every time: the object was restarted, to no avail.
+	if !strings.Contains(errOut, "(restarted 2 times, then gave up); its bytes arrived damaged on every attempt") {
+		t.Errorf("stderr does not say the object was restarted 2 times, and what to check:\n%s", tail(errOut, 10))
 	}
 	if files := testfs.Read(t, dir); len(files) != 0 {
 		t.Errorf("files left in the destination: %v", keys(files))
