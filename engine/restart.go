@@ -17,10 +17,12 @@ import (
 // a run, and bounds the cost of a source that never stops changing.
 const DefaultRestarts = 2
 
-// restartBackoff spaces the attempts of one object: short, since what
-// failed was the object, and its requests already waited through their
-// own retries.
-var restartBackoff = retry.Backoff{Base: 200 * time.Millisecond, Max: 2 * time.Second}
+// restartDelay is the wait before attempt+1 of one object: short, since
+// what failed was the object, and its requests already waited through
+// their own retries.
+func restartDelay(attempt int) time.Duration {
+	return retry.Backoff{Base: 200 * time.Millisecond, Max: 2 * time.Second}.Delay(attempt, retry.Retryable)
+}
 
 // restarts is the most times the run starts one task over.
 func (e *executor) restarts() int {
@@ -68,7 +70,7 @@ func (e *executor) restart(ctx context.Context, t Task, attempt int, err error) 
 	// differs from the listing's explains any failure of its transfer (a
 	// body shorter or longer than planned, which no sentinel names).
 	if restart {
-		timer := time.NewTimer(restartBackoff.Delay(attempt, retry.Retryable))
+		timer := time.NewTimer(restartDelay(attempt))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
