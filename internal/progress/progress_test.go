@@ -125,6 +125,18 @@ func TestSummaryText(t *testing.T) {
 	}
 }
 
+func TestBarTextTellsFailuresAndRestarts(t *testing.T) {
+	s := engine.Snapshot{Planned: 10, PlanComplete: true, Done: 7, Failed: 1, Restarts: 2, Bytes: 7 << 20, RemainingBytes: 2 << 20,
+		Seconds: 7, Limit: 64, InFlight: 3}
+	left, right := BarText(s)
+	if want := "8/10 objects"; left != want {
+		t.Errorf("left %q, want %q", left, want)
+	}
+	if want := "7.0 MiB/9.0 MiB  1.0 MiB/s  ETA 2s  1 obj/s  1 failed  2 restarted  in-flight 3/64"; right != want {
+		t.Errorf("right %q, want %q", right, want)
+	}
+}
+
 func TestCount(t *testing.T) {
 	for in, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4000: "-4,000"} {
 		if got := Count(in); got != want {
