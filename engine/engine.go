@@ -236,7 +236,9 @@ type Options struct {
 	// bytes did not match their checksum or ETag. Each restart aborts what
 	// the attempt left (its multipart upload, its temp file), waits a
 	// moment and reads the source afresh; the last attempt's error is the
-	// object's. 0 means DefaultRestarts; negative never restarts.
+	// object's. 0 means DefaultRestarts; negative never restarts. Once
+	// 10 objects have failed on every attempt and none was saved by a
+	// restart, the run restarts no more: restarts are not helping.
 	Restarts int
 }
 
@@ -307,6 +309,9 @@ type executor struct {
 	// failedUploads holds the ids of the multipart uploads of failed
 	// attempts: a restart of the object starts a new one.
 	failedUploads sync.Map
+	// restartsWon and restartsLost count the restarted objects that then
+	// arrived, and those that failed on every attempt (restartsUseless).
+	restartsWon, restartsLost atomic.Int64
 	// streak holds the latest failures that share a cause (StopAfter).
 	streak streak
 	// buffers bounds the bytes of parts held in memory at once, run-wide;

@@ -65,6 +65,13 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		}
 		t, r.Task = next, next
 	}
+	if r.Attempts > 1 {
+		if err == nil {
+			e.restartsWon.Add(1)
+		} else if ctx.Err() == nil {
+			e.restartsLost.Add(1)
+		}
+	}
 	if err == nil && t.DeleteSource && e.moves == nil {
 		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
 		if err != nil {

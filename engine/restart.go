@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/s3bulk/s3bulk/internal/retry"
@@ -23,6 +24,12 @@ const DefaultRestarts = 2
 func restartDelay(attempt int) time.Duration {
 	return retry.Backoff{Base: 200 * time.Millisecond, Max: 2 * time.Second}.Delay(attempt, retry.Retryable)
 }
+
+// restartsUseless is how many objects in a run must have failed on every
+// attempt, with none saved by a restart, before the run restarts no more:
+// what fails every object alike (a proxy that damages every body) is not
+// fixed by starting each object over, and would only triple the work.
+const restartsUseless = 10
 
 // restarts is the most times the run starts one task over.
 func (e *executor) restarts() int {
@@ -60,6 +67,11 @@ func (e *executor) transfer(ctx context.Context, t Task) (parts int, unverified 
 // source that changed since it was listed, or the source cannot be read.
 func (e *executor) restart(ctx context.Context, t Task, attempt int, err error) (Task, bool) {
 	if attempt > e.restarts() || ctx.Err() != nil {
+		return t, false
+	}
+	if e.restartsLost.Load() >= restartsUseless && e.restartsWon.Load() == 0 {
+		e.sayOnce("restarts-useless", slog.LevelWarn, "no more objects are restarted: every one restarted so far failed on every attempt",
+			"objects", e.restartsLost.Load(), "err", err)
 		return t, false
 	}
 	restart := retry.Restart(err)

@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -459,5 +461,40 @@ func TestALocalFileRewrittenWhileUploadedIsRestarted(t *testing.T) {
 				t.Errorf("objects in the bucket: %v", keys)
 			}
 		})
+	}
+}
+
+func TestARunStopsRestartingWhenRestartsSaveNothing(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.NewBucket(t)
+	const n = 12
+	for i := range n {
+		s3test.PutObject(t, srv.Client(t), bucket, fmt.Sprintf("p/%02d", i), stamped(64<<10))
+	}
+	var log bytes.Buffer
+	eng := engine.New(engine.Config{Concurrency: 4, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	// Every body is damaged on the way, as a broken proxy would: no
+	// restart can help.
+	p, c := proxied(t, srv, eng, faultproxy.Config{CorruptRate: 1, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/p/")
+	}})
+	dir := t.TempDir()
+	// One object at a time, so that which ones were restarted is certain.
+	sum, err := eng.Run(t.Context(), engine.Job{Src: bucketAt(t, c, "s3://"+bucket+"/p/"), Dst: localAt(t, dir, false), Recursive: true},
+		engine.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != n || sum.Restarted != 10 {
+		t.Errorf("summary %+v; want %d failed, the first 10 of them restarted", sum, n)
+	}
+	if got, want := p.Stats().Faults[faultproxy.Corrupt], int64(10*3+(n-10)); got != want {
+		t.Errorf("%d reads, want %d: 3 for each of the first 10 objects, 1 for each after", got, want)
+	}
+	if got := strings.Count(log.String(), "no more objects are restarted"); got != 1 {
+		t.Errorf("the log says %d times that restarts stopped, want once:\n%s", got, log.String())
+	}
+	if files := testfs.Read(t, dir); len(files) != 0 {
+		t.Errorf("files left in the destination: %v", files)
 	}
 }
