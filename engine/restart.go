@@ -75,7 +75,7 @@ func (e *executor) restart(ctx context.Context, t Task, attempt int, err error) 
 		return t, false
 	}
 	restart := retry.Restart(err)
-	if !restart && !e.job.Src.Loc.Local {
+	if !restart && (!e.job.Src.Loc.Local || retry.Classify(err) == retry.Fatal) {
 		return t, false
 	}
 	// A local source costs nothing to look at: a file whose size or time
@@ -107,7 +107,9 @@ func (e *executor) restart(ctx context.Context, t Task, attempt int, err error) 
 	// The plan's choice of path stands; only the object is new.
 	next.Op, next.Src, next.Dst, next.Reason, next.DeleteSource = t.Op, t.Src, t.Dst, t.Reason, t.DeleteSource
 	e.progress.plannedBytes.Add(next.Size - t.Size)
-	e.progress.restarted.Add(1)
+	if attempt == 1 {
+		e.progress.restarted.Add(1)
+	}
 	if e.logger != nil {
 		e.logger.Debug("restarted", "op", string(t.Op), "src", t.Src, "dst", t.Dst, "attempt", attempt+1, "err", err)
 	}

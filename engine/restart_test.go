@@ -232,7 +232,12 @@ func TestADownloadDamagedOnTheWayIsRestartedAndVerified(t *testing.T) {
 			eng := engine.New(engine.Config{Concurrency: 8})
 			p, c := proxied(t, srv, eng, faultproxy.Config{CorruptRate: 1, Match: match})
 			dir := t.TempDir()
-			sum, r := runOne(t, eng, engine.Job{Src: bucketAt(t, c, "s3://"+bucket+"/"+tt.key), Dst: localAt(t, dir, false)}, parted)
+			opts := parted
+			opts.Progress = &engine.Progress{}
+			sum, r := runOne(t, eng, engine.Job{Src: bucketAt(t, c, "s3://"+bucket+"/"+tt.key), Dst: localAt(t, dir, false)}, opts)
+			if got := opts.Progress.Snapshot().Restarted; got != 1 {
+				t.Errorf("the progress counts %d objects restarted, want 1", got)
+			}
 			damaged := p.Stats().Faults[faultproxy.Corrupt]
 			if damaged == 0 {
 				t.Fatal("the proxy damaged nothing: the test tested nothing")

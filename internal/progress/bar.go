@@ -160,8 +160,8 @@ func BarText(s engine.Snapshot) (left, right string) {
 	if s.Failed > 0 {
 		r = append(r, Count(s.Failed)+" failed")
 	}
-	if s.Restarts > 0 {
-		r = append(r, Count(s.Restarts)+" restarted")
+	if s.Restarted > 0 {
+		r = append(r, Count(s.Restarted)+" restarted")
 	}
 	r = append(r, fmt.Sprintf("in-flight %d/%d", s.InFlight, s.Limit))
 	return left, strings.Join(r, "  ")

@@ -126,7 +126,7 @@ func TestSummaryText(t *testing.T) {
 }
 
 func TestBarTextTellsFailuresAndRestarts(t *testing.T) {
-	s := engine.Snapshot{Planned: 10, PlanComplete: true, Done: 7, Failed: 1, Restarts: 2, Bytes: 7 << 20, RemainingBytes: 2 << 20,
+	s := engine.Snapshot{Planned: 10, PlanComplete: true, Done: 7, Failed: 1, Restarted: 2, Bytes: 7 << 20, RemainingBytes: 2 << 20,
 		Seconds: 7, Limit: 64, InFlight: 3}
 	left, right := BarText(s)
 	if want := "8/10 objects"; left != want {
