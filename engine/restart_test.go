@@ -267,6 +267,43 @@ func TestADownloadDamagedOnTheWayIsRestartedAndVerified(t *testing.T) {
 	}
 }
 
+func TestAStreamDamagedOnTheWayIsRestartedAndVerified(t *testing.T) {
+	srv := s3test.Start(t)
+	small, big := stamped(1*mib+7), stamped(11*mib+3)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	s3test.PutObject(t, srv.Client(t), src, "small.bin", small)
+	s3test.PutObject(t, srv.Client(t), src, "big.bin", big)
+	for _, tt := range []struct {
+		name string
+		key  string
+		body []byte
+	}{
+		{"one read and one write, the read damaged once", "small.bin", small},
+		{"ranged reads into a multipart upload, one damaged once", "big.bin", big},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			eng := engine.New(engine.Config{Concurrency: 8})
+			// The source through the proxy, the destination straight:
+			// two endpoints, so the bytes pass through the client.
+			p, sc := proxied(t, srv, eng, faultproxy.Config{CorruptRate: 1, Match: onlyFirst(isObjectGet(tt.key))})
+			dc := s3Client(t, srv, eng)
+			sum, r := runOne(t, eng, engine.Job{Src: bucketAt(t, sc, "s3://"+src+"/"+tt.key), Dst: bucketAt(t, dc, "s3://"+dst+"/"+tt.key)}, parted)
+			if p.Stats().Faults[faultproxy.Corrupt] != 1 {
+				t.Fatal("the proxy damaged nothing: the test tested nothing")
+			}
+			if r.Task.Op != engine.OpStream || r.Status != engine.StatusDone || r.Attempts != 2 || sum.Restarted != 1 {
+				t.Fatalf("%s result %s after %d attempts (%v); want a stream done after 2", r.Task.Op, r.Status, r.Attempts, r.Err)
+			}
+			if got := s3test.GetObject(t, srv.Client(t), dst, tt.key); !bytes.Equal(got, tt.body) {
+				t.Errorf("%s: %d bytes, not the source's %d", tt.key, len(got), len(tt.body))
+			}
+			if up := s3test.ListUploads(t, srv.Client(t), dst); len(up) != 0 {
+				t.Errorf("multipart uploads left: %v", up)
+			}
+		})
+	}
+}
+
 func TestRestartsAreBounded(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
