@@ -249,6 +249,9 @@ func TestADownloadDamagedOnTheWayIsRestartedAndVerified(t *testing.T) {
 				if got, err := os.ReadFile(filepath.Join(dir, tt.key)); err != nil || !bytes.Equal(got, tt.body) {
 					t.Errorf("%s: %d bytes (%v), not the object's %d", tt.key, len(got), err, len(tt.body))
 				}
+				if files := testfs.Read(t, dir); len(files) != 1 {
+					t.Errorf("files in the destination: %d, want the one object (no temp file of the first attempt)", len(files))
+				}
 				return
 			}
 			if r.Status != engine.StatusFailed || r.Attempts != 3 || sum.Failed != 1 || sum.Restarted != 1 {
