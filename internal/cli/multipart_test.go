@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -275,6 +277,47 @@ func isPartAfterTheFirst(copy bool) func(*http.Request) bool {
 func isRangedGetAfterTheFirst(r *http.Request) bool {
 	rg := r.Header.Get("Range")
 	return r.Method == http.MethodGet && rg != "" && !strings.HasPrefix(rg, "bytes=0-")
+}
+
+func TestAnUploadWhoseUploadIDVanishedIsRestarted(t *testing.T) {
+	t.Parallel()
+	srv, bucket := newBucket(t)
+	body := stamped(15*mib + 1)
+	file := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another client aborts the upload (`mpu abort`, a lifecycle rule)
+	// just before it completes: the completion finds no upload.
+	var once sync.Once
+	var aborted atomic.Bool
+	endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.Method == http.MethodPost && r.URL.Query().Has("uploadId") {
+			once.Do(func() {
+				_, err := srv.Client(t).AbortMultipartUpload(context.Background(), &s3.AbortMultipartUploadInput{
+					Bucket: aws.String(bucket), Key: aws.String("up/big.bin"), UploadId: aws.String(r.URL.Query().Get("uploadId"))})
+				if err != nil {
+					t.Errorf("abort the upload: %v", err)
+				}
+				aborted.Store(true)
+			})
+		}
+		next.ServeHTTP(w, r)
+	})
+	args := append([]string{"--endpoint-url", endpoint, "cp"}, partFlags...)
+	_, errOut, code := runCLI(t, srv, append(args, file, "s3://"+bucket+"/up/big.bin")...)
+	if !aborted.Load() {
+		t.Fatal("the upload was never aborted: the test tested nothing")
+	}
+	if code != ExitOK || !strings.Contains(errOut, "0 failed, 0 skipped, 1 restarted") {
+		t.Errorf("exit %d, want 0, and a summary that says one object was restarted; stderr:\n%s", code, tail(errOut, 10))
+	}
+	if got := s3test.GetObject(t, srv.Client(t), bucket, "up/big.bin"); !bytes.Equal(got, body) {
+		t.Errorf("up/big.bin: %d bytes, not the file's %d", len(got), len(body))
+	}
+	if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
+		t.Errorf("multipart uploads left behind: %v", up)
+	}
 }
 
 func TestAFailedPartLeavesNothingBehind(t *testing.T) {
