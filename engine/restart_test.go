@@ -307,6 +307,67 @@ func TestAStreamDamagedOnTheWayIsRestartedAndVerified(t *testing.T) {
 	}
 }
 
+func TestAnObjectChangedSinceItsListingIsRestartedAsItIsNow(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.ConditionalGet, s3test.ConditionalCopy)
+	old, changed := []byte("the version listed"), []byte("the version written since, longer")
+	tests := []struct {
+		name string
+		op   engine.Op
+		// reads selects the request that reads the source.
+		reads func(*http.Request) bool
+		job   func(t *testing.T, src, dst string, c *s3store.Client) (engine.Job, func() []byte)
+	}{
+		{"a server-side copy (CopyObject with If-Match)", engine.OpCopy,
+			func(r *http.Request) bool {
+				return r.Method == http.MethodPut && r.Header.Get("X-Amz-Copy-Source") != ""
+			},
+			func(t *testing.T, src, dst string, c *s3store.Client) (engine.Job, func() []byte) {
+				return engine.Job{Src: bucketAt(t, c, "s3://"+src+"/k"), Dst: bucketAt(t, c, "s3://"+dst+"/k")},
+					func() []byte { return s3test.GetObject(t, srv.Client(t), dst, "k") }
+			}},
+		{"a download (GetObject with If-Match)", engine.OpDownload, isObjectGet("k"),
+			func(t *testing.T, src, _ string, c *s3store.Client) (engine.Job, func() []byte) {
+				dir := t.TempDir()
+				return engine.Job{Src: bucketAt(t, c, "s3://"+src+"/k"), Dst: localAt(t, dir, false)},
+					func() []byte { b, _ := os.ReadFile(filepath.Join(dir, "k")); return b }
+			}},
+		{"a stream between endpoints (GetObject with If-Match)", engine.OpStream, isObjectGet("k"),
+			func(t *testing.T, src, dst string, c *s3store.Client) (engine.Job, func() []byte) {
+				return engine.Job{Src: bucketAt(t, c, "s3://"+src+"/k"), Dst: bucketAt(t, s3Client(t, srv, engine.New(engine.Config{})), "s3://"+dst+"/k")},
+					func() []byte { return s3test.GetObject(t, srv.Client(t), dst, "k") }
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, dst := srv.NewBucket(t), srv.NewBucket(t)
+			admin := srv.Client(t)
+			s3test.PutObject(t, admin, src, "k", old)
+			eng := engine.New(engine.Config{Concurrency: 4})
+			// Another writer replaces the source after the listing, as the
+			// first read of it arrives: the read asks for the ETag listed.
+			var once sync.Once
+			_, c := proxied(t, srv, eng, faultproxy.Config{Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+				if tt.reads(r) {
+					once.Do(func() { s3test.PutObject(t, admin, src, "k", changed) })
+				}
+				next.ServeHTTP(w, r)
+			}})
+			job, read := tt.job(t, src, dst, c)
+			sum, r := runOne(t, eng, job, engine.Options{})
+			if r.Task.Op != tt.op || r.Status != engine.StatusDone || r.Attempts != 2 || sum.Restarted != 1 {
+				t.Fatalf("%s result %s after %d attempts (%v); want a %s done after 2", r.Task.Op, r.Status, r.Attempts, r.Err, tt.op)
+			}
+			if got := read(); !bytes.Equal(got, changed) {
+				t.Errorf("the destination holds %q, want the source as it is now", got)
+			}
+			if r.Task.Size != int64(len(changed)) || sum.Bytes != int64(len(changed)) {
+				t.Errorf("the result's size %d and the summary's bytes %d; want the new version's %d", r.Task.Size, sum.Bytes, len(changed))
+			}
+		})
+	}
+}
+
 func TestRestartsAreBounded(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
