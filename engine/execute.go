@@ -123,7 +123,10 @@ func (e *TaskError) Error() string {
 	} else {
 		msg = prefixOnce(e.Op+" "+e.Src+" to "+e.Dst, e.Err)
 	}
-	if e.Attempts > 1 {
+	switch {
+	case e.Attempts == 2:
+		msg += " (restarted once, then gave up)"
+	case e.Attempts > 2:
 		msg += fmt.Sprintf(" (restarted %d times, then gave up)", e.Attempts-1)
 	}
 	return msg
