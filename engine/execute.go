@@ -418,7 +418,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		// An upload that vanished (the cause of NoSuchUpload) needs no
 		// abort: it is gone as if aborted.
 		if aerr := mp.AbortMultipart(actx, t.DstKey, uploadID); aerr != nil && !errors.Is(aerr, store.ErrNoSuchUpload) {
-			err = fmt.Errorf("%w (and abort upload %s: %v)", err, uploadID, aerr)
+			err = &uploadLeftError{err: err, uploadID: uploadID, abort: aerr}
 		} else if j != nil {
 			_ = j.UploadAborted(t.DstKey, uploadID)
 		}
@@ -517,6 +517,22 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	})
 	return unverified && err == nil, err
 }
+
+// uploadLeftError is the failure of an attempt whose multipart upload could
+// not be aborted. It names the upload, so the user can abort it (`mpu
+// abort`); such an object is not restarted, which would bury the message
+// under a success.
+type uploadLeftError struct {
+	err      error
+	uploadID string
+	abort    error
+}
+
+func (e *uploadLeftError) Error() string {
+	return fmt.Sprintf("%v (and abort upload %s: %v)", e.err, e.uploadID, e.abort)
+}
+
+func (e *uploadLeftError) Unwrap() error { return e.err }
 
 // uploadPart sends one part read from the source. A seekable source body is
 // sent as it is; otherwise the part is read into memory first, because

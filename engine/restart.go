@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -62,11 +63,14 @@ func (e *executor) transfer(ctx context.Context, t Task) (parts int, unverified 
 // is started over, and returns the task to start: t as its source is now
 // (one HEAD of it, so a source that changed is moved as it is now, in
 // parts planned for its new size). It waits a short backoff first. It
-// says no when the bound is reached, the run is stopping, the error is
-// not one a fresh attempt fixes (retry.Restart) nor explained by a local
-// source that changed since it was listed, or the source cannot be read.
+// says no when the bound is reached, the run is stopping, the attempt
+// left a multipart upload it could not abort (its error names it), the
+// error is not one a fresh attempt fixes (retry.Restart) nor explained by
+// a local source that changed since it was listed, or the source cannot
+// be read.
 func (e *executor) restart(ctx context.Context, t Task, attempt int, err error) (Task, bool) {
-	if attempt > e.restarts() || ctx.Err() != nil {
+	var left *uploadLeftError
+	if attempt > e.restarts() || ctx.Err() != nil || errors.As(err, &left) {
 		return t, false
 	}
 	if e.restartsLost.Load() >= restartsUseless && e.restartsWon.Load() == 0 {

@@ -368,6 +368,36 @@ func TestAnObjectChangedSinceItsListingIsRestartedAsItIsNow(t *testing.T) {
 	}
 }
 
+func TestAnAttemptThatLeftAnUploadIsNotRestarted(t *testing.T) {
+	srv := s3test.Start(t)
+	src, dst := srv.NewBucket(t), srv.NewBucket(t)
+	s3test.PutObject(t, srv.Client(t), src, "big.bin", stamped(11*mib+3))
+	eng := engine.New(engine.Config{Concurrency: 8})
+	// A part read damaged once fails the stream; the destination then
+	// refuses to abort its upload.
+	_, sc := proxied(t, srv, eng, faultproxy.Config{CorruptRate: 1, Match: onlyFirst(isObjectGet("big.bin"))})
+	_, dc := proxied(t, srv, eng, faultproxy.Config{Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.Method == http.MethodDelete && r.URL.Query().Has("uploadId") {
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}})
+	sum, r := runOne(t, eng, engine.Job{Src: bucketAt(t, sc, "s3://"+src+"/big.bin"), Dst: bucketAt(t, dc, "s3://"+dst+"/big.bin")}, parted)
+	if r.Status != engine.StatusFailed || r.Attempts != 1 || sum.Restarted != 0 {
+		t.Fatalf("result %s after %d attempts; want failed after 1: a restart would bury the upload left behind", r.Status, r.Attempts)
+	}
+	up := s3test.ListUploads(t, srv.Client(t), dst)
+	if msg := r.Err.Error(); len(up) != 1 || !strings.Contains(msg, "checksum mismatch") || !strings.Contains(msg, "(and abort upload ") {
+		t.Errorf("error %q with uploads %v left; want the mismatch and the upload that could not be aborted", msg, up)
+	}
+	if !errors.Is(r.Err, store.ErrChecksumMismatch) {
+		t.Errorf("error %v does not wrap the cause", r.Err)
+	}
+}
+
 func TestRestartsAreBounded(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
