@@ -298,7 +298,7 @@ func (l *parallelList) ranges(ctx context.Context, rs []keyRange, ordered bool) 
 	}
 	var merged chan []store.Object
 	if !ordered {
-		merged = make(chan []store.Object, listChains)
+		merged = make(chan []store.Object, listReadAhead)
 	}
 	// The producer starts the chains in range order, at most listChains
 	// at once; ordered, the chain of the range being emitted is always
