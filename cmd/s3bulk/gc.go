@@ -51,10 +51,13 @@ import (
 // (the runtime counts a processor's time, not the thread's), and a peak of
 // memory is made by one such collection: c is the least of the last
 // gcMarkWindow collections (others' load only ever slows a collection
-// down), R the median of the last gcRecent. The first gcWarmup collections
-// measure the process's start, not its run, and are not counted; until a
-// measurement, GOGC is the runtime's default. GOGC in the environment
-// turns all this off; GOMEMLIMIT still caps it.
+// down), and of gcMarkPrior, about what marking a byte costs, until
+// gcMarkWindow collections have been measured; R is the median of the
+// last gcRecent. The first gcWarmup collections measure the process's
+// start, not its run, and are not counted; until a measurement, GOGC is
+// gcStartPercent, which has the first collection at 8 MiB (a listing of
+// 10,000 keys ends before it). GOGC in the environment turns all this
+// off; GOMEMLIMIT still caps it.
 const (
 	gcBudget       = 0.025
 	gcScanFactor   = 5
@@ -63,10 +66,11 @@ const (
 	gcMaxHeadroom  = 192 << 20
 	gcMaxPercent   = 400
 	gcMinPercent   = 50
-	gcStartPercent = 100
-	gcWarmup       = 2
+	gcStartPercent = 200
+	gcWarmup       = 1
 	gcMarkWindow   = 8
 	gcRecent       = 3
+	gcMarkPrior    = 1e-9
 )
 
 // heapStats is what the last collection found: the live heap, the bytes
@@ -94,6 +98,9 @@ type gcTuner struct {
 
 // observe takes the account read after a collection that found h.
 func (t *gcTuner) observe(a gcAccount, h heapStats) {
+	if t.marks == nil {
+		t.marks = []float64{gcMarkPrior}
+	}
 	d := gcAccount{gc: a.gc - t.last.gc, allocs: a.allocs - t.last.allocs, cycles: a.cycles - t.last.cycles, at: a.at - t.last.at}
 	t.last = a
 	if d.cycles == 0 || d.gc <= 0 || d.at <= 0 || h.scan == 0 {

@@ -16,8 +16,8 @@ func TestGCPercentFollowsWhatCollectingCosts(t *testing.T) {
 		cost float64 // c · R: CPU seconds a byte scanned x bytes allocated a second
 		want int
 	}{
-		{"nothing yet: the runtime's default", heapStats{}, 0, gcStartPercent},
-		{"not measured yet: the runtime's default", heapStats{live: 5 * mib, scan: 5 * mib, roots: mib}, 0, gcStartPercent},
+		{"nothing yet", heapStats{}, 0, gcStartPercent},
+		{"not measured yet", heapStats{live: 5 * mib, scan: 5 * mib, roots: mib}, 0, gcStartPercent},
 		// A listing: 5 MiB of pages and tasks, 40 MB/s allocated, 0.6 ns a
 		// byte scanned: 4.8 MiB more, where the bound gives 20.
 		{"a listing of millions of keys: a few MiB more", heapStats{live: 5 * mib, scan: 5 * mib, roots: mib}, 0.6e-9 * 40e6, 79},
@@ -83,6 +83,16 @@ func TestGCTunerMeasuresRobustly(t *testing.T) {
 		}
 		if !near(costs[gcWarmup], want) {
 			t.Errorf("cost after the warm-up = %g, want %g", costs[gcWarmup], want)
+		}
+	})
+	t.Run("slow collections at the start count no more than the prior", func(t *testing.T) {
+		var tu gcTuner
+		slow := steady
+		slow.gc *= 10
+		costs := feed(&tu, slow, slow, slow)
+		prior := gcMarkPrior * float64(steady.allocs) / steady.dt.Seconds()
+		if !near(costs[2], prior) {
+			t.Errorf("cost after slow collections = %g, want %g", costs[2], prior)
 		}
 	})
 	t.Run("a collection slowed by others' load changes nothing", func(t *testing.T) {
