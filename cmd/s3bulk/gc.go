@@ -51,9 +51,10 @@ import (
 // (the runtime counts a processor's time, not the thread's), and a peak of
 // memory is made by one such collection: c is the least of the last
 // gcMarkWindow collections (others' load only ever slows a collection
-// down), and of gcMarkPrior, about what marking a byte costs, until
-// gcMarkWindow collections have been measured; R is the median of the
-// last gcRecent. The first gcWarmup collections measure the process's
+// down) that scanned at least half of what the heap holds now, and of
+// gcMarkPrior, about what marking a byte costs, until gcMarkWindow
+// collections have been measured or the heap has doubled; R is the
+// median of the last gcRecent. The first gcWarmup collections measure the process's
 // start, not its run, and are not counted; until a measurement, GOGC is
 // gcStartPercent, which has the first collection at 8 MiB (a listing of
 // 10,000 keys ends before it). GOGC in the environment turns all this
@@ -91,16 +92,20 @@ type gcAccount struct {
 // allocates.
 type gcTuner struct {
 	last     gcAccount
-	measured int       // collections measured, counting the warm-up
-	marks    []float64 // CPU seconds a byte scanned, latest collections, oldest first
-	rates    []float64 // bytes allocated a second, the same
+	measured int      // collections measured, counting the warm-up
+	marks    []gcMark // latest collections, oldest first
+	rates    []float64
+}
+
+// gcMark is what marking a byte cost one collection (CPU seconds), and
+// how many bytes it scanned.
+type gcMark struct {
+	cost float64
+	scan uint64
 }
 
 // observe takes the account read after a collection that found h.
 func (t *gcTuner) observe(a gcAccount, h heapStats) {
-	if t.marks == nil {
-		t.marks = []float64{gcMarkPrior}
-	}
 	d := gcAccount{gc: a.gc - t.last.gc, allocs: a.allocs - t.last.allocs, cycles: a.cycles - t.last.cycles, at: a.at - t.last.at}
 	t.last = a
 	if d.cycles == 0 || d.gc <= 0 || d.at <= 0 || h.scan == 0 {
@@ -109,25 +114,40 @@ func (t *gcTuner) observe(a gcAccount, h heapStats) {
 	if t.measured++; t.measured <= gcWarmup {
 		return
 	}
-	t.marks = latest(t.marks, d.gc/float64(d.cycles)/float64(h.scan), gcMarkWindow)
+	if t.marks == nil {
+		// The prior stands for a collection of the heap first measured.
+		t.marks = []gcMark{{gcMarkPrior, h.scan}}
+	}
+	t.marks = latest(t.marks, gcMark{d.gc / float64(d.cycles) / float64(h.scan), h.scan}, gcMarkWindow)
 	t.rates = latest(t.rates, float64(d.allocs)/d.at.Seconds(), gcRecent)
 }
 
 // latest appends v to s, keeping the last n.
-func latest(s []float64, v float64, n int) []float64 {
+func latest[T any](s []T, v T, n int) []T {
 	if len(s) == n {
 		s = append(s[:0], s[1:]...)
 	}
 	return append(s, v)
 }
 
-// cost is c · R, the collector's CPU seconds a second for each byte it
-// scans over each byte of headroom; 0 before a measurement.
-func (t *gcTuner) cost() float64 {
+// cost is c · R for a heap that scans scan bytes: the collector's CPU
+// seconds a second for each byte it scans over each byte of headroom; 0
+// before a measurement. c is the least of the recent collections' that
+// scanned at least half of scan: a heap that has more than doubled holds
+// something else (the stacks of thousands of goroutines in flight cost
+// two or three times a listing's pages a byte), and only the collections
+// of what it holds now say what it costs.
+func (t *gcTuner) cost(scan uint64) float64 {
 	if len(t.rates) == 0 {
 		return 0
 	}
-	return slices.Min(t.marks) * median(t.rates)
+	c := t.marks[len(t.marks)-1].cost
+	for _, m := range t.marks {
+		if 2*m.scan >= scan {
+			c = min(c, m.cost)
+		}
+	}
+	return c * median(t.rates)
 }
 
 func median(v []float64) float64 {
@@ -199,7 +219,7 @@ func tuneGC(tuned func(h heapStats, cost float64, percent int)) {
 		if h, a, ok := readGC(s); ok {
 			a.at = time.Since(start)
 			t.observe(a, h)
-			cost := t.cost()
+			cost := t.cost(h.scan)
 			p := gcPercent(h, cost)
 			debug.SetGCPercent(p)
 			if tuned != nil {

@@ -61,7 +61,7 @@ func feed(t *gcTuner, cs ...collection) []float64 {
 		a.cycles++
 		a.at += c.dt
 		t.observe(a, heapStats{live: c.scan, scan: c.scan})
-		costs = append(costs, t.cost())
+		costs = append(costs, t.cost(c.scan))
 	}
 	return costs
 }
@@ -119,6 +119,16 @@ func TestGCTunerMeasuresRobustly(t *testing.T) {
 			t.Errorf("cost after %d dearer collections = %g, want %g", gcMarkWindow, last, 3*want)
 		}
 	})
+	t.Run("a heap that doubled is measured afresh", func(t *testing.T) {
+		// Copies in flight after a listing: eight times the heap, whose
+		// stacks cost three times as much a byte to mark.
+		var tu gcTuner
+		copies := collection{gc: 8 * 3 * steady.gc, allocs: steady.allocs, dt: steady.dt, scan: 8 * steady.scan}
+		costs := feed(&tu, steady, steady, steady, copies)
+		if last := costs[len(costs)-1]; !near(last, 3*want) {
+			t.Errorf("cost after the heap grew eightfold = %g, want %g", last, 3*want)
+		}
+	})
 	t.Run("one burst of allocation changes nothing, two do", func(t *testing.T) {
 		var tu gcTuner
 		burst := steady
@@ -135,9 +145,9 @@ func TestGCTunerMeasuresRobustly(t *testing.T) {
 	t.Run("an account without a collection or time is skipped", func(t *testing.T) {
 		var tu gcTuner
 		feed(&tu, steady, steady, steady)
-		before := tu.cost()
+		before := tu.cost(steady.scan)
 		tu.observe(tu.last, heapStats{live: mib, scan: mib})
-		if got := tu.cost(); got != before {
+		if got := tu.cost(steady.scan); got != before {
 			t.Errorf("cost after an empty account = %g, want %g", got, before)
 		}
 	})
