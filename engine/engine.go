@@ -526,6 +526,10 @@ func (e *executor) setFatal(err error) {
 // objects failing the same way; a streak that reaches Options.StopAfter
 // stops the run, and its failures are counted but not reported one by one.
 func (e *executor) settle(r Result, cancel context.CancelCauseFunc) {
+	if e.streak.pass(r) {
+		e.finish(r)
+		return
+	}
 	report, quiet, stop := e.streak.add(r)
 	for _, r := range report {
 		e.finish(r)
