@@ -1,7 +1,6 @@
 package limiter
 
 import (
-	"math"
 	"slices"
 	"time"
 )
@@ -14,17 +13,14 @@ import (
 // searching Limiter measures completed requests per second in windows of
 // about one round trip and moves its limit:
 //
-//   - grow: from the better of the first two windows (the run's first,
-//     not judged, and the one after it), the limit doubles once two
-//     windows rose by at least SearchGrowGain over the best so far with
-//     latency within SearchLatencyRise of the latency at the best limit
-//     (most requests slower says the server, or this machine, is
-//     saturated), or at once after one window that rose by
-//     SearchJumpGain; two windows that did not, whichever two come first,
-//     either keep the new limit and try the next doubling, when their
-//     windows averaged SearchGain over the best, or settle it on the
-//     limit before. A window far below limit / mean latency
-//     (SearchStalled: this process stalled) counts as neither.
+//   - grow: from the better of the first two windows, the limit doubles
+//     once two windows rose by at least SearchGrowGain over the best so
+//     far with latency within SearchLatencyRise of the latency at the best
+//     limit (most requests slower says the server, or this machine, is
+//     saturated), or at once after one window that rose by SearchJumpGain;
+//     two windows that did not, whichever two come first, either keep the
+//     new limit and try the next doubling, when their windows averaged
+//     SearchGain over the best, or settle it on the limit before.
 //   - settled: after SearchProbeFirst windows, then after twice as many
 //     each time up to SearchProbeEvery, it tries a quarter more; two
 //     windows with a gain of SearchGain over the upper quartile of the settled
@@ -67,11 +63,6 @@ const (
 	// SearchProbeFirst is the number of settled windows before the first
 	// probe.
 	SearchProbeFirst = 4
-	// SearchStalled is the share of limit / mean latency (what the
-	// requests in flight would give at their latency) below which a
-	// window's rate says this process stalled rather than what the
-	// server gives: such a window does not end a growth.
-	SearchStalled = 0.6
 	// SearchMargin is the share of the accepted rate a throttled window
 	// keeps.
 	SearchMargin = 0.95
@@ -114,8 +105,7 @@ type search struct {
 	baseLatency time.Duration // mean of the last window that set best
 	best        float64       // requests/s of the best window at bestLimit
 	bestLimit   int
-	baseOne     bool      // growing from a first measured window, a second to come
-	first       bool      // the run's first window is still to come
+	baseOne     bool      // growing from a first judged window, a second to come
 	winRate     float64   // the rate of the first win at this limit
 	settled     int       // windows since settling
 	recent      []float64 // the rates of the last settled windows, oldest first
@@ -140,7 +130,7 @@ func NewSearching(start, ceiling, floor int, opts ...Option) *Limiter {
 	if start < l.ceiling {
 		// The first window starts with the first report, when all of the
 		// first requests end at once: it is not judged.
-		l.search = &search{bestLimit: start, warmup: true, first: true, recent: make([]float64, 0, searchRecent)}
+		l.search = &search{bestLimit: start, warmup: true, recent: make([]float64, 0, searchRecent)}
 	}
 	return l
 }
@@ -195,7 +185,6 @@ func (l *Limiter) judge() {
 	judged := (!s.warmup || (s.throttles > 0 && !s.decreased)) && elapsed > 0 && n > 0
 	rate := float64(s.ok) / elapsed
 	var mean time.Duration
-	little := math.Inf(1)
 	if s.ok > 0 {
 		mean = s.latency / time.Duration(s.ok)
 		// Little's law: no more than limit requests in flight for mean
@@ -203,25 +192,11 @@ func (l *Limiter) judge() {
 		// answers of a stalled moment (this process descheduled on a
 		// busy machine, a GC pause) are taken in a burst: a window of
 		// limit answers then lasts much less than a round trip.
-		if little = float64(limit) / mean.Seconds(); little < rate {
+		if little := float64(limit) / mean.Seconds(); little < rate {
 			rate = little
 		}
 	}
 	next := limit
-	if s.first && !judged {
-		// The run's first window is not judged, but it is one of the
-		// two that set the rate to beat at the start: its requests all
-		// started at once, and their latency (the connections' set-up
-		// included) holds its rate to limit / mean latency, an
-		// understatement if anything. The better of it and the next
-		// window is the base, so that the first doubling comes after one
-		// judged window: at 130 ms, one round trip sooner.
-		if s.demand && s.phase == phaseGrow && s.ok > 0 && !math.IsInf(rate, 0) {
-			s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-			s.baseOne = true
-		}
-	}
-	s.first = false
 	if judged {
 		// Most requests slower, not the mean: requests that waited out a
 		// retry are a few slow ones.
@@ -265,14 +240,6 @@ func (l *Limiter) judge() {
 					s.winRate = rate
 				}
 				s.sum += rate
-			case rate < SearchStalled*little:
-				// Far below what its requests in flight and their
-				// latency give: answers did not come for part of the
-				// window, this process stalled (they are taken in a
-				// burst after it, in the next window). Not a loss, so
-				// that a stall across two windows does not end the
-				// growth; on a saturated server, rate and latency
-				// rise and fall together and Little's law holds.
 			default:
 				// Twice too, before two wins: one unlucky window (a
 				// stall of this process) does not end the growth.

@@ -470,14 +470,3 @@ func TestSearchTriesTheNextDoublingAfterOneThatPaid(t *testing.T) {
 		t.Errorf("%.0f requests/s after 5 s, want at least %.0f (changes: %v)", r.rate(), want, head(r.limits))
 	}
 }
-
-// The first doubling comes after one judged window: the run's first window
-// (its requests all started together) is one of the two that set the rate
-// to beat at the start, not a round trip lost.
-func TestSearchFirstDoublingAfterOneJudgedWindow(t *testing.T) {
-	l, c := newSearchLimiter(256, 4096, 16)
-	r := simulateRequests(l, c, &network{rtt: rtt}, 3*rtt-rtt/2, 0, 0)
-	if l.Limit() < 512 {
-		t.Errorf("limit %d after two and a half round trips, want 512 (changes: %v)", l.Limit(), r.limits)
-	}
-}
