@@ -20,15 +20,17 @@
 #   memory   20,000 copies with --concurrency 2000: new, peak RSS.
 #   upload   10,000 files of 100 KiB uploaded at DELAY: new, base, and raw
 #            (10,000 bare PutObjects of 100 KiB from memory).
+#   download 10,000 objects of 100 KiB downloaded at DELAY into an empty
+#            directory: new, base.
 #   local    5,000 x 100 KiB bucket to bucket on the embedded S3 server
 #            (versitygw), with 0 and 30 ms added per request: new, base.
 #
-#   S5CMD=/path/to/s5cmd ./scripts/bench-latency.sh [copy list throttle memory upload local]
+#   S5CMD=/path/to/s5cmd ./scripts/bench-latency.sh [copy list throttle memory upload download local]
 #
 # Environment: BASE (default d57bf33), DELAY (default 130ms), ROUNDS for
-# the local runs (default 3), REPEAT for the copy, list, upload and throttle runs (default
-# 1; each round runs every tool once, side by side; in copy, list, throttle
-# and local, new and base go first in turn). Prints one line per run: name, seconds, items
+# the local runs (default 3), REPEAT for the copy, list, upload, download and
+# throttle runs (default 1; each round runs every tool once, side by side;
+# in copy, list, throttle, download and local, new and base go first in turn). Prints one line per run: name, seconds, items
 # per second, peak RSS in MiB, client CPU seconds, and the fixture's CPU
 # seconds during the run (fx, where it applies). The fixture answers
 # every request after DELAY and stores nothing; it runs as its own process
@@ -41,7 +43,7 @@ rounds=${ROUNDS:-3}
 repeat=${REPEAT:-1}
 s5cmd=${S5CMD:-$(command -v s5cmd || true)}
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(copy list throttle memory upload local)
+[ ${#parts[@]} -gt 0 ] || parts=(copy list throttle memory upload download local)
 . scripts/lib.sh
 lib_init bench-latency
 build_s3bulk "$work/new"
@@ -144,6 +146,20 @@ for part in "${parts[@]}"; do
     done
     stop
     rm -rf "$work/files"
+    ;;
+  download)
+    start "$work/fakes3" -objects 10000 -size 100KiB -delay "$delay"
+    fixture=$child
+    for i in $(seq "$repeat"); do
+      for tool in $(pair "$i"); do
+        rm -rf "$work/down"
+        measure "download-$tool" 10000 "$work/$tool" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ "$work/down/"
+        n=$(find "$work/down" -type f | wc -l)
+        [ "$n" -eq 10000 ] || { echo "download-$tool wrote $n files, want 10000" >&2; exit 1; }
+      done
+    done
+    stop
+    rm -rf "$work/down"
     ;;
   local)
     fixture=""

@@ -18,9 +18,9 @@ import (
 //     far with latency within SearchLatencyRise of the latency at the best
 //     limit (most requests slower says the server, or this machine, is
 //     saturated), or at once after one window that rose by SearchJumpGain;
-//     two windows that did not settle it on the limit that gave the best
-//     rate, whichever two come first: the new one when its windows
-//     averaged SearchGain over the best, else the one before.
+//     two windows that did not, whichever two come first, either keep the
+//     new limit and try the next doubling, when their windows averaged
+//     SearchGain over the best, or settle it on the limit before.
 //   - settled: after SearchProbeFirst windows, then after twice as many
 //     each time up to SearchProbeEvery, it tries a quarter more; two
 //     windows with a gain of SearchGain over the upper quartile of the settled
@@ -210,6 +210,7 @@ func (l *Limiter) judge() {
 		case !s.demand:
 			// An idle limit says nothing about its throughput.
 		case s.phase == phaseGrow:
+			tried := false // a doubling tried after one that paid: judged, even at the ceiling
 			switch {
 			case s.bestLimit == 0 || s.best == 0 || s.baseOne:
 				// The first two judged windows: the better one is the
@@ -244,17 +245,27 @@ func (l *Limiter) judge() {
 				// stall of this process) does not end the growth.
 				s.sum += rate
 				if s.losses++; s.losses >= 2 {
-					// It settles on the limit that gave the better
-					// rate: this one when its windows, on average,
-					// beat the best by what a probe must bring.
+					// A doubling whose windows, on average, beat the
+					// best by what a probe must bring paid: it is kept,
+					// and the next doubling is tried, as the rate still
+					// rose (at a knee softened by this machine's
+					// stalls a doubling brings 10-30%, and the next
+					// one again). One that did not settles on the
+					// limit that gave the best rate.
 					if avg := s.sum / float64(s.wins+s.losses); avg >= s.best*SearchGain {
 						s.best, s.bestLimit, s.baseLatency = avg, limit, mean
+						if limit < l.ceiling {
+							next, tried = min(2*limit, l.ceiling), true
+						} else {
+							s.phase, s.settled = phaseSettled, 0
+						}
+					} else {
+						next = s.bestLimit
+						s.phase, s.settled = phaseSettled, 0
 					}
-					next = s.bestLimit
-					s.phase, s.settled = phaseSettled, 0
 				}
 			}
-			if next >= l.ceiling && next != limit {
+			if next >= l.ceiling && next != limit && !tried {
 				s.phase, s.settled = phaseSettled, 0
 			}
 		case s.phase == phaseProbe:

@@ -418,3 +418,55 @@ func TestSearchKeepsADoublingThatPays(t *testing.T) {
 		t.Errorf("%.0f requests/s from 1.5 s to 4 s, want at least %.0f (changes: %v)", r.rate(), 0.97*9200, head(r.limits))
 	}
 }
+
+// soft: a knee softened by queueing, as this machine's CPU is when client
+// and server share it: past knee requests in flight every doubling still
+// brings a seventh more (latency grows as in flight^0.8), so the rate keeps
+// rising, by less than SearchGrowGain and more than SearchGain.
+type soft struct {
+	rtt  time.Duration
+	knee int
+	due  []time.Time // answers still to come, as a heap
+}
+
+func (s *soft) serve(now time.Time) (time.Time, bool) {
+	for len(s.due) > 0 && !s.due[0].After(now) {
+		heap.Pop((*times)(&s.due))
+	}
+	d := s.rtt
+	if n := len(s.due) + 1; n > s.knee {
+		d = time.Duration(float64(s.rtt) * math.Pow(float64(n)/float64(s.knee), 0.8))
+	}
+	heap.Push((*times)(&s.due), now.Add(d))
+	return now.Add(d), false
+}
+
+type times []time.Time
+
+func (t times) Len() int           { return len(t) }
+func (t times) Less(i, j int) bool { return t[i].Before(t[j]) }
+func (t times) Swap(i, j int)      { t[i], t[j] = t[j], t[i] }
+func (t *times) Push(x any)        { *t = append(*t, x.(time.Time)) }
+func (t *times) Pop() any {
+	old := *t
+	x := old[len(old)-1]
+	*t = old[:len(old)-1]
+	return x
+}
+
+// A doubling that paid (its windows averaged SearchGain over the best, not
+// SearchGrowGain) is kept and the next one tried: the rate still rose.
+// Settling there would leave the rest to probes of a quarter more, which
+// bring a fraction of a doubling's gain and do not pass SearchGain.
+func TestSearchTriesTheNextDoublingAfterOneThatPaid(t *testing.T) {
+	l, c := newSearchLimiter(256, 4096, 16)
+	srv := &soft{rtt: rtt, knee: 1024}
+	r := simulateRequests(l, c, srv, 10*time.Second, 5*time.Second, 0)
+	if l.Limit() != 4096 {
+		t.Errorf("limit %d at the end, want 4,096 (changes: %v)", l.Limit(), head(r.limits))
+	}
+	// At 4,096 in flight: 1,024 / 130 ms x 4^0.2.
+	if want := 0.97 * 1024 / rtt.Seconds() * math.Pow(4, 0.2); r.rate() < want {
+		t.Errorf("%.0f requests/s after 5 s, want at least %.0f (changes: %v)", r.rate(), want, head(r.limits))
+	}
+}
