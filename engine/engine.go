@@ -229,6 +229,17 @@ type Options struct {
 	// TaskTimeout bounds one whole small-object task; 0 means none. Request
 	// level stalls are the store's business.
 	TaskTimeout time.Duration
+	// Restarts is how many times one object is started over, after its
+	// first attempt, when it failed as a whole in a way a fresh attempt
+	// can fix: its source changed while it was read, its multipart upload
+	// vanished (a lifecycle rule or another client aborted it), or its
+	// bytes did not match their checksum or ETag. Each restart aborts what
+	// the attempt left (its multipart upload, its temp file), waits a
+	// moment and reads the source afresh; the last attempt's error is the
+	// object's. 0 means DefaultRestarts; negative never restarts. Once
+	// 10 objects have failed on every attempt and none was saved by a
+	// restart, the run restarts no more: restarts are not helping.
+	Restarts int
 }
 
 // MetadataOptions change the metadata written with each object. By default
@@ -295,6 +306,12 @@ type executor struct {
 	fatal   error
 
 	resumedIDs resumed
+	// failedUploads holds the ids of the multipart uploads of failed
+	// attempts: a restart of the object starts a new one.
+	failedUploads sync.Map
+	// restartsWon and restartsLost count the restarted objects that then
+	// arrived, and those that failed on every attempt (restartsUseless).
+	restartsWon, restartsLost atomic.Int64
 	// streak holds the latest failures that share a cause (StopAfter).
 	streak streak
 	// buffers bounds the bytes of parts held in memory at once, run-wide;
@@ -509,6 +526,10 @@ func (e *executor) setFatal(err error) {
 // objects failing the same way; a streak that reaches Options.StopAfter
 // stops the run, and its failures are counted but not reported one by one.
 func (e *executor) settle(r Result, cancel context.CancelCauseFunc) {
+	if e.streak.pass(r) {
+		e.finish(r)
+		return
+	}
 	report, quiet, stop := e.streak.add(r)
 	for _, r := range report {
 		e.finish(r)

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestNewBudgets(t *testing.T) {
 	tests := []struct {
@@ -45,5 +48,30 @@ func TestANilJournalPointerIsNoJournal(t *testing.T) {
 	e := New(Config{}).newExecutor(Job{}, Options{Journal: j})
 	if e.opts.Journal != nil {
 		t.Error("a nil *T journal is kept: every call on it would crash")
+	}
+}
+
+func TestTaskErrorSaysHowOftenTheObjectWasRestarted(t *testing.T) {
+	cause := errors.New("get s3://a/k: checksum mismatch")
+	tests := []struct {
+		name string
+		err  *TaskError
+		want string
+	}{
+		{"tried once", &TaskError{Op: "download", Src: "s3://a/k", Dst: "k", Attempts: 1, Err: cause},
+			"download s3://a/k to k: get s3://a/k: checksum mismatch"},
+		{"attempts unknown (a caller's own TaskError)", &TaskError{Op: "download", Src: "s3://a/k", Dst: "k", Err: cause},
+			"download s3://a/k to k: get s3://a/k: checksum mismatch"},
+		{"restarted twice", &TaskError{Op: "download", Src: "s3://a/k", Dst: "k", Attempts: 3, Err: cause},
+			"download s3://a/k to k: get s3://a/k: checksum mismatch (restarted 2 times, then gave up)"},
+		{"restarted once, no destination", &TaskError{Op: "delete", Src: "s3://a/k", Attempts: 2, Err: cause},
+			"delete s3://a/k: get s3://a/k: checksum mismatch (restarted once, then gave up)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.err.Error(); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
 	}
 }

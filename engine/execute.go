@@ -51,13 +51,26 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		}
 	}
 	var err error
-	switch {
-	case t.Op == OpStream && !e.job.Src.Loc.Local:
-		r.Parts, r.Unverified, err = e.stream(ctx, t)
-	case t.PartSize > 0:
-		r.Parts, r.Unverified, err = e.multipart(ctx, t)
-	default:
-		r.Unverified, err = e.single(ctx, t)
+	// An object that failed as a whole (its source changed, its upload
+	// vanished, its bytes arrived damaged) is started over, a bounded
+	// number of times (restart.go).
+	for r.Attempts = 1; ; r.Attempts++ {
+		r.Parts, r.Unverified, err = e.transfer(ctx, t)
+		if err == nil {
+			break
+		}
+		next, ok := e.restart(ctx, t, r.Attempts, err)
+		if !ok {
+			break
+		}
+		t, r.Task = next, next
+	}
+	if r.Attempts > 1 {
+		if err == nil {
+			e.restartsWon.Add(1)
+		} else if ctx.Err() == nil {
+			e.restartsLost.Add(1)
+		}
 	}
 	if err == nil && t.DeleteSource && e.moves == nil {
 		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
@@ -75,7 +88,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 
 func (e *executor) failed(r Result, err error, start time.Time) Result {
 	r.Status = StatusFailed
-	r.Err = &TaskError{Op: string(r.Task.Op), Src: r.Task.Src, Dst: r.Task.Dst, Err: err}
+	r.Err = &TaskError{Op: string(r.Task.Op), Src: r.Task.Src, Dst: r.Task.Dst, Attempts: r.Attempts, Err: err}
 	r.Duration = time.Since(start)
 	return r
 }
@@ -97,14 +110,26 @@ func (e *executor) exists(ctx context.Context, key string) (bool, error) {
 // TaskError is the failure of one task; it names the object and the cause.
 type TaskError struct {
 	Op, Src, Dst string
-	Err          error
+	// Attempts is how many times the whole object was tried (restarts
+	// included, Options.Restarts); Err is the last attempt's error.
+	Attempts int
+	Err      error
 }
 
 func (e *TaskError) Error() string {
+	var msg string
 	if e.Dst == "" {
-		return prefixOnce(e.Op+" "+e.Src, e.Err)
+		msg = prefixOnce(e.Op+" "+e.Src, e.Err)
+	} else {
+		msg = prefixOnce(e.Op+" "+e.Src+" to "+e.Dst, e.Err)
 	}
-	return prefixOnce(e.Op+" "+e.Src+" to "+e.Dst, e.Err)
+	switch {
+	case e.Attempts == 2:
+		msg += " (restarted once, then gave up)"
+	case e.Attempts > 2:
+		msg += fmt.Sprintf(" (restarted %d times, then gave up)", e.Attempts-1)
+	}
+	return msg
 }
 func (e *TaskError) Unwrap() error { return e.Err }
 
@@ -385,10 +410,15 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			// checkpoint; rerunning the command resumes it.
 			return
 		}
+		// A restart of the object (restart.go) never resumes this upload,
+		// even when the abort fails.
+		e.failedUploads.Store(uploadID, true)
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 		defer cancel()
-		if aerr := mp.AbortMultipart(actx, t.DstKey, uploadID); aerr != nil {
-			err = fmt.Errorf("%w (and abort upload %s: %v)", err, uploadID, aerr)
+		// An upload that vanished (the cause of NoSuchUpload) needs no
+		// abort: it is gone as if aborted.
+		if aerr := mp.AbortMultipart(actx, t.DstKey, uploadID); aerr != nil && !errors.Is(aerr, store.ErrNoSuchUpload) {
+			err = &uploadLeftError{err: err, uploadID: uploadID, abort: aerr}
 		} else if j != nil {
 			_ = j.UploadAborted(t.DstKey, uploadID)
 		}
@@ -487,6 +517,22 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	})
 	return unverified && err == nil, err
 }
+
+// uploadLeftError is the failure of an attempt whose multipart upload could
+// not be aborted. It names the upload, so the user can abort it (`mpu
+// abort`); such an object is not restarted, which would bury the message
+// under a success.
+type uploadLeftError struct {
+	err      error
+	uploadID string
+	abort    error
+}
+
+func (e *uploadLeftError) Error() string {
+	return fmt.Sprintf("%v (and abort upload %s: %v)", e.err, e.uploadID, e.abort)
+}
+
+func (e *uploadLeftError) Unwrap() error { return e.err }
 
 // uploadPart sends one part read from the source. A seekable source body is
 // sent as it is; otherwise the part is read into memory first, because

@@ -40,7 +40,8 @@ import (
 //  3. Merge: listChains chains at a time, each page a request of the run's
 //     budget, into the planner's one bounded stream. Ordered (for sync) the
 //     ranges are emitted one after another, each chain reading at most
-//     listReadAhead pages ahead; unordered, pages are emitted as they come.
+//     listReadAhead pages ahead; unordered, pages are emitted as they come,
+//     through a channel of listReadAhead pages.
 //
 // Memory is the discovered prefixes (at most listMaxPrefixes; past that
 // the rest is one more range) and the pages in flight: flat in the number
@@ -296,9 +297,13 @@ func (l *parallelList) ranges(ctx context.Context, rs []keyRange, ordered bool) 
 	for i := range rs {
 		chans[i] = make(chan []store.Object, listReadAhead)
 	}
+	// Unordered, the chains share one channel of a few pages: a chain
+	// waiting to send holds its page, so at most listChains +
+	// listReadAhead pages are in flight, and the planner, which is slower
+	// than 16 chains at 130 ms a page, always has one waiting.
 	var merged chan []store.Object
 	if !ordered {
-		merged = make(chan []store.Object, listChains)
+		merged = make(chan []store.Object, listReadAhead)
 	}
 	// The producer starts the chains in range order, at most listChains
 	// at once; ordered, the chain of the range being emitted is always

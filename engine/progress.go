@@ -21,6 +21,7 @@ type Progress struct {
 	bytes         atomic.Int64 // bytes of finished objects
 	bytesInFlight atomic.Int64 // bytes of finished parts of unfinished objects
 	settledBytes  atomic.Int64 // planned bytes that will never move: skipped, failed, deleted
+	restarted     atomic.Int64 // objects started over at least once (Options.Restarts)
 	// limiter is the run's, set when the run starts, while a renderer
 	// may already be reading.
 	limiter atomic.Pointer[limiter.Limiter]
@@ -49,6 +50,9 @@ type Snapshot struct {
 	RemainingBytes int64 `json:"remaining_bytes"`
 	Limit          int   `json:"concurrency_limit"`
 	InFlight       int   `json:"in_flight"`
+	// Restarted counts the objects started over at least once so far
+	// (Options.Restarts), as Summary.Restarted does at the end.
+	Restarted int64 `json:"restarted,omitempty"`
 }
 
 // Snapshot reads the counters.
@@ -62,6 +66,7 @@ func (p *Progress) Snapshot() Snapshot {
 		Failed:       p.failed.Load(),
 		Skipped:      p.skipped.Load(),
 		Bytes:        p.bytes.Load() + p.bytesInFlight.Load(),
+		Restarted:    p.restarted.Load(),
 	}
 	s.RemainingBytes = max(0, s.PlannedBytes-s.Bytes-p.settledBytes.Load())
 	if st := p.start.Load(); st != 0 {

@@ -220,7 +220,7 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 		defer cancel()
 		if aerr := mp.AbortMultipart(actx, key, uploadID); aerr != nil {
-			err = fmt.Errorf("%w (and abort upload %s: %v)", err, uploadID, aerr)
+			err = &uploadLeftError{err: err, uploadID: uploadID, abort: aerr}
 		}
 	}()
 

@@ -123,6 +123,18 @@ func (s *streak) add(r Result) (report, quiet []Result, stop *StoppedError) {
 	return report, quiet, &StoppedError{Count: len(quiet), First: first}
 }
 
+// pass reports whether r is reported now and alone, as add would report it,
+// when no streak is held and r cannot start one: every success while
+// nothing fails, without add's slice of one result per task.
+func (s *streak) pass(r Result) bool {
+	if r.Status == StatusFailed && s.limit > 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.held) == 0
+}
+
 // drain returns the failures still held, at the end of a run.
 func (s *streak) drain() []Result {
 	s.mu.Lock()

@@ -55,8 +55,18 @@ func TestStreak(t *testing.T) {
 				if err != nil {
 					r.Status, r.Err = StatusFailed, &TaskError{Op: "copy", Src: r.Task.Src, Err: err}
 				}
+				// pass, settle's way around add, must say yes exactly
+				// when add reports r alone, now, and holds nothing.
+				passed := s.pass(r)
 				report, quiet, stop := s.add(r)
 				reports = append(reports, len(report))
+				alone := len(report) == 1 && report[0].Task.Src == r.Task.Src && len(quiet) == 0 && stop == nil && len(s.held) == 0
+				if passed && !alone {
+					t.Errorf("step %d: pass said yes, but add reported %d, held %d", i, len(report), len(s.held))
+				}
+				if !passed && alone && r.Status != StatusFailed {
+					t.Errorf("step %d: pass said no to a success that add reported alone", i)
+				}
 				if stop != nil {
 					stopAt = i
 					if len(quiet) != tt.limit || stop.Count != tt.limit {

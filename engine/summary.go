@@ -18,6 +18,9 @@ type Summary struct {
 	// Unverified counts the done objects that had nothing to be checked
 	// against (Result.Unverified).
 	Unverified int64 `json:"unverified,omitempty"`
+	// Restarted counts the objects, done or failed, that were started
+	// over at least once (Result.Attempts above 1).
+	Restarted int64 `json:"restarted,omitempty"`
 }
 
 // Copied is the objects done other than deletes.
@@ -56,6 +59,9 @@ func (s *Summary) add(r Result) {
 	case StatusSkipped:
 		s.Skipped++
 	}
+	if r.Attempts > 1 {
+		s.Restarted++
+	}
 }
 
 // Add adds o's counts to s: the summary of several runs (the lines of a
@@ -68,4 +74,5 @@ func (s *Summary) Add(o Summary) {
 	s.Skipped += o.Skipped
 	s.Planned += o.Planned
 	s.Unverified += o.Unverified
+	s.Restarted += o.Restarted
 }

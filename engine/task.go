@@ -71,6 +71,10 @@ type Result struct {
 	// streamed in parts from a source that can only be checked by reading
 	// the parts back.
 	Unverified bool
+	// Attempts is how many times the whole object was tried: 1, or more
+	// when it was restarted (Options.Restarts). Task is then the object
+	// as the last attempt found it.
+	Attempts int
 }
 
 // object returns the task's source as a store.Object.

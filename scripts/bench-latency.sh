@@ -9,9 +9,12 @@
 #            raw, the fixture's trivial client (internal/fakes3/cmd/rawload:
 #            1,024 bare requests in flight, no SDK): the ceiling of the
 #            fixture and of the machine at that moment.
-#   list     1,000,000 keys (the report's layout) planned by a dry run at
-#            DELAY per page: new, base; and new on 10,000 and 100,000 keys
-#            (peak RSS).
+#   list     LIST_SIZES keys (default 10,000, 100,000, 1,000,000 and
+#            2,000,000; the report's layout) planned by a dry run at DELAY
+#            per page: new, base; then each build's peak RSS by size (the
+#            median of its rounds) and how far the largest is above the
+#            smallest listing's: a listing's memory must not grow with the
+#            number of keys.
 #   throttle 100,000 copies at DELAY under a limit of 3,500 writes/s for
 #            the bucket (503 SlowDown above it): new, base.
 #   memory   20,000 copies with --concurrency 2000: new, peak RSS.
@@ -25,9 +28,9 @@
 #   S5CMD=/path/to/s5cmd ./scripts/bench-latency.sh [copy list throttle memory upload download local]
 #
 # Environment: BASE (default d57bf33), DELAY (default 130ms), ROUNDS for
-# the local runs (default 3), REPEAT for the copy, upload, download and
+# the local runs (default 3), REPEAT for the copy, list, upload, download and
 # throttle runs (default 1; each round runs every tool once, side by side;
-# in copy, throttle, download and local, new and base go first in turn). Prints one line per run: name, seconds, items
+# in copy, list, throttle, download and local, new and base go first in turn). Prints one line per run: name, seconds, items
 # per second, peak RSS in MiB, client CPU seconds, and the fixture's CPU
 # seconds during the run (fx, where it applies). The fixture answers
 # every request after DELAY and stores nothing; it runs as its own process
@@ -53,7 +56,8 @@ local_credentials
 echo "load before: $(load); base $base; delay $delay"
 START_TIMEOUT=60 # a million keys take a while to make
 
-# measure NAME ITEMS CMD...: runs CMD, prints NAME seconds items/s MiB cpu.
+# measure NAME ITEMS CMD...: runs CMD, prints NAME seconds items/s MiB cpu
+# and adds "NAME seconds MiB cpu" to $work/results.
 # With $fixture set to the fixture's PID it also prints the fixture's CPU.
 measure() {
   local name=$1 items=$2 before=0 fx=""
@@ -63,6 +67,17 @@ measure() {
   [ -z "${fixture:-}" ] || fx=$(echo "$(proc_cpu "$fixture") - $before" | bc)
   awk -v n="$name" -v w="$wall" -v i="$items" -v r="$rss_mib" -v c="$cpu" -v f="$fx" \
     'BEGIN {printf "%-28s %8.2f s %10.0f /s %6.0f MiB %7.2f cpu-s", n, w, i / w, r, c; if (f != "") printf " %6.2f fx cpu-s", f; print ""}'
+  echo "$name $wall $rss_mib $cpu" >>"$work/results"
+}
+
+# rss_by_size TOOL SIZES...: TOOL's median peak RSS of list-N for each
+# size, and how far the largest median is above the first size's.
+rss_by_size() {
+  local tool=$1 n
+  shift
+  for n in "$@"; do echo "$n $(col "list-$n-$tool" 3)"; done |
+    awk -v t="$tool" '{line = line sprintf(" %d keys %.0f MiB,", $1, $2); if (NR == 1) first = $2; if ($2 > top) top = $2}
+      END {sub(/,$/, "", line); printf "list-rss-%s:%s; largest %.0f MiB above the first\n", t, line, top - first}'
 }
 q=(--no-progress --quiet)
 
@@ -88,17 +103,19 @@ for part in "${parts[@]}"; do
     stop
     ;;
   list)
-    start "$work/fakes3" -objects 1000000 -size 100KiB -delay "$delay"
-    fixture=$child
-    measure list-1m-new 1000000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
-    measure list-1m-base 1000000 "$work/base" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
-    stop
-    for n in 10000 100000; do
-      start "$work/fakes3" -objects $n -size 100KiB -delay "$delay"
+    sizes=(${LIST_SIZES:-10000 100000 1000000 2000000})
+    for n in "${sizes[@]}"; do
+      start "$work/fakes3" -objects "$n" -size 100KiB -delay "$delay"
       fixture=$child
-      measure "list-$((n / 1000))k-new" $n "$work/new" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
+      for i in $(seq "$repeat"); do
+        for tool in $(pair "$i"); do
+          measure "list-$n-$tool" "$n" "$work/$tool" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
+        done
+      done
       stop
     done
+    rss_by_size new "${sizes[@]}"
+    rss_by_size base "${sizes[@]}"
     ;;
   throttle)
     start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500

@@ -148,11 +148,14 @@ func SelectPrices(file, priceRegion, region string) (p Prices, ok bool, err erro
 	if file != "" {
 		f, err := os.Open(file)
 		if err != nil {
-			return Prices{}, false, fmt.Errorf("--prices: %v", store.PathCause(err))
+			// The path once, from the flag: the cause without the
+			// PathError's copy of it.
+			return Prices{}, false, fmt.Errorf("--prices %s: %v (give a readable JSON file of prices, or leave --prices out for the built-in ones)",
+				file, store.PathCause(err, file))
 		}
 		defer f.Close()
 		if table, err = LoadPrices(f, table); err != nil {
-			return Prices{}, false, err
+			return Prices{}, false, fmt.Errorf("--prices %s: %w", file, err)
 		}
 	}
 	if priceRegion != "" {

@@ -132,8 +132,9 @@ func TestSelectPrices(t *testing.T) {
 		{name: "the named region wins", named: "us-east-1", region: "ap-northeast-1", want: "us-east-1", wantOK: true},
 		{name: "a file adds regions", file: file, named: "us-west-2", want: "us-west-2", wantOK: true},
 		{name: "a named region without prices is refused", named: "eu-west-3", wantErr: "--price-region eu-west-3: no prices for it (give them with --prices)"},
-		{name: "a missing file is named without repeating its path", file: filepath.Join(dir, "none.json"), wantErr: "--prices: no such file or directory"},
-		{name: "a file that is not prices is refused", file: bad, wantErr: "prices"},
+		{name: "a missing file is named once, with what to do", file: filepath.Join(dir, "none.json"),
+			wantErr: "--prices " + filepath.Join(dir, "none.json") + ": no such file or directory (give a readable JSON file of prices, or leave --prices out for the built-in ones)"},
+		{name: "a file that is not prices is named", file: bad, wantErr: "--prices " + bad + ": load prices: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -141,6 +142,9 @@ func TestSelectPrices(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("SelectPrices: %v, want an error saying %q", err, tt.wantErr)
+				}
+				if tt.file != "" && strings.Count(err.Error(), tt.file) != 1 {
+					t.Errorf("SelectPrices: %v; want the file named once", err)
 				}
 				return
 			}

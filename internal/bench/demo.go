@@ -82,7 +82,11 @@ type Demo struct {
 func StartDemo(ctx context.Context, opts DemoOptions) (d *Demo, err error) {
 	tmp, err := os.MkdirTemp(opts.TempDir, "s3bulk-demo-")
 	if err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
+		dir := opts.TempDir
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		return nil, fmt.Errorf("demo: create a temporary directory in %s: %v (set TMPDIR to a writable directory)", dir, store.PathCause(err))
 	}
 	d = &Demo{tmp: tmp, Source: Target{Bucket: demoSource, Prefix: "seed/"}, Dest: Target{Bucket: demoDest, Prefix: "copy/"}}
 	defer func() {

@@ -49,7 +49,7 @@ func runCLIEnv(t *testing.T, srv *s3test.Server, env map[string]string, args ...
 }
 
 // summaryLine matches the run summary that cp prints on stderr.
-var summaryLine = regexp.MustCompile(`^(copied|moved|deleted) .* [0-9,]+ failed, [0-9,]+ skipped$`)
+var summaryLine = regexp.MustCompile(`^(copied|moved|deleted) .* [0-9,]+ failed, [0-9,]+ skipped(, [0-9,]+ restarted)?$`)
 
 // errorLines returns the lines of stderr that are not the run summary.
 func errorLines(stderr string) []string {
@@ -353,30 +353,59 @@ func collect(t *testing.T, job engine.Job, opts engine.Options) (engine.Summary,
 func TestLocalSourceChangedMidRunFailsThatFileOnly(t *testing.T) {
 	t.Parallel()
 	srv, bucket := newBucket(t)
-	dir := t.TempDir()
-	testfs.Write(t, dir, map[string]string{"a.txt": "a", "gone.txt": "here at planning", "grown.txt": "short", "z.txt": "z"})
-	st, err := localstore.New(dir, localstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := directClient(t, srv)
-	sum, failed := collect(t, engine.Job{
-		Src:       engine.Endpoint{Store: vanishingStore{Store: st, vanish: "gone.txt", grow: "grown.txt"}, Loc: s3url.Location{Local: true}},
-		Dst:       bucketEndpoint(t, c, "s3://"+bucket+"/"),
-		Recursive: true,
-	}, engine.Options{})
-	if sum.Objects != 2 || sum.Failed != 2 {
-		t.Errorf("%d done, %d failed; want 2, 2", sum.Objects, sum.Failed)
+	// A file that grew since the listing is restarted, as it is now
+	// (rclone retries it, and uploads the file as it is then); one that
+	// vanished is not: nothing is left to upload.
+	tests := []struct {
+		name     string
+		restarts int
+		done     int64
+		causes   map[string]string
+		want     map[string]string
+	}{
+		{"with restarts, the grown file is uploaded as it is now", 0, 3,
+			map[string]string{"gone.txt": "no such file or directory"},
+			map[string]string{"a.txt": "a", "grown.txt": "short and more", "z.txt": "z"}},
+		{"without restarts, the grown file fails", -1, 2,
+			map[string]string{"gone.txt": "no such file or directory", "grown.txt": "body has 14 bytes, want 5"},
+			map[string]string{"a.txt": "a", "z.txt": "z"}},
 	}
-	for key, cause := range map[string]string{"gone.txt": "no such file or directory", "grown.txt": "body has 14 bytes, want 5"} {
-		p := filepath.Join(dir, key)
-		err := failed[p]
-		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), cause) {
-			t.Errorf("%s: error %v; want one naming it and %q", key, err, cause)
-		}
-	}
-	if diff := cmp.Diff(map[string]string{"a.txt": "a", "z.txt": "z"}, bucketContents(t, srv, bucket, "")); diff != "" {
-		t.Errorf("bucket (-want +got):\n%s", diff)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testfs.Write(t, dir, map[string]string{"a.txt": "a", "gone.txt": "here at planning", "grown.txt": "short", "z.txt": "z"})
+			st, err := localstore.New(dir, localstore.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prefix := fmt.Sprintf("%d/", i)
+			sum, failed := collect(t, engine.Job{
+				Src:       engine.Endpoint{Store: vanishingStore{Store: st, vanish: "gone.txt", grow: "grown.txt"}, Loc: s3url.Location{Local: true}},
+				Dst:       bucketEndpoint(t, c, "s3://"+bucket+"/"+prefix),
+				Recursive: true,
+			}, engine.Options{Restarts: tt.restarts})
+			if sum.Objects != tt.done || sum.Failed != int64(len(tt.causes)) {
+				t.Errorf("%d done, %d failed; want %d, %d", sum.Objects, sum.Failed, tt.done, len(tt.causes))
+			}
+			for key, cause := range tt.causes {
+				p := filepath.Join(dir, key)
+				err := failed[p]
+				if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), cause) {
+					t.Errorf("%s: error %v; want one naming it and %q", key, err, cause)
+				}
+			}
+			if len(failed) != len(tt.causes) {
+				t.Errorf("failed: %v; want only %v", failed, tt.causes)
+			}
+			want := map[string]string{}
+			for k, v := range tt.want {
+				want[prefix+k] = v
+			}
+			if diff := cmp.Diff(want, bucketContents(t, srv, bucket, prefix)); diff != "" {
+				t.Errorf("bucket (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -560,43 +589,75 @@ func TestSourceChangedDuringMultipartCopyFailsWithoutALeftover(t *testing.T) {
 	t.Parallel()
 	srv, src, dst := newBucketPair(t, s3test.PartCopy, s3test.ConditionalCopy)
 	c := srv.Client(t)
-	old, changed := bodyFor(1, 11<<20), bodyFor(2, 11<<20)
-	s3test.PutObject(t, c, src, "big.bin", old)
-
-	// The proxy overwrites the source when the first part copy arrives,
-	// before any part copy reaches the server: every part then asks for a
-	// source that changed since the plan read its ETag.
-	var once sync.Once
-	proxy := startFaultProxy(t, srv, faultproxy.Config{Match: func(r *http.Request) bool {
-		if r.Method == http.MethodPut && r.URL.Query().Has("partNumber") && r.Header.Get("X-Amz-Copy-Source") != "" {
-			once.Do(func() {
+	// changes is how many attempts find the source changed: once, the
+	// restart copies the new version; on every attempt (the restarts'
+	// bound and one), the object fails after the bound.
+	for _, tt := range []struct {
+		name    string
+		changes int
+	}{
+		{"changed once: restarted, the new version lands whole", 1},
+		{"changed on every attempt: fails after the bound, leaves nothing", 1 + engine.DefaultRestarts},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			key := fmt.Sprintf("big-%d.bin", tt.changes)
+			s3test.PutObject(t, c, src, key, bodyFor(0, 11<<20))
+			// The proxy overwrites the source when the first part copy of
+			// an upload arrives, before any part copy of it reaches the
+			// server: every part then asks for a source that changed since
+			// the plan (or the restart) read its ETag.
+			var mu sync.Mutex
+			uploads := map[string]bool{}
+			var last []byte
+			proxy := startFaultProxy(t, srv, faultproxy.Config{Match: func(r *http.Request) bool {
+				if r.Method != http.MethodPut || !r.URL.Query().Has("partNumber") || r.Header.Get("X-Amz-Copy-Source") == "" {
+					return false
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				id := r.URL.Query().Get("uploadId")
+				if uploads[id] || len(uploads) >= tt.changes {
+					return false
+				}
+				uploads[id] = true
+				last = bodyFor(len(uploads), 11<<20)
 				_, err := c.PutObject(context.Background(), &s3.PutObjectInput{
-					Bucket: aws.String(src), Key: aws.String("big.bin"), Body: bytes.NewReader(changed),
+					Bucket: aws.String(src), Key: aws.String(key), Body: bytes.NewReader(last),
 				})
 				if err != nil {
 					t.Errorf("change the source: %v", err)
 				}
-			})
-		}
-		return false
-	}})
-	_, stderr, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "cp", "--part-size", "5MiB", "--multipart-threshold", "5MiB",
-		"s3://"+src+"/big.bin", "s3://"+dst+"/big.bin")
-	if code != ExitPartial {
-		t.Errorf("exit %d, want %d", code, ExitPartial)
-	}
-	lines := errorLines(stderr)
-	if len(lines) != 1 || !strings.Contains(lines[0], "s3://"+src+"/big.bin") || !strings.Contains(lines[0], "source changed") {
-		t.Errorf("want one line naming the source and that it changed, got:\n%s", stderr)
-	}
-	if got := s3test.ListKeys(t, c, dst, ""); len(got) != 0 {
-		t.Errorf("destination holds %v; want nothing (neither version, nor a mix)", got)
-	}
-	if up := s3test.ListUploads(t, c, dst); len(up) != 0 {
-		t.Errorf("multipart uploads left behind: %v", up)
-	}
-	if !bytes.Equal(s3test.GetObject(t, c, src, "big.bin"), changed) {
-		t.Error("the source is not its new version")
+				return false
+			}})
+			_, stderr, code := runCLI(t, srv, "--endpoint-url", proxy.URL(), "cp", "--part-size", "5MiB", "--multipart-threshold", "5MiB",
+				"s3://"+src+"/"+key, "s3://"+dst+"/"+key)
+			if up := s3test.ListUploads(t, c, dst); len(up) != 0 {
+				t.Errorf("multipart uploads left behind: %v", up)
+			}
+			if !bytes.Equal(s3test.GetObject(t, c, src, key), last) {
+				t.Error("the source is not its last version")
+			}
+			if tt.changes == 1 {
+				if code != ExitOK || !strings.Contains(stderr, "1 restarted") {
+					t.Errorf("exit %d, want 0, and a summary that says one object was restarted; stderr:\n%s", code, stderr)
+				}
+				if !bytes.Equal(s3test.GetObject(t, c, dst, key), last) {
+					t.Error("the destination is not the source's new version, whole")
+				}
+				return
+			}
+			if code != ExitPartial {
+				t.Errorf("exit %d, want %d", code, ExitPartial)
+			}
+			lines := errorLines(stderr)
+			if len(lines) != 1 || !strings.Contains(lines[0], "s3://"+src+"/"+key) || !strings.Contains(lines[0], "source changed") ||
+				!strings.Contains(lines[0], "restarted 2 times, then gave up") {
+				t.Errorf("want one line naming the source, that it changed, and that it was restarted 2 times, got:\n%s", stderr)
+			}
+			if got := s3test.ListKeys(t, c, dst, key); len(got) != 0 {
+				t.Errorf("destination holds %v; want nothing (neither version, nor a mix)", got)
+			}
+		})
 	}
 }
 

@@ -326,7 +326,7 @@ out unless asked for with --methods.`,
 			if !cmd.Flags().Changed("out") {
 				cwd, err := os.Getwd()
 				if err != nil {
-					return fmt.Errorf("demo: %w", err)
+					return fmt.Errorf("demo: find the working directory for the report: %w (name a directory with --out)", err)
 				}
 				f.out = bench.DefaultDemoOut(cwd, a.env.tempDir())
 			}
@@ -391,6 +391,10 @@ func serveSelf(dir string) (*exec.Cmd, error) {
 }
 
 func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, prices bench.Prices) (err error) {
+	// Before anything starts: a report with nowhere to go fails at once.
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("demo: create the report directory %s: %v (choose another with --out)", f.out, store.PathCause(err, f.out))
+	}
 	d, err := bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list(), TempDir: a.env.tempDir()})
 	if err != nil {
 		return err
@@ -410,9 +414,6 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 	if !a.g.quiet {
 		// stderr: stdout carries only the table or the JSON document.
 		fmt.Fprintf(a.stdio.Err, "demo: seeded %d objects (%s) in %.1f s\n", st.Objects, units.HumanExact(st.Bytes), secs)
-	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fmt.Errorf("demo: %w", store.PathCause(err))
 	}
 	// The whole server directory goes at the end: no need to empty it.
 	f.bench.keepDest = true

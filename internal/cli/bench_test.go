@@ -133,6 +133,33 @@ func TestBenchUsageErrors(t *testing.T) {
 	}
 }
 
+func TestDemoNamesWhereItCannotWrite(t *testing.T) {
+	t.Parallel()
+	srv := s3test.Start(t)
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, out, want string
+	}{
+		{"--out is a file: named once", file,
+			"demo: create the report directory " + file + ": not a directory (choose another with --out)"},
+		{"--out is below a file: both named", filepath.Join(file, "report"),
+			"demo: create the report directory " + filepath.Join(file, "report") + ": mkdir " + file + ": not a directory (choose another with --out)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(t, srv, "demo", "--out", tt.out)
+			if code == ExitOK || !strings.Contains(errOut, tt.want) || strings.Count(errOut, tt.out) != 1 {
+				t.Errorf("exit %d, stderr %q; want an error %q", code, errOut, tt.want)
+			}
+			if strings.Contains(errOut, "S3 server at") {
+				t.Errorf("demo started its server before finding it cannot write its report:\n%s", errOut)
+			}
+		})
+	}
+}
+
 // These variables make this test binary one of demo's children: a test
 // binary cannot run `s3bulk serve` or `s3bulk demo latency-proxy`.
 const (

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -20,7 +21,13 @@ func explain(err error) string {
 			bucket = loc.Bucket
 		}
 	}
+	var te *engine.TaskError
+	restarted := errors.As(err, &te) && te.Attempts > 1
 	switch {
+	case restarted && errors.Is(err, store.ErrPreconditionFailed):
+		return "the source kept changing while it was read: copy it again once nothing writes to it"
+	case restarted && errors.Is(err, store.ErrChecksumMismatch):
+		return "its bytes arrived damaged on every attempt: check the network and any proxy on the way"
 	case errors.Is(err, store.ErrBucketNotFound) && op != "remove bucket":
 		return "create it with `s3bulk mb s3://" + bucket + "`"
 	case errors.Is(err, store.ErrUnreachable):

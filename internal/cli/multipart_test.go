@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
@@ -10,8 +11,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,9 +22,11 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/internal/testfs"
+	"github.com/s3bulk/s3bulk/s3url"
 )
 
 // The tests in this file move big objects in parts, with the threshold and
@@ -274,6 +279,47 @@ func isRangedGetAfterTheFirst(r *http.Request) bool {
 	return r.Method == http.MethodGet && rg != "" && !strings.HasPrefix(rg, "bytes=0-")
 }
 
+func TestAnUploadWhoseUploadIDVanishedIsRestarted(t *testing.T) {
+	t.Parallel()
+	srv, bucket := newBucket(t)
+	body := stamped(15*mib + 1)
+	file := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another client aborts the upload (`mpu abort`, a lifecycle rule)
+	// just before it completes: the completion finds no upload.
+	var once sync.Once
+	var aborted atomic.Bool
+	endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.Method == http.MethodPost && r.URL.Query().Has("uploadId") {
+			once.Do(func() {
+				_, err := srv.Client(t).AbortMultipartUpload(context.Background(), &s3.AbortMultipartUploadInput{
+					Bucket: aws.String(bucket), Key: aws.String("up/big.bin"), UploadId: aws.String(r.URL.Query().Get("uploadId"))})
+				if err != nil {
+					t.Errorf("abort the upload: %v", err)
+				}
+				aborted.Store(true)
+			})
+		}
+		next.ServeHTTP(w, r)
+	})
+	args := append([]string{"--endpoint-url", endpoint, "cp"}, partFlags...)
+	_, errOut, code := runCLI(t, srv, append(args, file, "s3://"+bucket+"/up/big.bin")...)
+	if !aborted.Load() {
+		t.Fatal("the upload was never aborted: the test tested nothing")
+	}
+	if code != ExitOK || !strings.Contains(errOut, "0 failed, 0 skipped, 1 restarted") {
+		t.Errorf("exit %d, want 0, and a summary that says one object was restarted; stderr:\n%s", code, tail(errOut, 10))
+	}
+	if got := s3test.GetObject(t, srv.Client(t), bucket, "up/big.bin"); !bytes.Equal(got, body) {
+		t.Errorf("up/big.bin: %d bytes, not the file's %d", len(got), len(body))
+	}
+	if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
+		t.Errorf("multipart uploads left behind: %v", up)
+	}
+}
+
 func TestAFailedPartLeavesNothingBehind(t *testing.T) {
 	t.Parallel()
 	srv, bucket := newBucket(t)
@@ -336,42 +382,93 @@ func TestASourceChangedMidTransferFailsThatObjectCleanly(t *testing.T) {
 	tests := []struct {
 		name    string
 		trigger func(*http.Request) bool // the request after which the source changes
-		dst     func(t *testing.T) string
+		dst     func(t *testing.T, prefix string) string
 	}{
 		{"a multipart copy (If-Match on every part copy)", isPartAfterTheFirst(true),
-			func(*testing.T) string { return "s3://" + bucket + "/copy/big.bin" }},
+			func(_ *testing.T, prefix string) string { return "s3://" + bucket + "/" + prefix + "big.bin" }},
 		{"a download in parts (If-Match on every ranged read)", isRangedGetAfterTheFirst,
-			func(t *testing.T) string { return t.TempDir() + "/" }},
+			func(t *testing.T, _ string) string { return t.TempDir() + "/" }},
 	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if strings.HasPrefix(tt.name, "a multipart copy") {
-				srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
-			} else {
-				srv.Require(t, s3test.ConditionalGet)
+	// changes is how many attempts at the object see its source change:
+	// once, the restart moves the new version; on every attempt (the
+	// restarts' bound and one), the object fails after the bound.
+	for _, changes := range []int{1, 1 + engine.DefaultRestarts} {
+		for i, tt := range tests {
+			name := tt.name + ", changed once: restarted, the new version arrives"
+			if changes > 1 {
+				name = tt.name + ", changed on every attempt: fails after the bound"
 			}
-			key := fmt.Sprintf("src/%d.bin", i)
-			s3test.PutObject(t, srv.Client(t), bucket, key, body)
-			var once sync.Once
-			endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
-				if tt.trigger(r) {
-					// A new version of the same size: only its ETag tells.
-					once.Do(func() { s3test.PutObject(t, srv.Client(t), bucket, key, bytes.ToUpper(body)) })
+			t.Run(name, func(t *testing.T) {
+				if strings.HasPrefix(tt.name, "a multipart copy") {
+					srv.Require(t, s3test.PartCopy, s3test.ConditionalCopy)
+				} else {
+					srv.Require(t, s3test.ConditionalGet)
 				}
-				next.ServeHTTP(w, r)
+				key := fmt.Sprintf("src/%d-%d.bin", changes, i)
+				s3test.PutObject(t, srv.Client(t), bucket, key, body)
+				// An attempt is told by the ETag it asks for: the source
+				// changes once in each of the first changes attempts.
+				var mu sync.Mutex
+				seen := map[string]bool{}
+				last := body
+				endpoint := hookServer(t, srv, func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+					if tt.trigger(r) {
+						etag := r.Header.Get("If-Match") + r.Header.Get("X-Amz-Copy-Source-If-Match")
+						mu.Lock()
+						if !seen[etag] && len(seen) < changes {
+							seen[etag] = true
+							// A new version of the same size: only its ETag tells.
+							last = bytes.Repeat([]byte{byte('a' + len(seen))}, len(body))
+							s3test.PutObject(t, srv.Client(t), bucket, key, last)
+						}
+						mu.Unlock()
+					}
+					next.ServeHTTP(w, r)
+				})
+				prefix := fmt.Sprintf("copy-%d/", changes)
+				dst := tt.dst(t, prefix)
+				args := append([]string{"--endpoint-url", endpoint, "--log-level", "debug", "cp"}, partFlags...)
+				_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/"+key, dst)...)
+				if changes == 1 {
+					if code != ExitOK || !strings.Contains(errOut, "1 restarted") {
+						t.Errorf("exit %d, want 0, and a summary that says one object was restarted; stderr:\n%s", code, tail(errOut, 10))
+					}
+					if !regexp.MustCompile(`(?m)^time=\S+ level=DEBUG msg=restarted .*attempt=2 .*source changed`).MatchString(errOut) {
+						t.Errorf("the debug log does not say the object was restarted, and why:\n%s", errOut)
+					}
+					if got := readDst(t, srv, dst, filepath.Base(key)); !bytes.Equal(got, last) {
+						t.Errorf("the destination holds %d bytes that are not the source's new version, whole", len(got))
+					}
+					if up := s3test.ListUploads(t, srv.Client(t), bucket); len(up) != 0 {
+						t.Errorf("multipart uploads left behind: %v", up)
+					}
+					return
+				}
+				if code != ExitPartial {
+					t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
+				}
+				if !strings.Contains(errOut, "source changed") || !strings.Contains(errOut, "restarted 2 times, then gave up") ||
+					!strings.Contains(errOut, "; the source kept changing while it was read: copy it again once nothing writes to it") {
+					t.Errorf("stderr does not say the source changed, that it was restarted 2 times, and what to do:\n%s", tail(errOut, 10))
+				}
+				checkLeftNothing(t, srv, bucket, dst, prefix)
 			})
-			dst := tt.dst(t)
-			args := append([]string{"--endpoint-url", endpoint, "cp"}, partFlags...)
-			_, errOut, code := runCLI(t, srv, append(args, "s3://"+bucket+"/"+key, dst)...)
-			if code != ExitPartial {
-				t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitPartial, tail(errOut, 10))
-			}
-			if !strings.Contains(errOut, "source changed") {
-				t.Errorf("stderr does not say the source changed:\n%s", tail(errOut, 10))
-			}
-			checkLeftNothing(t, srv, bucket, dst, "copy/")
-		})
+		}
 	}
+}
+
+// readDst reads what a copy to dst wrote under name: the object, when
+// dst is in S3, or the file in the directory dst.
+func readDst(t *testing.T, srv *s3test.Server, dst, name string) []byte {
+	t.Helper()
+	if loc, err := s3url.Parse(dst); err == nil && !loc.Local {
+		return s3test.GetObject(t, srv.Client(t), loc.Bucket, loc.Key)
+	}
+	b, err := os.ReadFile(filepath.Join(dst, name))
+	if err != nil {
+		t.Error(err)
+	}
+	return b
 }
 
 // checkLeftNothing checks that a failed copy to dst left no unfinished
@@ -478,6 +575,10 @@ func failedOnMismatch(t *testing.T, code int, errOut, dir string) {
 	}
 	if !strings.Contains(errOut, "checksum mismatch") {
 		t.Errorf("stderr does not name the mismatch:\n%s", tail(errOut, 10))
+	}
+	// Damaged every time: the object was restarted, to no avail.
+	if !strings.Contains(errOut, "(restarted 2 times, then gave up); its bytes arrived damaged on every attempt") {
+		t.Errorf("stderr does not say the object was restarted 2 times, and what to check:\n%s", tail(errOut, 10))
 	}
 	if files := testfs.Read(t, dir); len(files) != 0 {
 		t.Errorf("files left in the destination: %v", keys(files))

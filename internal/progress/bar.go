@@ -129,7 +129,8 @@ func barFill(s engine.Snapshot) (current, total int64) {
 // BarText is the text either side of the bar: objects ended out of
 // planned on the left; bytes moved (out of the total once known), the
 // byte rate, the time left, the object rate where it means something,
-// failures and requests in flight on the right.
+// failures, restarts of whole objects and requests in flight on the
+// right.
 func BarText(s engine.Snapshot) (left, right string) {
 	total := Count(s.Planned)
 	if !s.PlanComplete {
@@ -158,6 +159,9 @@ func BarText(s engine.Snapshot) (left, right string) {
 	}
 	if s.Failed > 0 {
 		r = append(r, Count(s.Failed)+" failed")
+	}
+	if s.Restarted > 0 {
+		r = append(r, Count(s.Restarted)+" restarted")
 	}
 	r = append(r, fmt.Sprintf("in-flight %d/%d", s.InFlight, s.Limit))
 	return left, strings.Join(r, "  ")

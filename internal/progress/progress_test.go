@@ -112,6 +112,9 @@ func TestSummaryText(t *testing.T) {
 		{"a move says moved",
 			engine.Summary{Objects: 2, Bytes: 2048, Elapsed: el, Seconds: secs}, "moved",
 			"moved 2 objects, 2.0 KiB in 20.00s: 0.00 MiB/s, 0.1 objects/s; 0 failed, 0 skipped"},
+		{"objects started over are told after the failures",
+			engine.Summary{Objects: 3, Bytes: 3 << 20, Failed: 1, Restarted: 2, Elapsed: el, Seconds: secs}, "copied",
+			"copied 3 objects, 3.0 MiB in 20.00s: 0.15 MiB/s, 0.1 objects/s; 1 failed, 0 skipped, 2 restarted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +122,18 @@ func TestSummaryText(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestBarTextTellsFailuresAndRestarts(t *testing.T) {
+	s := engine.Snapshot{Planned: 10, PlanComplete: true, Done: 7, Failed: 1, Restarted: 2, Bytes: 7 << 20, RemainingBytes: 2 << 20,
+		Seconds: 7, Limit: 64, InFlight: 3}
+	left, right := BarText(s)
+	if want := "8/10 objects"; left != want {
+		t.Errorf("left %q, want %q", left, want)
+	}
+	if want := "7.0 MiB/9.0 MiB  1.0 MiB/s  ETA 2s  1 obj/s  1 failed  2 restarted  in-flight 3/64"; right != want {
+		t.Errorf("right %q, want %q", right, want)
 	}
 }
 

@@ -17,6 +17,12 @@
 //   - Fatal: every other request would fail the same way (bad credentials,
 //     missing bucket, wrong region, full disk, cancelled run); stop the run.
 //
+// Restart answers a second question, about a whole object once its
+// requests have had their retries: is the failure one a fresh attempt at
+// the object fixes (its source changed while it was read, its multipart
+// upload vanished, its bytes did not match their checksum)? The engine
+// then starts the object over, a bounded number of times.
+//
 // Access denied is the one error whose scope the error itself cannot tell: a
 // policy may deny one key and allow the rest. Classify treats it as Permanent
 // (a per-object failure). A denied request on the bucket as a whole (a

@@ -87,7 +87,16 @@ func (m *listDecoder) HandleDeserialize(ctx context.Context, in middleware.Deser
 	if resp.ContentLength > 0 && resp.ContentLength < 64<<20 {
 		buf.Grow(int(resp.ContentLength))
 	}
-	if _, rerr := buf.ReadFrom(resp.Body); rerr != nil {
+	_, rerr := buf.ReadFrom(resp.Body)
+	// The SDK's deserializer closes the body it decodes, and closing it
+	// is what ends the request's context in stallTransport: a body left
+	// open keeps that context, and every context and value of the request
+	// under it, in its parent's until the listing ends (4 KiB a page, 4
+	// MiB a million keys). The light decoder takes the SDK's place, so it
+	// closes what it read; the SDK, when it decodes after all, reads a
+	// copy.
+	resp.Body.Close()
+	if rerr != nil {
 		return out, md, &smithy.DeserializationError{Err: rerr}
 	}
 	if page, ok := decodeListPage(buf.Bytes()); ok {
@@ -103,8 +112,12 @@ func (m *listDecoder) HandleDeserialize(ctx context.Context, in middleware.Deser
 }
 
 // mergePage builds a page from a listing's objects and common prefixes,
-// both in byte order, merged into that order.
+// both in byte order, merged into that order. Without prefixes (every
+// flat listing) the page is objs itself, not a copy.
 func mergePage(objs []store.Object, prefixes []string, next string) store.Page {
+	if len(prefixes) == 0 && objs != nil {
+		return store.Page{Objects: objs, Next: next}
+	}
 	page := store.Page{Objects: make([]store.Object, 0, len(objs)+len(prefixes)), Next: next}
 	for len(objs) > 0 || len(prefixes) > 0 {
 		if len(prefixes) > 0 && (len(objs) == 0 || prefixes[0] < objs[0].Key) {

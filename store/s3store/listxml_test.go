@@ -3,9 +3,12 @@ package s3store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -244,4 +247,77 @@ func TestListDecoderOnTheLatencyFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	comparePages(t, c, "src")
+}
+
+// bodyCounter is an HTTP client that counts the response bodies it hands
+// out and how many of them were closed.
+type bodyCounter struct {
+	base           s3.HTTPClient
+	opened, closed atomic.Int64
+}
+
+func (c *bodyCounter) Do(r *http.Request) (*http.Response, error) {
+	resp, err := c.base.Do(r)
+	if err == nil {
+		c.opened.Add(1)
+		resp.Body = &countedBody{ReadCloser: resp.Body, closed: &c.closed}
+	}
+	return resp, err
+}
+
+type countedBody struct {
+	io.ReadCloser
+	once   sync.Once
+	closed *atomic.Int64
+}
+
+func (b *countedBody) Close() error {
+	b.once.Do(func() { b.closed.Add(1) })
+	return b.ReadCloser.Close()
+}
+
+// A response body left open keeps its request's context and values
+// alive until the listing's context ends: every page's answer must be
+// closed by the time ListObjectsV2 returns, whichever decoder read it.
+func TestListDecoderClosesEveryAnswer(t *testing.T) {
+	t.Run("pages the light decoder reads from the server", func(t *testing.T) {
+		srv := s3test.Start(t)
+		c := newTestClient(t, srv, nil)
+		s := c.Bucket(srv.NewBucket(t))
+		for i := range 5 {
+			mustPut(t, s, fmt.Sprintf("k%d", i), []byte("x"), store.Metadata{})
+		}
+		bc := &bodyCounter{}
+		counted := func(o *s3.Options) { bc.base, o.HTTPClient = o.HTTPClient, bc }
+		in := &s3.ListObjectsV2Input{Bucket: aws.String(s.Bucket()), MaxKeys: aws.Int32(2)}
+		for pages := 1; ; pages++ {
+			out, err := c.s3.ListObjectsV2(t.Context(), in, c.withListDecoder, counted)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := out.ResultMetadata.Get(lightPage{}).(*store.Page); !ok {
+				t.Fatal("the light decoder did not decode the answer")
+			}
+			if o, cl := bc.opened.Load(), bc.closed.Load(); o != int64(pages) || cl != o {
+				t.Fatalf("after %d pages: %d answers, %d closed", pages, o, cl)
+			}
+			if !aws.ToBool(out.IsTruncated) {
+				break
+			}
+			in.ContinuationToken = out.NextContinuationToken
+		}
+	})
+	for _, tt := range listCases {
+		t.Run(tt.name, func(t *testing.T) {
+			bc := &bodyCounter{base: cannedTransport{[]byte(tt.body)}}
+			c := s3.New(s3.Options{
+				Region: "us-east-1", BaseEndpoint: aws.String("http://127.0.0.1:1"), UsePathStyle: true,
+				Credentials: aws.AnonymousCredentials{}, HTTPClient: bc, RetryMaxAttempts: 1,
+			})
+			_, _ = c.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String("b")}, (&Client{}).withListDecoder)
+			if o, cl := bc.opened.Load(), bc.closed.Load(); o != 1 || cl != 1 {
+				t.Errorf("%d answers, %d closed; want 1 and 1", o, cl)
+			}
+		})
+	}
 }
