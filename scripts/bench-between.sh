@@ -119,7 +119,7 @@ run() {
   printf '  %-8s %8s %10s %8s %12s %8s %10s\n' method wall_s objects/s MiB/s client_ms/obj rss_MiB servers_s
   for m in "${methods[@]}"; do
     local w c; w=$(col "$part-$m" 2) c=$(col "$part-$m" 3)
-    printf '  %-8s %8.2f %10.1f %8.1f %12.3f %8d %10.2f\n' "$m" "$w" "$(echo "$n / $w" | bc -l)" \
+    printf '  %-8s %8.2f %10.1f %8.1f %12.3f %8.0f %10.2f\n' "$m" "$w" "$(echo "$n / $w" | bc -l)" \
       "$(echo "$mib / $w" | bc -l)" "$(echo "1000 * $c / $n" | bc -l)" "$(col "$part-$m" 4)" "$(col "$part-$m" 5)"
   done
   local ws wr cs cr
