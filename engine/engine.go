@@ -306,9 +306,6 @@ type executor struct {
 	fatal   error
 
 	resumedIDs resumed
-	// failedUploads holds the ids of the multipart uploads of failed
-	// attempts: a restart of the object starts a new one.
-	failedUploads sync.Map
 	// restartsWon and restartsLost count the restarted objects that then
 	// arrived, and those that failed on every attempt (restartsUseless).
 	restartsWon, restartsLost atomic.Int64

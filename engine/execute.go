@@ -410,9 +410,6 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			// checkpoint; rerunning the command resumes it.
 			return
 		}
-		// A restart of the object (restart.go) never resumes this upload,
-		// even when the abort fails.
-		e.failedUploads.Store(uploadID, true)
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
 		defer cancel()
 		// An upload that vanished (the cause of NoSuchUpload) needs no

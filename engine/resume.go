@@ -45,9 +45,6 @@ func (e *executor) resumeUpload(ctx context.Context, t Task, layout parts.Layout
 	if !found || !u.Matches(t.object()) || u.PartSize != layout.PartSize || e.resumedIDs.has(u.UploadID) {
 		return "", nil, false
 	}
-	if _, failed := e.failedUploads.Load(u.UploadID); failed {
-		return "", nil, false
-	}
 	var listed []store.Part
 	err := e.do(ctx, func(ctx context.Context) error {
 		var err error
