@@ -53,6 +53,12 @@ const (
 	// here), returns it with checksum mode, and answers an UploadPart with
 	// the part's.
 	Checksums Capability = "checksums (x-amz-checksum-crc32c)"
+	// DefaultChecksums: an object put without a checksum is given a
+	// full-object CRC (S3's CRC64NVME), which a HEAD with checksum mode
+	// answers: so a read
+	// of it in parts can be checked as the parts go by, even when they are
+	// not kept to be read back (a stream to another endpoint).
+	DefaultChecksums Capability = "a checksum of every object, even one put without"
 	// RequestChecksums: a PutObject whose body does not match the
 	// x-amz-checksum-* it was sent with is refused.
 	RequestChecksums Capability = "refusing a body that does not match its checksum"
@@ -100,6 +106,7 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	MultipartUploadListing: probeListUploads,
 	ListParts:              probeListParts,
 	Checksums:              probeChecksums,
+	DefaultChecksums:       probeDefaultChecksums,
 	RequestChecksums:       probeRequestChecksums,
 	MultipartETag:          probeMultipartETag,
 	FreshChecksums:         probeFreshChecksums,
@@ -354,6 +361,23 @@ func probeChecksums(ctx context.Context, p *prober) error {
 		return errors.New("an UploadPart with a CRC32C does not answer with it")
 	}
 	return nil
+}
+
+func probeDefaultChecksums(ctx context.Context, p *prober) error {
+	if _, err := p.put(ctx, "k", []byte("x")); err != nil {
+		return err
+	}
+	out, err := p.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("k"), ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil {
+		return err
+	}
+	// A CRC, which parts' CRCs combine into.
+	for _, sum := range []*string{out.ChecksumCRC64NVME, out.ChecksumCRC32, out.ChecksumCRC32C} {
+		if sum != nil && out.ChecksumType != types.ChecksumTypeComposite {
+			return nil
+		}
+	}
+	return fmt.Errorf("an object put without a checksum is headed with ETag %s and no CRC", aws.ToString(out.ETag))
 }
 
 func probeRequestChecksums(ctx context.Context, p *prober) error {
