@@ -133,6 +133,7 @@ func TestAnObjectWhoseUploadVanishedIsRestartedAndLandsWhole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			srv.Require(t, s3test.AbortUpload)
 			if tt.copy {
 				srv.Require(t, s3test.PartCopy)
 			}

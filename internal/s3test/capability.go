@@ -47,6 +47,9 @@ const (
 	PartCopy Capability = "UploadPartCopy"
 	// MultipartUploadListing: ListMultipartUploads.
 	MultipartUploadListing Capability = "ListMultipartUploads"
+	// AbortUpload: AbortMultipartUpload, after which the upload takes no
+	// more parts.
+	AbortUpload Capability = "AbortMultipartUpload"
 	// ListParts: ListParts.
 	ListParts Capability = "ListParts"
 	// Checksums: the server keeps an object's x-amz-checksum-* (CRC32C
@@ -105,6 +108,7 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	PartCopy:               probePartCopy,
 	MultipartUploadListing: probeListUploads,
 	ListParts:              probeListParts,
+	AbortUpload:            probeAbortUpload,
 	Checksums:              probeChecksums,
 	DefaultChecksums:       probeDefaultChecksums,
 	RequestChecksums:       probeRequestChecksums,
@@ -333,6 +337,19 @@ func probeListParts(ctx context.Context, p *prober) error {
 		_, err := p.c.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String(p.bucket), Key: aws.String("u"), UploadId: id})
 		return err
 	})
+}
+
+func probeAbortUpload(ctx context.Context, p *prober) error {
+	up, err := p.c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("u")})
+	if err != nil {
+		return err
+	}
+	if _, err := p.c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("u"), UploadId: up.UploadId}); err != nil {
+		return err
+	}
+	_, err = p.c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(p.bucket), Key: aws.String("u"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: strings.NewReader("x"), ContentLength: aws.Int64(1)})
+	return refused(err, "a part uploaded into an aborted upload")
 }
 
 func probeChecksums(ctx context.Context, p *prober) error {
