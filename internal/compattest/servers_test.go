@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
@@ -267,4 +268,55 @@ func short(err error) string {
 		return s[i+2:]
 	}
 	return s
+}
+
+// TestExpectOnAnotherServer holds expect to what servers_test.go promises:
+// a case's elsewhere applies only where the server answered its question
+// otherwise, changes only the peers it names, from their recorded results,
+// and brings its verdict.
+func TestExpectOnAnotherServer(t *testing.T) {
+	recorded := outcome{Exit: 0, Src: map[string]string{"k": "src:k"}, Dst: map[string]string{"p/a b": "src:a b", "p/c": "src:c"}}
+	rec := record{"c": {"aws": recorded, "s5cmd": recorded}}
+	c := tcase{name: "c", verdict: asBoth, elsewhere: []elsewhere{plusForSpace("p/a b")}}
+	s5cmdThere := outcome{Exit: 1, Src: map[string]string{"k": "src:k"}, Dst: map[string]string{"p/c": "src:c"}}
+	markers := tcase{name: "c", verdict: asAWS, elsewhere: []elsewhere{{unless: markersAsPrefixes, verdict: deliberate,
+		want: &outcome{Ls: []string{"mine"}}, peers: map[string]func(*outcome){"aws": lists("theirs")}}}}
+	awsListing := cloneOutcome(recorded)
+	awsListing.Ls = []string{"theirs"}
+	for _, tt := range []struct {
+		name    string
+		c       tcase
+		a       answers
+		verdict verdict
+		want    *outcome
+		peers   map[string]outcome
+	}{
+		{"a server that answers as the gateway keeps the recorded results and the verdict", c, answers{},
+			asBoth, nil, map[string]outcome{"aws": recorded, "s5cmd": recorded}},
+		{"another question answered otherwise changes nothing", c, answers{prefixDelete: errors.New("204")},
+			asBoth, nil, map[string]outcome{"aws": recorded, "s5cmd": recorded}},
+		{"the case's question answered otherwise changes the peer it names and the verdict", c, answers{plusInCopySource: errors.New("NoSuchKey")},
+			asAWS, nil, map[string]outcome{"aws": recorded, "s5cmd": s5cmdThere}},
+		{"a deliberate difference there says what s3bulk does", markers, answers{markersAsPrefixes: errors.New("as objects")},
+			deliberate, &outcome{Ls: []string{"mine"}}, map[string]outcome{"aws": awsListing, "s5cmd": recorded}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := expect(tt.c, rec, tt.a)
+			if e.verdict != tt.verdict {
+				t.Errorf("verdict %q, want %q", e.verdict, tt.verdict)
+			}
+			if diff := cmp.Diff(tt.want, e.want); diff != "" {
+				t.Errorf("want (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.peers, e.peers); diff != "" {
+				t.Errorf("peers (-want +got):\n%s", diff)
+			}
+			if (len(e.why) > 0) != (tt.verdict != tt.c.verdict) {
+				t.Errorf("why %q for a verdict %q of the case's %q", e.why, e.verdict, tt.c.verdict)
+			}
+		})
+	}
+	if got := rec["c"]["s5cmd"]; !cmp.Equal(got, recorded) {
+		t.Errorf("expect changed the recorded result itself: %+v", got)
+	}
 }
