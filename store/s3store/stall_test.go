@@ -58,10 +58,13 @@ func stallClient(t *testing.T, srv *s3test.Server, cfg faultproxy.Config, floor 
 	return c, p, reqs, log
 }
 
-// putAll puts bodies[i] as key-i, all at once.
-func putAll(t *testing.T, s *Store, prefix string, bodies [][]byte) {
+// putAll puts bodies[i] as key-i, limit at a time (0: all at once).
+func putAll(t *testing.T, s *Store, prefix string, bodies [][]byte, limit int) {
 	t.Helper()
 	var g errgroup.Group
+	if limit > 0 {
+		g.SetLimit(limit)
+	}
 	for i, b := range bodies {
 		g.Go(func() error {
 			return s.Put(t.Context(), fmt.Sprintf("%s%d", prefix, i), bytes.NewReader(b), int64(len(b)), store.Metadata{})
@@ -121,7 +124,7 @@ func TestAServerSlowForEveryoneIsWaitedFor(t *testing.T) {
 	t.Run("from the first request on, nothing is retried", func(t *testing.T) {
 		c, _, reqs, log := stallClient(t, srv, faultproxy.Config{Latency: latency}, floor)
 		bodies := stallBodies(n)
-		putAll(t, c.Bucket(bucket), "first-", bodies)
+		putAll(t, c.Bucket(bucket), "first-", bodies, 0)
 		getAll(t, c.Bucket(bucket), "first-", bodies)
 		if diff := cmp.Diff(map[string]int{"PutObject": n, "GetObject": n}, reqs.get()); diff != "" {
 			t.Errorf("attempts (-want +got):\n%s\n%s", diff, log)
@@ -131,11 +134,11 @@ func TestAServerSlowForEveryoneIsWaitedFor(t *testing.T) {
 	t.Run("turning slow mid-run, nothing is retried", func(t *testing.T) {
 		c, p, reqs, log := stallClient(t, srv, faultproxy.Config{}, floor)
 		bodies := stallBodies(n)
-		putAll(t, c.Bucket(bucket), "fast-", bodies)
+		putAll(t, c.Bucket(bucket), "fast-", bodies, 0)
 		if err := p.SetConfig(faultproxy.Config{Latency: latency}); err != nil {
 			t.Fatal(err)
 		}
-		putAll(t, c.Bucket(bucket), "slow-", bodies)
+		putAll(t, c.Bucket(bucket), "slow-", bodies, 0)
 		getAll(t, newTestClient(t, srv, nil).Bucket(bucket), "slow-", bodies)
 		if diff := cmp.Diff(map[string]int{"PutObject": 2 * n}, reqs.get()); diff != "" {
 			t.Errorf("attempts (-want +got):\n%s\n%s", diff, log)
@@ -143,13 +146,14 @@ func TestAServerSlowForEveryoneIsWaitedFor(t *testing.T) {
 	})
 }
 
-// One connection of many goes dead while the others are answered at once:
-// it is cut near the floor and its request retried, and every object
-// arrives whole.
+// One connection of many goes dead while the others are answered in
+// 250ms, 8 at a time: it is cut near the floor (others wait too, but
+// requests sent after it were answered) and its request retried, and every
+// object arrives whole.
 func TestOneDeadConnectionAmongAnsweringOnesIsCutAtTheFloor(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.NewBucket(t)
-	const floor, n = time.Second, 8
+	const floor, n, inFlight = time.Second, 64, 8
 	for _, tt := range []struct {
 		name string
 		// big says whether one body is too large for the connection's
@@ -187,12 +191,12 @@ func TestOneDeadConnectionAmongAnsweringOnesIsCutAtTheFloor(t *testing.T) {
 					return
 				}
 				next.ServeHTTP(w, r)
-			}}, floor)
+			}, Latency: 250 * time.Millisecond}, floor)
 			bodies := stallBodies(n)
 			if !tt.big {
 				bodies[0] = bodies[1]
 			}
-			putAll(t, c.Bucket(bucket), "k-", bodies)
+			putAll(t, c.Bucket(bucket), "k-", bodies, inFlight)
 			getAll(t, newTestClient(t, srv, nil).Bucket(bucket), "k-", bodies)
 			if got := reqs.get()["PutObject"]; got != n+1 {
 				t.Errorf("PutObject attempts = %d; want %d (one retried)\n%s", got, n+1, log)
