@@ -258,3 +258,19 @@ func repeat(d time.Duration, n int) []time.Duration {
 	}
 	return out
 }
+
+// BenchmarkStallWatchdog is what a wait costs an exchange: arming the
+// watchdog and ending the wait in progress, as a response body's reads
+// do, from many goroutines sharing one client's estimators.
+func BenchmarkStallWatchdog(b *testing.B) {
+	waits := newStallWaits(time.Minute)
+	recv := wait{c: &waits.recv, l: waits.limits(time.Minute, 0)}
+	b.RunParallel(func(pb *testing.PB) {
+		w := newWatchdog(waits, "GetObject", func() {})
+		for pb.Next() {
+			w.arm(recv)
+			w.disarm(true)
+		}
+		w.finish(false)
+	})
+}

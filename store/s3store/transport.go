@@ -117,18 +117,35 @@ func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.Body != http.NoBody {
 		b := &sendBody{ReadCloser: req.Body, w: send, send: wait{c: &t.waits.send, l: gaps}, headers: headers}
 		out.Body = b
+		if req.GetBody != nil {
+			// net/http sends the body again, from GetBody, when a kept-alive
+			// connection failed before any answer: watched like the first.
+			out.GetBody = func() (io.ReadCloser, error) {
+				rc, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				send.restart(b.send) // the failed send's wait is no sample
+				return &sendBody{ReadCloser: rc, w: send, send: b.send, headers: headers}, nil
+			}
+		}
 		send.arm(b.send)
 	} else {
 		send.arm(headers)
 	}
 	resp, err := t.base.RoundTrip(out)
 	send.finish(err == nil)
-	if err != nil {
-		stalled := errors.Is(context.Cause(ctx), errStalled) && parent.Err() == nil
-		cancel(nil)
-		if se := send.stalled(); stalled && se != nil {
-			return nil, se
+	if se := send.stalled(); se != nil && parent.Err() == nil {
+		// Cut, even if the headers arrived as the watchdog fired: the
+		// request's context is gone, and with it the body.
+		if err == nil {
+			resp.Body.Close()
 		}
+		cancel(nil)
+		return nil, se
+	}
+	if err != nil {
+		cancel(nil)
 		return nil, err
 	}
 	resp.Body = &recvBody{
@@ -173,14 +190,19 @@ func newWatchdog(waits *stallWaits, op string, fire func()) *watchdog {
 
 // arm starts a wait; a wait in progress ends in progress (its bytes were
 // taken, or the next phase began).
-func (w *watchdog) arm(next wait) {
+func (w *watchdog) arm(next wait) { w.start(next, true) }
+
+// restart starts a wait; a wait in progress ends without progress.
+func (w *watchdog) restart(next wait) { w.start(next, false) }
+
+func (w *watchdog) start(next wait, progress bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
 		return
 	}
 	now := w.waits.now()
-	w.end(now, true)
+	w.end(now, progress)
 	w.cur, w.since = next, now
 	next.c.begin()
 	d := next.l.floor + next.l.extra
@@ -299,6 +321,10 @@ func (b *recvBody) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), errStalled) && b.parent.Err() == nil {
 		if se := b.w.stalled(); se != nil {
 			err = se
+		} else {
+			// Not this watchdog's doing, yet a stall: never a bare
+			// errStalled, which no classifier retries.
+			err = &stallError{op: b.w.op, kind: waitRecv, why: "the exchange was cut"}
 		}
 	}
 	return n, err
