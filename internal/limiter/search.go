@@ -33,6 +33,14 @@ import (
 //     rate the server accepted with a margin; then it grows additively, a
 //     sixteenth a window, until the next throttle or a latency rise (AIMD).
 //
+// The run's first window (its requests all started at once) is not judged
+// by its rate, but it says whether anything queued them: when its
+// shortest latency is at least SearchOpenSpread of its mean, no server,
+// link or client was saturated by the start's requests in flight (a queue
+// of n requests at a capacity of c a second spreads their latencies over
+// n/c), and the limit doubles at once, the rate to beat then being limit /
+// mean latency.
+//
 // A window's rate is never taken above limit / its mean latency (Little's
 // law again): answers that piled up while this process stalled make a
 // burst, not a faster server. The window after any change is not judged:
@@ -66,6 +74,14 @@ const (
 	// SearchMargin is the share of the accepted rate a throttled window
 	// keeps.
 	SearchMargin = 0.95
+	// SearchOpenSpread is the least share of the first window's mean
+	// latency that its shortest latency must be for the search to double
+	// the start at once. Behind a round trip rtt, a server of capacity c
+	// requests a second spreads the start's n requests over n/c, so that
+	// at 256 requests and 130 ms it takes a server of 5,600 a second or
+	// more (2.8 times the start's rate) to pass; a saturated one on this
+	// machine is far below (a few ms at best against a queue of 256).
+	SearchOpenSpread = 0.85
 )
 
 // searchRecent is the number of settled windows whose upper quartile of
@@ -90,7 +106,9 @@ type search struct {
 	phase phase
 	// warmup is set when the limit just changed: the next window is not
 	// judged, except for throttles after an increase (they answer it).
-	warmup    bool
+	warmup bool
+	// opening is set during the run's first window.
+	opening   bool
 	decreased bool // the last change was a decrease
 
 	// The current window.
@@ -99,6 +117,7 @@ type search struct {
 	ok        int
 	throttles int
 	latency   time.Duration // sum over ok
+	fastest   time.Duration // the least over ok
 	slow      int           // ok slower than SearchLatencyRise x baseLatency
 	demand    bool          // some Acquire waited or took the last slot
 
@@ -130,7 +149,7 @@ func NewSearching(start, ceiling, floor int, opts ...Option) *Limiter {
 	if start < l.ceiling {
 		// The first window starts with the first report, when all of the
 		// first requests end at once: it is not judged.
-		l.search = &search{bestLimit: start, warmup: true, recent: make([]float64, 0, searchRecent)}
+		l.search = &search{bestLimit: start, warmup: true, opening: true, recent: make([]float64, 0, searchRecent)}
 	}
 	return l
 }
@@ -158,6 +177,9 @@ func (l *Limiter) Completed(latency time.Duration) {
 	defer l.mu.Unlock()
 	s := l.search
 	s.begin(l.now())
+	if s.ok == 0 || latency < s.fastest {
+		s.fastest = latency
+	}
 	s.ok++
 	s.latency += latency
 	if s.baseLatency > 0 && float64(latency) > SearchLatencyRise*float64(s.baseLatency) {
@@ -197,6 +219,18 @@ func (l *Limiter) judge() {
 		}
 	}
 	next := limit
+	if s.opening {
+		s.opening = false
+		if s.demand && s.throttles == 0 && s.ok > 0 && float64(s.fastest) >= SearchOpenSpread*float64(mean) {
+			// Nothing queued the start's requests: a doubling can only
+			// bring more. Judged against what the start would give in
+			// its steady state, limit / mean latency.
+			s.best, s.bestLimit, s.baseLatency = float64(limit)/mean.Seconds(), limit, mean
+			if next = 2 * limit; next >= l.ceiling {
+				s.phase, s.settled = phaseSettled, 0
+			}
+		}
+	}
 	if judged {
 		// Most requests slower, not the mean: requests that waited out a
 		// retry are a few slow ones.
@@ -322,7 +356,7 @@ func (l *Limiter) judge() {
 		l.limit.Store(int64(next))
 		l.grant()
 	}
-	s.start, s.ok, s.throttles, s.latency, s.slow = now, 0, 0, 0, 0
+	s.start, s.ok, s.throttles, s.latency, s.fastest, s.slow = now, 0, 0, 0, 0, 0
 	s.demand = l.inFlight.Load() >= l.limit.Load() || l.waiters.n > 0
 }
 
