@@ -474,7 +474,7 @@ func TestSearchTriesTheNextDoublingAfterOneThatPaid(t *testing.T) {
 }
 
 // The start's requests all start at once. When nothing queued them (their
-// latencies all about the mean) the start doubles after their window,
+// latencies, but for a few, about the mean) the start doubles after their window,
 // without two windows more to measure it; when a server (or this machine)
 // queued them, their latencies spread over the queue and the search
 // measures the start as before.
@@ -488,9 +488,12 @@ func TestSearchDoublesTheStartAtOnceWhenNothingQueuedIt(t *testing.T) {
 		{"network bound on a busy machine", &stalling{server: &network{rtt: rtt}, every: 2 * time.Second, length: 150 * time.Millisecond, rng: rand.New(rand.NewPCG(1, 1))}, 512},
 		{"a server bound at 9,200/s, far above the start's 2,000/s", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 9200 }}, 512},
 		{"a server bound at 2,000/s: the start saturates it", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 2000 }}, 256},
-		{"a server bound at 4,000/s behind 130 ms: its queue shows", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 4000 }}, 256},
+		{"network bound, one request of the start answered at once", &instantFirst{server: &network{rtt: rtt}}, 512},
+		{"a server bound at 4,000/s behind 130 ms, twice the start's rate", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 4000 }}, 512},
+		{"a server bound at 2,400/s behind 130 ms: its queue shows", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 2400 }}, 256},
 		{"a local server bound at 3,000/s, 1 ms away", &fifo{rtt: time.Millisecond, capacity: func(time.Time) float64 { return 3000 }}, 256},
-		{"a local server bound at 20,000/s behind 30 ms", &fifo{rtt: 30 * time.Millisecond, capacity: func(time.Time) float64 { return 20000 }}, 256},
+		{"a local server bound at 3,000/s behind 30 ms", &fifo{rtt: 30 * time.Millisecond, capacity: func(time.Time) float64 { return 3000 }}, 256},
+		{"a local server bound at 20,000/s, 1 ms away", &fifo{rtt: time.Millisecond, capacity: func(time.Time) float64 { return 20000 }}, 256},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -505,4 +508,19 @@ func TestSearchDoublesTheStartAtOnceWhenNothingQueuedIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// instantFirst answers its first request at once, as a client's cached
+// check would, and the others as server does.
+type instantFirst struct {
+	server
+	served bool
+}
+
+func (s *instantFirst) serve(now time.Time) (time.Time, bool) {
+	if !s.served {
+		s.served = true
+		return now, false
+	}
+	return s.server.serve(now)
 }
