@@ -143,6 +143,7 @@ type handler struct {
 	// already read whole.
 	md5     md5simd.Server
 	hashers chan md5simd.Hasher
+	closed  sync.Once
 }
 
 // simdHashers is how many bodies are hashed side by side: the lanes of
@@ -180,12 +181,15 @@ func newHandler(cfg Config) *handler {
 	return h
 }
 
-// closeHashers stops the SIMD server, once no put runs any more.
+// closeHashers stops the SIMD server, once no put runs any more (the
+// second call does nothing).
 func (h *handler) closeHashers() {
-	for range simdHashers {
-		(<-h.hashers).Close()
-	}
-	h.md5.Close()
+	h.closed.Do(func() {
+		for range simdHashers {
+			(<-h.hashers).Close()
+		}
+		h.md5.Close()
+	})
 }
 
 // has reports whether key is in the set of bucket.

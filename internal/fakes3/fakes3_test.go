@@ -484,3 +484,15 @@ func putRaw(endpoint, request string) (*http.Response, error) {
 	resp.Body.Close()
 	return resp, nil
 }
+
+func TestClosingTwiceIsHarmless(t *testing.T) {
+	srv, err := fakes3.Start(fakes3.Config{Bucket: "src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := srv.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}
+}
