@@ -216,25 +216,8 @@ func TestInFlightCountsRequestsWaitingForTheirAnswer(t *testing.T) {
 func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
 	srv, _ := start(t, fakes3.Config{Bucket: "src"})
 	body := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8), 'x'}, 30000+i) }
-	crc := func(b []byte) string {
-		return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)))
-	}
-	put := func(b []byte, header map[string]string) (*http.Response, error) {
-		req, err := http.NewRequest(http.MethodPut, srv.URL()+"/dst/k", bytes.NewReader(b))
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp, nil
-	}
+	crc := crc32Of
+	put := func(b []byte, header map[string]string) (*http.Response, error) { return putBody(srv.URL(), b, header) }
 	t.Run("the ETag is each body's MD5", func(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range 64 {
@@ -274,18 +257,10 @@ func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
 	}
 	t.Run("a body shorter than its length is refused", func(t *testing.T) {
 		// By hand: an HTTP client refuses to send a short body at all.
-		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+		resp, err := putRaw(srv.URL(), fmt.Sprintf("PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(b)+1, b))
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
-		fmt.Fprintf(conn, "PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(b)+1, b)
-		conn.(*net.TCPConn).CloseWrite()
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("a put one byte short: %s, want 400 IncompleteBody", resp.Status)
 		}
