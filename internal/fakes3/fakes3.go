@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	md5simd "github.com/minio/md5-simd"
+
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 )
 
@@ -71,7 +73,11 @@ func Start(cfg Config) (*Server, error) {
 func (s *Server) URL() string { return s.proxy.URL() }
 
 // Close stops the fixture and waits for its handlers.
-func (s *Server) Close() error { return s.proxy.Close() }
+func (s *Server) Close() error {
+	err := s.proxy.Close()
+	s.h.closeHashers()
+	return err
+}
 
 // Stats counts the answers so far.
 type Stats struct {
@@ -130,7 +136,23 @@ type handler struct {
 	modISO  string // ISO 8601, for XML
 	ops     [numOps]atomic.Int64
 	bufs    sync.Pool
+
+	// md5 hashes the bodies of PutObjects side by side, one body a lane
+	// (AVX-512 or AVX2; crypto/md5 where neither is there), through the
+	// hashers, which a put takes only for the time it hashes a body
+	// already read whole.
+	md5     md5simd.Server
+	hashers chan md5simd.Hasher
+	closed  sync.Once
 }
+
+// simdHashers is how many bodies are hashed side by side: the lanes of
+// md5-simd's AVX-512 server.
+const simdHashers = 16
+
+// simdMin is the smallest body hashed by the SIMD server: below it a
+// round trip to the server's goroutine costs more than crypto/md5.
+const simdMin = 8 << 10
 
 // pattern is the repeating content of every object.
 const pattern = "{\"fake\":\"s3bulk fixture\"}\n"
@@ -151,7 +173,23 @@ func newHandler(cfg Config) *handler {
 	}
 	h.etag = `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
 	h.bufs.New = func() any { return new(bytes.Buffer) }
+	h.md5 = md5simd.NewServer()
+	h.hashers = make(chan md5simd.Hasher, simdHashers)
+	for range simdHashers {
+		h.hashers <- h.md5.NewHash()
+	}
 	return h
+}
+
+// closeHashers stops the SIMD server, once no put runs any more (the
+// second call does nothing).
+func (h *handler) closeHashers() {
+	h.closed.Do(func() {
+		for range simdHashers {
+			(<-h.hashers).Close()
+		}
+		h.md5.Close()
+	})
 }
 
 // has reports whether key is in the set of bucket.
@@ -388,9 +426,8 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.Header.Get("x-amz-content-sha256"), "STREAMING-") {
 		body = &chunkedReader{r: bufio.NewReader(r.Body)}
 	}
-	sum, crc := md5.New(), crc32.NewIEEE()
 	buf := readBuffers.Get().(*[readBuffer]byte)
-	n, err := hashBody(body, buf[:], sum, crc)
+	n, digest, crc, err := h.digest(body, buf[:])
 	readBuffers.Put(buf)
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, "IncompleteBody", "read body: "+err.Error())
@@ -405,29 +442,76 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 			r.Header.Set(k, v)
 		}
 	}
-	digest := sum.Sum(nil)
-	if m := r.Header.Get("Content-MD5"); m != "" && m != base64.StdEncoding.EncodeToString(digest) {
+	if m := r.Header.Get("Content-MD5"); m != "" && m != base64.StdEncoding.EncodeToString(digest[:]) {
 		writeError(w, r, http.StatusBadRequest, "BadDigest", "The Content-MD5 you specified did not match what we received.")
 		return
 	}
 	if c := r.Header.Get("x-amz-checksum-crc32"); c != "" {
-		if c != base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc.Sum32())) {
+		if c != base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc)) {
 			writeError(w, r, http.StatusBadRequest, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
 			return
 		}
 		w.Header().Set("x-amz-checksum-crc32", c)
 	}
-	w.Header().Set("ETag", `"`+hex.EncodeToString(digest)+`"`)
+	w.Header().Set("ETag", `"`+hex.EncodeToString(digest[:])+`"`)
 	w.WriteHeader(http.StatusOK)
 }
 
-// readBuffer is the size of put's reads: a body of up to that much that
-// has arrived whole is read with one system call.
+// readBuffer is the size of put's reads: a body of up to that much is read
+// whole before it is hashed, and one that has arrived whole is read with
+// one system call.
 const readBuffer = 128 << 10
 
 // readBuffers are put's, reused: a buffer per request would be most of the
 // fixture's garbage.
 var readBuffers = sync.Pool{New: func() any { return new([readBuffer]byte) }}
+
+// digest reads body to its end through buf and returns its length, MD5
+// and CRC32. A body that fits in buf, as most do, is read whole first and
+// then hashed by the SIMD server beside other puts' bodies (no hasher is
+// held while a body arrives); a longer one streams through crypto/md5.
+func (h *handler) digest(body io.Reader, buf []byte) (int64, [md5.Size]byte, uint32, error) {
+	var sum [md5.Size]byte
+	k, err := readFull(body, buf)
+	if err == io.EOF {
+		b := buf[:k]
+		if len(b) < simdMin {
+			sum = md5.Sum(b)
+		} else {
+			hs := <-h.hashers
+			hs.Reset()
+			_, _ = hs.Write(b)
+			hs.Sum(sum[:0])
+			h.hashers <- hs
+		}
+		return int64(k), sum, crc32.ChecksumIEEE(b), nil
+	}
+	if err != nil {
+		return int64(k), sum, 0, err
+	}
+	md, crc := md5.New(), crc32.NewIEEE()
+	md.Write(buf)
+	crc.Write(buf)
+	n, err := hashBody(body, buf, md, crc)
+	md.Sum(sum[:0])
+	return int64(len(buf)) + n, sum, crc.Sum32(), err
+}
+
+// readFull reads from r into buf until buf is full (nil error) or r ends
+// (io.EOF, with what was read before it). Unlike io.ReadFull it tells a
+// body that ended cleanly from one cut short, whose reader says
+// io.ErrUnexpectedEOF.
+func readFull(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		k, err := r.Read(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
 
 // hashBody reads body to its end through buf into both hashes and returns
 // its length.
@@ -490,47 +574,66 @@ func (h *handler) deleteObjects(w http.ResponseWriter, r *http.Request) {
 }
 
 // chunkedReader decodes an aws-chunked body ("hex-size[;ext]\r\n data
-// \r\n" ... "0\r\n" trailers "\r\n"), keeping the trailers.
+// \r\n" ... "0[;ext]\r\n" trailers "\r\n"), keeping the trailers. A
+// chunk's data must be followed by CRLF, a size must be hex digits, and
+// the body must not end before the blank line after the trailers: else
+// Read fails and the put is refused.
 type chunkedReader struct {
-	r       *bufio.Reader
-	left    int64
+	r    *bufio.Reader
+	left int64
+	// data is set while a chunk's data is read, until its CRLF.
+	data    bool
 	done    bool
 	trailer map[string]string
 }
+
+// errChunked is a malformed aws-chunked body.
+var errChunked = errors.New("malformed aws-chunked body")
 
 func (c *chunkedReader) Read(p []byte) (int, error) {
 	for c.left == 0 {
 		if c.done {
 			return 0, io.EOF
 		}
-		line, err := c.r.ReadString('\n')
-		if err != nil {
-			return 0, io.ErrUnexpectedEOF
+		if c.data {
+			var crlf [2]byte
+			if _, err := io.ReadFull(c.r, crlf[:]); err != nil {
+				return 0, io.ErrUnexpectedEOF
+			}
+			if crlf != [2]byte{'\r', '\n'} {
+				return 0, errChunked
+			}
+			c.data = false
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			continue // the CRLF after a chunk's data
+		line, err := c.line()
+		if err != nil {
+			return 0, err
 		}
 		size, _, _ := strings.Cut(line, ";")
-		n, err := strconv.ParseInt(size, 16, 64)
+		n, err := strconv.ParseUint(size, 16, 63)
 		if err != nil {
-			return 0, errors.New("bad aws-chunked chunk size")
+			return 0, fmt.Errorf("%w: chunk size %q", errChunked, size)
 		}
 		if n == 0 {
-			c.done, c.trailer = true, map[string]string{}
+			trailer := map[string]string{}
 			for {
-				t, err := c.r.ReadString('\n')
-				t = strings.TrimRight(t, "\r\n")
-				if k, v, ok := strings.Cut(t, ":"); ok {
-					c.trailer[k] = strings.TrimSpace(v)
+				t, err := c.line()
+				if err != nil {
+					return 0, err
 				}
-				if err != nil || t == "" {
+				if t == "" {
 					break
 				}
+				k, v, ok := strings.Cut(t, ":")
+				if !ok {
+					return 0, fmt.Errorf("%w: trailer %q", errChunked, t)
+				}
+				trailer[k] = strings.TrimSpace(v)
 			}
+			c.done, c.trailer = true, trailer
 			return 0, io.EOF
 		}
-		c.left = n
+		c.left, c.data = int64(n), true
 	}
 	if int64(len(p)) > c.left {
 		p = p[:c.left]
@@ -541,6 +644,19 @@ func (c *chunkedReader) Read(p []byte) (int, error) {
 		err = io.ErrUnexpectedEOF
 	}
 	return n, err
+}
+
+// line reads one CRLF-terminated line, without its CRLF.
+func (c *chunkedReader) line() (string, error) {
+	line, err := c.r.ReadString('\n')
+	if err != nil {
+		return "", io.ErrUnexpectedEOF
+	}
+	line, ok := strings.CutSuffix(line, "\r\n")
+	if !ok || len(line) > 4096 {
+		return "", errChunked
+	}
+	return line, nil
 }
 
 var requestSeq atomic.Int64

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
@@ -215,25 +216,8 @@ func TestInFlightCountsRequestsWaitingForTheirAnswer(t *testing.T) {
 func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
 	srv, _ := start(t, fakes3.Config{Bucket: "src"})
 	body := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8), 'x'}, 30000+i) }
-	crc := func(b []byte) string {
-		return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)))
-	}
-	put := func(b []byte, header map[string]string) (*http.Response, error) {
-		req, err := http.NewRequest(http.MethodPut, srv.URL()+"/dst/k", bytes.NewReader(b))
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp, nil
-	}
+	crc := crc32Of
+	put := func(b []byte, header map[string]string) (*http.Response, error) { return putBody(srv.URL(), b, header) }
 	t.Run("the ETag is each body's MD5", func(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range 64 {
@@ -273,20 +257,217 @@ func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
 	}
 	t.Run("a body shorter than its length is refused", func(t *testing.T) {
 		// By hand: an HTTP client refuses to send a short body at all.
-		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+		resp, err := putRaw(srv.URL(), fmt.Sprintf("PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(b)+1, b))
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer conn.Close()
-		fmt.Fprintf(conn, "PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(b)+1, b)
-		conn.(*net.TCPConn).CloseWrite()
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("a put one byte short: %s, want 400 IncompleteBody", resp.Status)
 		}
 	})
+}
+
+// TestETagIsTheMD5OfEveryBody is differential: bodies of random sizes
+// (and the sizes at the edges of the fixture's ways of hashing: below the
+// SIMD server's, at its read buffer's), many at once, bare and
+// aws-chunked, each answered with crypto/md5's sum of its bytes as its
+// ETag and with its CRC32 and Content-MD5 checked.
+func TestETagIsTheMD5OfEveryBody(t *testing.T) {
+	srv, _ := start(t, fakes3.Config{Bucket: "src"})
+	rng := rand.New(rand.NewPCG(1, 2))
+	sizes := []int{0, 1, 63, 64, 65, 8<<10 - 1, 8 << 10, 32 << 10, 100 << 10, 128<<10 - 1, 128 << 10, 128<<10 + 1, 300 << 10}
+	for range 120 {
+		sizes = append(sizes, rng.IntN(300<<10))
+	}
+	type upload struct {
+		body    []byte
+		chunked bool
+	}
+	uploads := make(chan upload)
+	go func() {
+		defer close(uploads)
+		for i, n := range sizes {
+			b := make([]byte, n)
+			for j := range b {
+				b[j] = byte(rng.Uint32())
+			}
+			uploads <- upload{b, i%3 == 2}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 24 {
+		wg.Go(func() {
+			for u := range uploads {
+				sum := md5.Sum(u.body)
+				want := `"` + hex.EncodeToString(sum[:]) + `"`
+				header := map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[:]), "x-amz-checksum-crc32": crc32Of(u.body)}
+				var resp *http.Response
+				var err error
+				if u.chunked {
+					resp, err = putChunked(srv.URL(), u.body, 1+len(u.body)/3, crc32Of(u.body), len(u.body))
+				} else {
+					resp, err = putBody(srv.URL(), u.body, header)
+				}
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") != want {
+					t.Errorf("put of %d bytes (aws-chunked %v): %s, ETag %s; want 200 OK, ETag %s", len(u.body), u.chunked, resp.Status, resp.Header.Get("ETag"), want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestBadBodiesAreRefused: every way a body can disagree with what its
+// request says, on each of the fixture's ways of hashing (a body read
+// whole below and above the SIMD server's smallest, one streamed past the
+// read buffer), is a 400.
+func TestBadBodiesAreRefused(t *testing.T) {
+	srv, _ := start(t, fakes3.Config{Bucket: "src"})
+	for _, size := range []int{100, 90 << 10, 200 << 10} {
+		b := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+		sum := md5.Sum(b)
+		crc := crc32Of(b)
+		for _, tt := range []struct {
+			name string
+			send func() (*http.Response, error)
+		}{
+			{"a wrong CRC32", func() (*http.Response, error) {
+				return putBody(srv.URL(), b, map[string]string{"x-amz-checksum-crc32": crc32Of(b[1:])})
+			}},
+			{"a wrong Content-MD5", func() (*http.Response, error) {
+				return putBody(srv.URL(), b, map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[1:])})
+			}},
+			{"a body one byte short of its Content-Length", func() (*http.Response, error) {
+				return putRaw(srv.URL(), fmt.Sprintf("PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(b)+1, b))
+			}},
+			{"an aws-chunked body with a wrong trailing CRC32", func() (*http.Response, error) {
+				return putChunked(srv.URL(), b, 8<<10, crc32Of(b[1:]), len(b))
+			}},
+			{"an aws-chunked body shorter than its decoded length", func() (*http.Response, error) {
+				return putChunked(srv.URL(), b, 8<<10, crc, len(b)+1)
+			}},
+			{"an aws-chunked body cut inside a chunk", func() (*http.Response, error) {
+				return putRaw(srv.URL(), chunkedRequest(chunkedBody(b, 8<<10, crc)[:len(b)/2], len(b)))
+			}},
+			{"an aws-chunked body without the CRLF after a chunk", func() (*http.Response, error) {
+				body := fmt.Sprintf("%x\r\n%s%x\r\n%s\r\n0\r\n\r\n", len(b)/2, b[:len(b)/2], len(b)-len(b)/2, b[len(b)/2:])
+				return putRaw(srv.URL(), chunkedRequest(body, len(b)))
+			}},
+			{"an aws-chunked body whose chunk size is not hex", func() (*http.Response, error) {
+				return putRaw(srv.URL(), chunkedRequest(fmt.Sprintf("%dz\r\n%s\r\n0\r\n\r\n", len(b), b), len(b)))
+			}},
+		} {
+			t.Run(fmt.Sprintf("%s of %d bytes", tt.name, len(b)), func(t *testing.T) {
+				resp, err := tt.send()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.StatusCode != http.StatusBadRequest {
+					t.Errorf("%s, want 400", resp.Status)
+				}
+			})
+		}
+		t.Run(fmt.Sprintf("the same %d bytes sent right are taken", len(b)), func(t *testing.T) {
+			for _, send := range []func() (*http.Response, error){
+				func() (*http.Response, error) {
+					return putBody(srv.URL(), b, map[string]string{"x-amz-checksum-crc32": crc, "Content-MD5": base64.StdEncoding.EncodeToString(sum[:])})
+				},
+				func() (*http.Response, error) { return putChunked(srv.URL(), b, 8<<10, crc, len(b)) },
+			} {
+				resp, err := send()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := `"` + hex.EncodeToString(sum[:]) + `"`; resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") != want {
+					t.Errorf("%s, ETag %s; want 200 OK, ETag %s", resp.Status, resp.Header.Get("ETag"), want)
+				}
+			}
+		})
+	}
+}
+
+func crc32Of(b []byte) string {
+	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)))
+}
+
+// putBody sends a bare PutObject of b with header and returns its answer,
+// its body read.
+func putBody(endpoint string, b []byte, header map[string]string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPut, endpoint+"/dst/k", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp, nil
+}
+
+// chunkedBody encodes b as aws-chunked in chunks of size bytes, with crc
+// as its trailing x-amz-checksum-crc32, as the SDK sends it.
+func chunkedBody(b []byte, size int, crc string) string {
+	var s strings.Builder
+	for len(b) > 0 {
+		n := min(size, len(b))
+		fmt.Fprintf(&s, "%x\r\n%s\r\n", n, b[:n])
+		b = b[n:]
+	}
+	fmt.Fprintf(&s, "0\r\nx-amz-checksum-crc32:%s\r\n\r\n", crc)
+	return s.String()
+}
+
+// chunkedRequest is a whole PutObject of an aws-chunked body (by hand: an
+// HTTP client refuses to send a body shorter than its length).
+func chunkedRequest(body string, decoded int) string {
+	return fmt.Sprintf("PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Encoding: aws-chunked\r\n"+
+		"X-Amz-Content-Sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER\r\nX-Amz-Trailer: x-amz-checksum-crc32\r\n"+
+		"X-Amz-Decoded-Content-Length: %d\r\nContent-Length: %d\r\n\r\n%s", decoded, len(body), body)
+}
+
+// putChunked sends b aws-chunked, saying it is decoded bytes long.
+func putChunked(endpoint string, b []byte, size int, crc string, decoded int) (*http.Response, error) {
+	return putRaw(endpoint, chunkedRequest(chunkedBody(b, size, crc), decoded))
+}
+
+// putRaw writes request on a connection of its own, ends its side and
+// reads the answer.
+func putRaw(endpoint, request string) (*http.Response, error) {
+	conn, err := net.Dial("tcp", strings.TrimPrefix(endpoint, "http://"))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, request); err != nil {
+		return nil, err
+	}
+	_ = conn.(*net.TCPConn).CloseWrite()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return nil, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp, nil
+}
+
+func TestClosingTwiceIsHarmless(t *testing.T) {
+	srv, err := fakes3.Start(fakes3.Config{Bucket: "src"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := srv.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}
 }

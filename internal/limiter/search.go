@@ -33,6 +33,14 @@ import (
 //     rate the server accepted with a margin; then it grows additively, a
 //     sixteenth a window, until the next throttle or a latency rise (AIMD).
 //
+// The run's first window (its requests all started at once) is not judged
+// by its rate, but it says whether anything queued them: when all but the
+// fastest twentieth of its latencies are at least SearchOpenSpread of
+// their median, no server or link was saturated by the start's requests in
+// flight (a queue of n requests at a capacity of c a second spreads their
+// latencies over n/c, from the round trip up), and the limit doubles at
+// once, the rate to beat then being limit / mean latency.
+//
 // A window's rate is never taken above limit / its mean latency (Little's
 // law again): answers that piled up while this process stalled make a
 // burst, not a faster server. The window after any change is not judged:
@@ -66,6 +74,18 @@ const (
 	// SearchMargin is the share of the accepted rate a throttled window
 	// keeps.
 	SearchMargin = 0.95
+	// SearchOpenSpread is the least share of the first window's median
+	// latency that its 5th percentile must be for the search to double
+	// the start at once (a percentile: one request of the start, such as
+	// a check answered without a round trip, may take no time). Behind a
+	// round trip rtt, a server of capacity c requests a second spreads the
+	// start's n requests over n/c, so that at 256 requests and 130 ms it
+	// takes a server of 2,500 a second or more (1.3 times the start's
+	// 1,969) to pass; one saturated on this machine is far below (a few
+	// ms against a queue of 256: 0.01, and 0.3-0.5 behind 30 ms), while
+	// this client's own burst of the start's requests spreads them less
+	// (0.73-0.87 at 130 ms on the busy test machine).
+	SearchOpenSpread = 0.75
 )
 
 // searchRecent is the number of settled windows whose upper quartile of
@@ -90,7 +110,11 @@ type search struct {
 	phase phase
 	// warmup is set when the limit just changed: the next window is not
 	// judged, except for throttles after an increase (they answer it).
-	warmup    bool
+	warmup bool
+	// opening is set during the run's first window, whose latencies are
+	// kept in opened.
+	opening   bool
+	opened    []time.Duration
 	decreased bool // the last change was a decrease
 
 	// The current window.
@@ -130,7 +154,7 @@ func NewSearching(start, ceiling, floor int, opts ...Option) *Limiter {
 	if start < l.ceiling {
 		// The first window starts with the first report, when all of the
 		// first requests end at once: it is not judged.
-		l.search = &search{bestLimit: start, warmup: true, recent: make([]float64, 0, searchRecent)}
+		l.search = &search{bestLimit: start, warmup: true, opening: true, recent: make([]float64, 0, searchRecent)}
 	}
 	return l
 }
@@ -158,6 +182,9 @@ func (l *Limiter) Completed(latency time.Duration) {
 	defer l.mu.Unlock()
 	s := l.search
 	s.begin(l.now())
+	if s.opening {
+		s.opened = append(s.opened, latency)
+	}
 	s.ok++
 	s.latency += latency
 	if s.baseLatency > 0 && float64(latency) > SearchLatencyRise*float64(s.baseLatency) {
@@ -197,6 +224,21 @@ func (l *Limiter) judge() {
 		}
 	}
 	next := limit
+	if s.opening {
+		s.opening = false
+		opened := s.opened
+		s.opened = nil
+		slices.Sort(opened)
+		if s.demand && s.throttles == 0 && s.ok > 0 && float64(opened[len(opened)/20]) >= SearchOpenSpread*float64(opened[len(opened)/2]) {
+			// Nothing queued the start's requests: a doubling can only
+			// bring more. Judged against what the start would give in
+			// its steady state, limit / mean latency.
+			s.best, s.bestLimit, s.baseLatency = float64(limit)/mean.Seconds(), limit, mean
+			if next = 2 * limit; next >= l.ceiling {
+				s.phase, s.settled = phaseSettled, 0
+			}
+		}
+	}
 	if judged {
 		// Most requests slower, not the mean: requests that waited out a
 		// retry are a few slow ones.

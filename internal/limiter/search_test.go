@@ -406,16 +406,18 @@ func TestSearchGrowsFast(t *testing.T) {
 func TestSearchKeepsADoublingThatPays(t *testing.T) {
 	l, c := newSearchLimiter(256, 4096, 16)
 	s := &sim{l: l, c: c, srv: &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 9200 }}}
-	s.run(1500*time.Millisecond, 0)
-	if l.Limit() != 2048 {
-		t.Fatalf("limit %d after 1.5 s, want the doubling to 2,048", l.Limit())
+	// Until the doubling to 2,048, whenever the search gets there.
+	for begin := c.now(); l.Limit() != 2048; s.run(10*time.Millisecond, 0) {
+		if c.now().Sub(begin) > 2*time.Second {
+			t.Fatalf("limit %d after 2 s, want the doubling to 2,048", l.Limit())
+		}
 	}
 	r := s.run(2500*time.Millisecond, 0)
 	if lowest := slices.Min(append(r.limits, l.Limit())); lowest < 2048 {
 		t.Errorf("back to %d after the doubling to 2,048 that brought 17%% (changes: %v)", lowest, head(r.limits))
 	}
 	if r.rate() < 0.97*9200 {
-		t.Errorf("%.0f requests/s from 1.5 s to 4 s, want at least %.0f (changes: %v)", r.rate(), 0.97*9200, head(r.limits))
+		t.Errorf("%.0f requests/s in the 2.5 s after the doubling, want at least %.0f (changes: %v)", r.rate(), 0.97*9200, head(r.limits))
 	}
 }
 
@@ -469,4 +471,56 @@ func TestSearchTriesTheNextDoublingAfterOneThatPaid(t *testing.T) {
 	if want := 0.97 * 1024 / rtt.Seconds() * math.Pow(4, 0.2); r.rate() < want {
 		t.Errorf("%.0f requests/s after 5 s, want at least %.0f (changes: %v)", r.rate(), want, head(r.limits))
 	}
+}
+
+// The start's requests all start at once. When nothing queued them (their
+// latencies, but for a few, about the mean) the start doubles after their window,
+// without two windows more to measure it; when a server (or this machine)
+// queued them, their latencies spread over the queue and the search
+// measures the start as before.
+func TestSearchDoublesTheStartAtOnceWhenNothingQueuedIt(t *testing.T) {
+	tests := []struct {
+		name string
+		srv  server
+		want int // the limit after the first window
+	}{
+		{"network bound", &network{rtt: rtt}, 512},
+		{"network bound on a busy machine", &stalling{server: &network{rtt: rtt}, every: 2 * time.Second, length: 150 * time.Millisecond, rng: rand.New(rand.NewPCG(1, 1))}, 512},
+		{"a server bound at 9,200/s, far above the start's 2,000/s", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 9200 }}, 512},
+		{"a server bound at 2,000/s: the start saturates it", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 2000 }}, 256},
+		{"network bound, one request of the start answered at once", &instantFirst{server: &network{rtt: rtt}}, 512},
+		{"a server bound at 4,000/s behind 130 ms, twice the start's rate", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 4000 }}, 512},
+		{"a server bound at 2,400/s behind 130 ms: its queue shows", &fifo{rtt: rtt, capacity: func(time.Time) float64 { return 2400 }}, 256},
+		{"a local server bound at 3,000/s, 1 ms away", &fifo{rtt: time.Millisecond, capacity: func(time.Time) float64 { return 3000 }}, 256},
+		{"a local server bound at 3,000/s behind 30 ms", &fifo{rtt: 30 * time.Millisecond, capacity: func(time.Time) float64 { return 3000 }}, 256},
+		{"a local server bound at 20,000/s, 1 ms away", &fifo{rtt: time.Millisecond, capacity: func(time.Time) float64 { return 20000 }}, 256},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, c := newSearchLimiter(256, 4096, 16)
+			s := &sim{l: l, c: c, srv: tt.srv}
+			var r run
+			for begin := c.now(); l.search.opening && c.now().Sub(begin) < time.Second; {
+				r = s.run(time.Millisecond, 0)
+			}
+			if l.search.opening || l.Limit() != tt.want {
+				t.Errorf("limit %d after the first window, want %d (changes: %v)", l.Limit(), tt.want, head(r.limits))
+			}
+		})
+	}
+}
+
+// instantFirst answers its first request at once, as a client's cached
+// check would, and the others as server does.
+type instantFirst struct {
+	server
+	served bool
+}
+
+func (s *instantFirst) serve(now time.Time) (time.Time, bool) {
+	if !s.served {
+		s.served = true
+		return now, false
+	}
+	return s.server.serve(now)
 }
