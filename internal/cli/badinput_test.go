@@ -142,6 +142,8 @@ func TestBadInputGivesOneLineErrorAndTouchesNothing(t *testing.T) {
 		{"a max concurrency of 0 is a usage error", []string{"--max-concurrency", "0", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{"--max-concurrency 0", "at least 1"}, ""},
 		{"an unknown log level is a usage error", []string{"--log-level", "loud", "cp", S + "/k", D + "/"}, nil, ExitUsage, []string{`--log-level "loud"`}, ""},
 		{"an unknown path style is a usage error", []string{"--path-style", "maybe", "ls", S}, nil, ExitUsage, []string{`--path-style "maybe"`}, ""},
+		{"a negative stall timeout is a usage error", []string{"--stall-timeout", "-1s", "ls", S}, nil, ExitUsage, []string{"--stall-timeout -1s", "must not be negative"}, ""},
+		{"a stall timeout that is no duration is a usage error", []string{"--stall-timeout", "5", "ls", S}, nil, ExitUsage, []string{"--stall-timeout", `"5"`, "missing unit"}, ""},
 		{"an endpoint that is no URL is a usage error", []string{"--endpoint-url", "::nope", "ls", S}, nil, ExitUsage, []string{"--endpoint-url", "::nope"}, ""},
 		{"ls of a local path is a usage error", []string{"ls", lsrc}, nil, ExitUsage, []string{lsrc, "want an s3:// URL"}, ""},
 		{"mb with a key is a usage error", []string{"mb", S + "/k"}, nil, ExitUsage, []string{S + "/k", "want s3://bucket"}, ""},

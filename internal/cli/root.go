@@ -10,11 +10,13 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // Stdio is the process's world as a command line sees it: where it reads
@@ -44,6 +46,7 @@ type globals struct {
 	logLevel             string
 	pathStyle            string // auto|true|false
 	checksumWhenRequired bool
+	stallTimeout         time.Duration
 	noVerifyChecksums    bool
 	cpuProfile           string
 }
@@ -168,6 +171,7 @@ straight into the workers so memory stays flat for millions of keys.
 	f.StringVar(&a.g.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	f.StringVar(&a.g.pathStyle, "path-style", "auto", "path-style addressing: auto (on for custom endpoints), true, false")
 	f.BoolVar(&a.g.checksumWhenRequired, "checksum-when-required", false, "send request checksums only when the API requires them (for stores that reject CRC headers)")
+	f.DurationVar(&a.g.stallTimeout, "stall-timeout", s3store.DefaultStallTimeout, fmt.Sprintf("retry on a new connection a request that makes no progress for this long (longer for a server that has been slow, up to %v); 0 turns it off", s3store.StallTimeoutCap))
 	f.StringVar(&a.g.cpuProfile, "cpu-profile", "", "write a Go CPU profile of the run to this file")
 	_ = f.MarkHidden("cpu-profile")
 	root.PersistentPostRunE = func(*cobra.Command, []string) error { a.stopProfile(); return nil }
@@ -187,6 +191,9 @@ func (a *app) setup(concurrencySet bool) error {
 	}
 	if a.g.maxConcurrency < 1 {
 		return usagef("--max-concurrency %d: must be at least 1", a.g.maxConcurrency)
+	}
+	if a.g.stallTimeout < 0 {
+		return usagef("--stall-timeout %v: must not be negative (0 turns stall detection off)", a.g.stallTimeout)
 	}
 	switch a.g.pathStyle {
 	case "auto", "true", "false":

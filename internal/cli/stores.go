@@ -114,6 +114,10 @@ func (a *app) flagConfig() s3store.Config {
 		Profile:              a.g.profile,
 		EndpointURL:          a.g.endpointURL,
 		ChecksumWhenRequired: a.g.checksumWhenRequired,
+		StallTimeout:         a.g.stallTimeout,
+	}
+	if cfg.StallTimeout == 0 {
+		cfg.StallTimeout = -1 // the flag's "never"; the store's 0 is its default
 	}
 	switch a.g.pathStyle {
 	case "true":

@@ -1,6 +1,10 @@
 package compattest
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/s3bulk/s3bulk/internal/s3test"
+)
 
 // Bodies name their origin, so a key's body says which source it came
 // from: "src:KEY" for a source object, "dst:KEY" for an object already in
@@ -129,12 +133,15 @@ var cases = []tcase{
 	{name: "single/missing-local-file", cmd: []string{"cp", "@local/nope.txt", "@dst/p/"}, verdict: asBoth},
 	{name: "single/prefix-without-recursive", src: tree, cmd: []string{"cp", "@src/dir/", "@dst/p/"}, verdict: asBoth},
 	{name: "single/empty-object", src: join(tree, []obj{empty("dir/zero.txt")}), cmd: []string{"cp", "@src/dir/zero.txt", "@dst/p/"}, verdict: asBoth},
-	{name: "single/empty-object-download", src: []obj{empty("dir/zero.txt")}, cmd: []string{"cp", "@src/dir/zero.txt", "@local/"}, verdict: asBoth},
+	{name: "single/empty-object-download", src: []obj{empty("dir/zero.txt")}, cmd: []string{"cp", "@src/dir/zero.txt", "@local/"}, verdict: asBoth,
+		elsewhere: []elsewhere{brokenEmptyRange("zero.txt")}},
 	{name: "single/mv", src: tree, cmd: []string{"mv", "@src/dir/a.json", "@dst/p/"}, verdict: asBoth},
 	{name: "single/mv-download", src: tree, cmd: []string{"mv", "@src/dir/a.json", "@local/"}, verdict: asBoth},
 	{name: "single/rm", src: tree, cmd: []string{"rm", "@src/dir/a.json"}, verdict: asBoth},
 	{name: "single/rm-missing-key", src: tree, cmd: []string{"rm", "@src/dir/nope.json"}, verdict: asBoth},
-	{name: "single/rm-prefix-without-recursive", src: tree, cmd: []string{"rm", "@src/dir/"}, verdict: asBoth},
+	{name: "single/rm-prefix-without-recursive", src: tree, cmd: []string{"rm", "@src/dir/"}, verdict: asBoth,
+		elsewhere: []elsewhere{{unless: prefixDelete, peers: map[string]func(*outcome){"aws": succeeds}, verdict: asS5cmd,
+			why: "aws's DeleteObject of dir/ succeeds there, deleting nothing, and aws exits 0 (as on S3); s3bulk refuses a prefix without --recursive, as s5cmd does"}}},
 
 	// Every trailing-slash spelling of a recursive copy.
 	{name: "slash/src-slash-dst-slash", src: tree, cmd: []string{"cp", "--recursive", "@src/dir/", "@dst/p/"}, verdict: asBoth},
@@ -188,7 +195,8 @@ var cases = []tcase{
 	{name: "wild/mv-download", src: tree, cmd: []string{"mv", "@src/dir/sub/*", "@local/"}, aws: na, verdict: asS5cmd},
 	{name: "wild/dst-not-a-prefix", src: tree, cmd: []string{"cp", "@src/dir/*", "@dst/p"}, aws: na, verdict: asS5cmd},
 	{name: "wild/literal-star-cp", src: src("lit/a*b.txt", "lit/aXb.txt"), cmd: []string{"cp", "@src/lit/a*b.txt", "@dst/p/"}, aws: na, verdict: asS5cmd},
-	{name: "wild/literal-question-cp", src: src("lit/q?.txt", "lit/qa.txt"), cmd: []string{"cp", "@src/lit/q?.txt", "@dst/p/"}, aws: na, verdict: asS5cmd},
+	{name: "wild/literal-question-cp", src: src("lit/q?.txt", "lit/qa.txt"), cmd: []string{"cp", "@src/lit/q?.txt", "@dst/p/"}, aws: na, verdict: asS5cmd,
+		needs: []s3test.Capability{s3test.OddKeys}},
 	{name: "wild/literal-star-rm-raw", src: src("lit/a*b.txt", "lit/aXb.txt"), cmd: []string{"rm", "--raw", "@src/lit/a*b.txt"},
 		aws: []string{"rm", "@src/lit/a*b.txt"}, verdict: asBoth},
 	{name: "wild/literal-star-rm-refused", src: src("lit/a*b.txt", "lit/aXb.txt"), cmd: []string{"rm", "@src/lit/a*b.txt"}, verdict: deliberate,
@@ -196,7 +204,8 @@ var cases = []tcase{
 		stderr: `--raw`, code: 2, note: "the pattern also names a key: aws deletes that key, s5cmd every match; s3bulk asks which with --raw"},
 	{name: "wild/literal-question-mv-refused", src: src("lit/q?.txt", "lit/qa.txt"), cmd: []string{"mv", "@src/lit/q?.txt", "@dst/p/"}, verdict: deliberate,
 		want:   &outcome{Exit: 1, Src: map[string]string{"lit/q?.txt": "src:lit/q?.txt", "lit/qa.txt": "src:lit/qa.txt"}},
-		stderr: `--raw`, code: 2, note: "the pattern also names a key: aws moves that key, s5cmd every match; s3bulk asks which with --raw"},
+		stderr: `--raw`, code: 2, note: "the pattern also names a key: aws moves that key, s5cmd every match; s3bulk asks which with --raw",
+		needs: []s3test.Capability{s3test.OddKeys}},
 
 	// Filters: aws's.
 	{name: "filter/exclude-dir-star-rm", src: tree, cmd: []string{"rm", "--recursive", "--exclude", "sub/*", "@src/dir/"}, verdict: asBoth},
@@ -235,14 +244,16 @@ var cases = []tcase{
 	{name: "filter/wildcard-source-exclude", src: tree, cmd: []string{"cp", "--exclude", "*.tmp", "@src/dir/*", "@dst/p/"}, aws: na, verdict: asS5cmd},
 
 	// Odd keys.
-	{name: "odd/recursive-copy", src: odd, cmd: []string{"cp", "--recursive", "@src/odd/", "@dst/p/"}, verdict: asBoth},
+	{name: "odd/recursive-copy", src: odd, cmd: []string{"cp", "--recursive", "@src/odd/", "@dst/p/"}, verdict: asBoth,
+		needs: []s3test.Capability{s3test.OddKeys}, elsewhere: []elsewhere{plusForSpace("p/with space.txt")}},
 	{name: "odd/recursive-download", src: odd, cmd: []string{"cp", "--recursive", "@src/odd/", "@local/"}, verdict: asBoth},
 	{name: "odd/recursive-upload", loc: oddLocal, cmd: []string{"cp", "--recursive", "@local/odd/", "@dst/p/"}, verdict: asBoth},
-	{name: "odd/space", src: odd, cmd: []string{"cp", "@src/odd/with space.txt", "@dst/p/"}, verdict: asBoth},
+	{name: "odd/space", src: odd, cmd: []string{"cp", "@src/odd/with space.txt", "@dst/p/"}, verdict: asBoth,
+		elsewhere: []elsewhere{plusForSpace("p/with space.txt")}},
 	{name: "odd/unicode", src: odd, cmd: []string{"cp", "@src/odd/ünïcödé-日本.txt", "@local/"}, verdict: asBoth},
-	{name: "odd/plus", src: odd, cmd: []string{"cp", "@src/odd/plus+sign.txt", "@dst/p/"}, verdict: asBoth},
+	{name: "odd/plus", src: odd, cmd: []string{"cp", "@src/odd/plus+sign.txt", "@dst/p/"}, verdict: asBoth, needs: []s3test.Capability{s3test.OddKeys}},
 	{name: "odd/percent", src: odd, cmd: []string{"cp", "@src/odd/percent%20x.txt", "@dst/p/"}, verdict: asBoth},
-	{name: "odd/equals", src: odd, cmd: []string{"mv", "@src/odd/equals=sign.txt", "@dst/p/"}, verdict: asBoth},
+	{name: "odd/equals", src: odd, cmd: []string{"mv", "@src/odd/equals=sign.txt", "@dst/p/"}, verdict: asBoth, needs: []s3test.Capability{s3test.OddKeys}},
 	{name: "odd/hash", src: odd, cmd: []string{"rm", "@src/odd/hash#tag.txt"}, verdict: asBoth},
 	{name: "odd/bracket", src: odd, cmd: []string{"cp", "@src/odd/[bracket].txt", "@dst/p/"}, verdict: asBoth},
 	{name: "odd/sync-upload", loc: oddLocal, cmd: []string{"sync", "@local/odd/", "@dst/p/"}, verdict: asBoth},
@@ -264,7 +275,8 @@ var cases = []tcase{
 	{name: "marker/wildcard", src: markers, cmd: []string{"cp", "@src/dir/*", "@dst/p/"}, aws: na, verdict: asS5cmd},
 
 	// Empty objects and files.
-	{name: "empty/recursive-download", src: join(tree, []obj{empty("dir/zero.txt"), empty("dir/sub/zero.json")}), cmd: []string{"cp", "--recursive", "@src/dir/", "@local/"}, verdict: asBoth},
+	{name: "empty/recursive-download", src: join(tree, []obj{empty("dir/zero.txt"), empty("dir/sub/zero.json")}), cmd: []string{"cp", "--recursive", "@src/dir/", "@local/"}, verdict: asBoth,
+		elsewhere: []elsewhere{brokenEmptyRange("zero.txt", "sub/zero.json")}},
 	{name: "empty/sync-upload", loc: []lfile{{"d/zero.txt", ""}, {"d/one.txt", "1"}}, cmd: []string{"sync", "@local/d/", "@dst/p/"}, verdict: asBoth},
 
 	// sync in three directions, with and without --delete.
@@ -306,5 +318,34 @@ var cases = []tcase{
 	{name: "ls/missing-prefix", src: tree, cmd: []string{"ls", "@src/none/"}, verdict: asBoth},
 	{name: "ls/summarize", src: tree, cmd: []string{"ls", "--recursive", "--human-readable", "--summarize", "@src/dir/"}, s5: na, verdict: asAWS},
 	{name: "ls/markers", src: markers, cmd: []string{"ls", "@src/dir/"}, verdict: asAWS,
-		note: "aws prints the marker dir/ itself as an object with an empty name; s5cmd as a DIR"},
+		note: "aws prints the marker dir/ itself as an object with an empty name; s5cmd as a DIR",
+		elsewhere: []elsewhere{{unless: markersAsPrefixes,
+			peers: map[string]func(*outcome){
+				"aws": lists("                           PRE sub/", dateMask+"          0 ", dateMask+"         14 a.json",
+					dateMask+"          0 ", dateMask+"          0 "),
+				"s5cmd": lists("                           PRE sub/", "                           PRE dir/", dateMask+"         14 a.json",
+					"                           PRE none/", "                           PRE sub/"),
+			},
+			verdict: deliberate,
+			want: &outcome{Src: objects(markers), Ls: []string{"                           PRE sub/", dateMask + "          0 ",
+				dateMask + "         14 a.json", dateMask + "          0 none/", dateMask + "          0 sub/"}},
+			why: "the markers dir/none/ and dir/sub/ come as objects, not prefixes: aws prints each by the name after its last '/', an empty one; " +
+				"s5cmd as a DIR; s3bulk by its name under the prefix, none/ and sub/, which says what they are"}}},
+}
+
+// plusForSpace is a copy on a server that reads '+' in x-amz-copy-source as
+// a '+': s5cmd, which spells a space so, fails to copy keys (dst names)
+// with a space; aws and s3bulk, which spell it %20, copy them.
+func plusForSpace(keys ...string) elsewhere {
+	return elsewhere{unless: plusInCopySource, peers: map[string]func(*outcome){"s5cmd": without(keys...)}, verdict: asAWS,
+		why: "s5cmd spells a space in a copy source '+', which the server reads as a '+': NoSuchKey"}
+}
+
+// brokenEmptyRange is a download on a server that answers a ranged GET of
+// an empty object with a length it does not send: s5cmd, whose downloads
+// are ranged, fails the empty files (local paths) with "unexpected EOF";
+// aws and s3bulk read them.
+func brokenEmptyRange(paths ...string) elsewhere {
+	return elsewhere{unless: emptyRange, peers: map[string]func(*outcome){"s5cmd": without(paths...)}, verdict: asAWS,
+		why: "s5cmd reads an empty object with a ranged GET, which the server answers with bytes it never sends"}
 }

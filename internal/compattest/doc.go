@@ -27,6 +27,15 @@
 // the recorded results, so a machine without the peers (CI) still checks
 // s3bulk against them.
 //
+// Other servers (S3BULK_TEST_ENDPOINT): the results were recorded on the
+// embedded gateway. A server that answers a request otherwise (a '+' in a
+// copy source, a DeleteObject of a prefix, a ranged GET of an empty
+// object, a marker one level down in a listing) is asked so once per
+// run, and a case names, for such an answer, what each peer does there
+// and which verdict holds (servers_test.go); the live peers are held to
+// that. A case whose keys the server cannot store needs a capability of
+// internal/s3test and skips with the server's answer.
+//
 // Re-record after adding or changing a case, with both peers present:
 //
 //	go test ./internal/compattest/ -run TestCompat -update

@@ -47,12 +47,21 @@ const (
 	PartCopy Capability = "UploadPartCopy"
 	// MultipartUploadListing: ListMultipartUploads.
 	MultipartUploadListing Capability = "ListMultipartUploads"
+	// AbortUpload: AbortMultipartUpload, after which the upload takes no
+	// more parts.
+	AbortUpload Capability = "AbortMultipartUpload"
 	// ListParts: ListParts.
 	ListParts Capability = "ListParts"
 	// Checksums: the server keeps an object's x-amz-checksum-* (CRC32C
 	// here), returns it with checksum mode, and answers an UploadPart with
 	// the part's.
 	Checksums Capability = "checksums (x-amz-checksum-crc32c)"
+	// DefaultChecksums: an object put without a checksum is given a
+	// full-object CRC (S3's CRC64NVME), which a HEAD with checksum mode
+	// answers: so a read
+	// of it in parts can be checked as the parts go by, even when they are
+	// not kept to be read back (a stream to another endpoint).
+	DefaultChecksums Capability = "a checksum of every object, even one put without"
 	// RequestChecksums: a PutObject whose body does not match the
 	// x-amz-checksum-* it was sent with is refused.
 	RequestChecksums Capability = "refusing a body that does not match its checksum"
@@ -99,7 +108,9 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	PartCopy:               probePartCopy,
 	MultipartUploadListing: probeListUploads,
 	ListParts:              probeListParts,
+	AbortUpload:            probeAbortUpload,
 	Checksums:              probeChecksums,
+	DefaultChecksums:       probeDefaultChecksums,
 	RequestChecksums:       probeRequestChecksums,
 	MultipartETag:          probeMultipartETag,
 	FreshChecksums:         probeFreshChecksums,
@@ -328,6 +339,19 @@ func probeListParts(ctx context.Context, p *prober) error {
 	})
 }
 
+func probeAbortUpload(ctx context.Context, p *prober) error {
+	up, err := p.c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("u")})
+	if err != nil {
+		return err
+	}
+	if _, err := p.c.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String(p.bucket), Key: aws.String("u"), UploadId: up.UploadId}); err != nil {
+		return err
+	}
+	_, err = p.c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(p.bucket), Key: aws.String("u"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: strings.NewReader("x"), ContentLength: aws.Int64(1)})
+	return refused(err, "a part uploaded into an aborted upload")
+}
+
 func probeChecksums(ctx context.Context, p *prober) error {
 	if _, err := p.put(ctx, "k", []byte("x"), func(in *s3.PutObjectInput) { in.ChecksumAlgorithm = types.ChecksumAlgorithmCrc32c }); err != nil {
 		return err
@@ -354,6 +378,23 @@ func probeChecksums(ctx context.Context, p *prober) error {
 		return errors.New("an UploadPart with a CRC32C does not answer with it")
 	}
 	return nil
+}
+
+func probeDefaultChecksums(ctx context.Context, p *prober) error {
+	if _, err := p.put(ctx, "k", []byte("x")); err != nil {
+		return err
+	}
+	out, err := p.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(p.bucket), Key: aws.String("k"), ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil {
+		return err
+	}
+	// A CRC, which parts' CRCs combine into.
+	for _, sum := range []*string{out.ChecksumCRC64NVME, out.ChecksumCRC32, out.ChecksumCRC32C} {
+		if sum != nil && out.ChecksumType != types.ChecksumTypeComposite {
+			return nil
+		}
+	}
+	return fmt.Errorf("an object put without a checksum is headed with ETag %s and no CRC", aws.ToString(out.ETag))
 }
 
 func probeRequestChecksums(ctx context.Context, p *prober) error {

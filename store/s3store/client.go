@@ -69,8 +69,14 @@ type Config struct {
 	// status, duration, error). Credentials, session tokens, SSE-C keys and
 	// presigned URLs are never logged. nil logs nothing.
 	Logger *slog.Logger
-	// StallTimeout cancels and retries, on a new connection, an exchange
-	// that makes no progress for this long. Default 5s; negative disables.
+	// StallTimeout is the least time an exchange may make no progress
+	// (send no request body bytes, get no response headers or no body
+	// bytes) before it is cancelled and retried on a new connection. The
+	// wait is longer when the server has been slower: twice its smoothed
+	// answer time plus four times the variation (RFC 6298), and as long
+	// as no request sent after it was answered, up to StallTimeoutCap
+	// (docs/design/0008-stalls.md). Default DefaultStallTimeout; negative
+	// disables.
 	StallTimeout time.Duration
 	// CopyStallTimeout is the wait for response headers of requests whose
 	// server-side work grows with object size before the server answers
@@ -95,9 +101,16 @@ const (
 	defaultRegion           = "us-east-1"
 	defaultConcurrency      = 64
 	defaultMaxAttempts      = 10
-	defaultStallTimeout     = 5 * time.Second
 	defaultCopyStallTimeout = 5 * time.Minute
 )
+
+// DefaultStallTimeout is Config.StallTimeout's default.
+const DefaultStallTimeout = 5 * time.Second
+
+// StallTimeoutCap is the most an exchange waits for progress, however slow
+// the server has been, unless StallTimeout (or, for a server-side copy's
+// answer, CopyStallTimeout) is larger.
+const StallTimeoutCap = maxStallWait
 
 // Client is a configured S3 client shared by every bucket of a run. It is
 // safe for concurrent use.
@@ -260,14 +273,14 @@ func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	}).GetTransport()
 	stall := cfg.StallTimeout
 	if stall == 0 {
-		stall = defaultStallTimeout
+		stall = DefaultStallTimeout
 	}
 	slow := cfg.CopyStallTimeout
 	if slow <= 0 {
 		slow = defaultCopyStallTimeout
 	}
 	return &http.Client{Transport: &reachTransport{
-		base:  &stallTransport{base: tr, stall: stall, slowHeaders: slow},
+		base:  newStallTransport(tr, stall, slow),
 		reach: reach,
 	}}
 }

@@ -33,10 +33,14 @@
 //     hundreds of requests in flight would close and reopen connections (and
 //     TLS sessions) constantly.
 //   - Stall detection: an exchange that makes no progress (no response
-//     headers, or no body bytes moving either way) for Config.StallTimeout is
-//     cancelled and retried on a new connection. A TCP connection to an
-//     overloaded front end can hang for minutes; S3's guidance is to retry
-//     such requests early rather than wait.
+//     headers, or no body bytes moving either way) for far longer than
+//     this server has been taking, and at least Config.StallTimeout, is
+//     cancelled and retried on a new connection, when requests sent after
+//     it were answered or nothing else waits; a server slow for everyone
+//     is waited for, up to StallTimeoutCap (stallwait.go,
+//     docs/design/0008-stalls.md). A TCP connection to an overloaded front
+//     end can hang for minutes; S3's guidance is to retry such requests
+//     early rather than wait.
 //   - Get resumes a body that breaks mid-stream with a ranged, If-Match
 //     request from the first missing byte, so a reset at 90% of a 5 GiB part
 //     does not cost the first 90% again.

@@ -282,6 +282,7 @@ func (b *countedBody) Close() error {
 func TestListDecoderClosesEveryAnswer(t *testing.T) {
 	t.Run("pages the light decoder reads from the server", func(t *testing.T) {
 		srv := s3test.Start(t)
+		srv.Require(t, s3test.Listing)
 		c := newTestClient(t, srv, nil)
 		s := c.Bucket(srv.NewBucket(t))
 		for i := range 5 {

@@ -237,15 +237,19 @@ func TestStalls(t *testing.T) {
 	mustPut(t, newTestClient(t, srv, nil).Bucket(bucket), "obj", body, store.Metadata{})
 	stallFast := func(cfg *Config) { cfg.StallTimeout = 200 * time.Millisecond }
 
+	// The client has seen the server answer (a HEAD) before each stall
+	// below: until then it waits longer (coldStallWait, see
+	// TestStallVerdict).
 	t.Run("a request without response headers is retried", func(t *testing.T) {
 		var reqs counter
 		c, _ := faultClient(t, srv, func(n int64, w http.ResponseWriter, r *http.Request, next http.Handler) {
-			if n == 1 {
+			if n == 2 {
 				hang(w, r)
 				return
 			}
 			next.ServeHTTP(w, r)
 		}, func(cfg *Config) { stallFast(cfg); cfg.OnRequest = reqs.add })
+		mustHead(t, c.Bucket(bucket), "obj")
 		mustPut(t, c.Bucket(bucket), "k", []byte("v"), store.Metadata{})
 		if got := reqs.get()["PutObject"]; got != 2 {
 			t.Errorf("PutObject attempts = %d; want 2", got)
@@ -342,6 +346,7 @@ func TestStalls(t *testing.T) {
 			// bounds how long this test can take to say so.
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
+			mustHead(t, c.Bucket(bucket), "obj")
 			if err := tt.run(ctx, c.Bucket(bucket)); err != nil {
 				t.Fatal(err)
 			}

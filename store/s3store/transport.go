@@ -19,15 +19,27 @@ import (
 // Progress is: the transport reading the request body, response headers
 // arriving, and response body bytes arriving while someone is reading. Time
 // the caller spends not reading (a slow disk, a full buffer budget) is not a
-// stall.
+// stall. How long a wait may last follows what the server has been taking
+// (stallwait.go): a dead connection among answering ones is cut at the
+// floor, a server slow for everyone is waited for.
 type stallTransport struct {
 	base http.RoundTripper
-	// stall is how long any phase may go without progress.
+	// stall is the floor of every wait; 0 or less disables the watchdog.
 	stall time.Duration
 	// slowHeaders is the header wait of operations whose server-side work
 	// grows with object size and happens before the response starts: a
 	// server may copy gigabytes before it answers.
 	slowHeaders time.Duration
+	// waits is what the watchdogs learn and judge by.
+	waits *stallWaits
+}
+
+func newStallTransport(base http.RoundTripper, stall, slowHeaders time.Duration) *stallTransport {
+	t := &stallTransport{base: base, stall: stall, slowHeaders: slowHeaders}
+	if stall > 0 {
+		t.waits = newStallWaits(stall)
+	}
+	return t
 }
 
 // slowOps are the operations that get stallTransport.slowHeaders.
@@ -63,127 +75,225 @@ func copiedBytes(ctx context.Context) (int64, bool) {
 	return n, ok
 }
 
-// stallError is what a stalled exchange fails with. It says it is a
+// stallError is what a stalled exchange fails with: which wait was
+// exceeded, for how long, and why that was a stall. It says it is a
 // retryable timeout, which is how the SDK's retryer and internal/retry
 // recognise it.
 type stallError struct {
 	op    string
-	phase string
+	kind  waitKind
 	after time.Duration
+	why   string
 }
 
 func (e *stallError) Error() string {
-	return fmt.Sprintf("%s: no progress %s for %v; connection dropped", e.op, e.phase, e.after)
+	return fmt.Sprintf("%s: stalled: %s for %v (%s); connection dropped", e.op, e.kind.what(), round(e.after), e.why)
 }
 func (e *stallError) Timeout() bool        { return true }
 func (e *stallError) Temporary() bool      { return true }
 func (e *stallError) RetryableError() bool { return true }
 
 func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.stall <= 0 {
+	if t.waits == nil {
 		return t.base.RoundTrip(req)
 	}
 	parent := req.Context()
 	op := middleware.GetOperationName(parent)
-	headerWait := t.stall
+	headerFloor, extra := t.stall, time.Duration(0)
 	if n, ok := copiedBytes(parent); ok {
 		// A copy of known size: small ones are retried as soon as any
 		// small request would be, big ones get time to copy.
-		headerWait = min(max(t.slowHeaders, t.stall), t.stall+time.Duration(n/bytesPerSecondOfHeaderWait)*time.Second)
+		headerFloor = min(max(t.slowHeaders, t.stall), t.stall+time.Duration(n/bytesPerSecondOfHeaderWait)*time.Second)
 	} else if slowOps[op] {
-		headerWait = max(t.slowHeaders, t.stall)
+		headerFloor = max(t.slowHeaders, t.stall)
 	} else if req.ContentLength > 0 {
-		headerWait += time.Duration(req.ContentLength/bytesPerSecondOfHeaderWait) * time.Second
+		extra = time.Duration(req.ContentLength/bytesPerSecondOfHeaderWait) * time.Second
 	}
+	headers := wait{c: t.waits.op(op), l: t.waits.limits(headerFloor, extra)}
+	gaps := t.waits.limits(t.stall, 0)
 	ctx, cancel := context.WithCancelCause(parent)
-	send := newWatchdog(func() { cancel(errStalled) })
+	send := newWatchdog(t.waits, op, func() { cancel(errStalled) })
 	out := req.WithContext(ctx)
-	phase := "waiting for response headers"
 	if req.Body != nil && req.Body != http.NoBody {
-		out.Body = &sendBody{ReadCloser: req.Body, w: send, stall: t.stall, headerWait: headerWait}
-		send.arm(t.stall)
+		b := &sendBody{ReadCloser: req.Body, w: send, send: wait{c: &t.waits.send, l: gaps}, headers: headers}
+		out.Body = b
+		if req.GetBody != nil {
+			// net/http sends the body again, from GetBody, when a kept-alive
+			// connection failed before any answer: watched like the first.
+			out.GetBody = func() (io.ReadCloser, error) {
+				rc, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				send.restart(b.send) // the failed send's wait is no sample
+				return &sendBody{ReadCloser: rc, w: send, send: b.send, headers: headers}, nil
+			}
+		}
+		send.arm(b.send)
 	} else {
-		send.arm(headerWait)
+		send.arm(headers)
 	}
 	resp, err := t.base.RoundTrip(out)
-	send.finish()
-	if err != nil {
-		stalled := errors.Is(context.Cause(ctx), errStalled) && parent.Err() == nil
-		cancel(nil)
-		if stalled {
-			if b, ok := out.Body.(*sendBody); ok && !b.sent() {
-				phase = "sending the request body"
-			}
-			return nil, &stallError{op: op, phase: phase, after: t.stall}
+	send.finish(err == nil)
+	if se := send.stalled(); se != nil && parent.Err() == nil {
+		// Cut, even if the headers arrived as the watchdog fired: the
+		// request's context is gone, and with it the body.
+		if err == nil {
+			resp.Body.Close()
 		}
+		cancel(nil)
+		return nil, se
+	}
+	if err != nil {
+		cancel(nil)
 		return nil, err
 	}
 	resp.Body = &recvBody{
 		ReadCloser: resp.Body,
-		w:          newWatchdog(func() { cancel(errStalled) }),
-		stall:      t.stall,
+		w:          newWatchdog(t.waits, op, func() { cancel(errStalled) }),
+		recv:       wait{c: &t.waits.recv, l: gaps},
 		ctx:        ctx,
 		parent:     parent,
 		cancel:     cancel,
-		op:         op,
 	}
 	return resp, nil
 }
 
-// watchdog runs fire when armed and not re-armed or disarmed in time.
+// wait is a kind of wait and its bounds.
+type wait struct {
+	c *waitClass
+	l waitLimits
+}
+
+// watchdog times one wait at a time of an exchange, and runs fire when
+// one is judged a stall. Its first check of a wait comes at the floor; a
+// check that finds the wait may go on sets the next.
 type watchdog struct {
+	waits *stallWaits
+	op    string
+	fire  func()
 	mu    sync.Mutex
 	timer *time.Timer
 	done  bool
+	cur   wait  // the wait in progress; cur.c nil when none
+	since int64 // when it began, on waits' clock
+	due   int64 // when the timer is due: a firing before it is stale
+	err   *stallError
 }
 
-func newWatchdog(fire func()) *watchdog {
-	w := &watchdog{timer: time.AfterFunc(time.Hour, fire)}
+func newWatchdog(waits *stallWaits, op string, fire func()) *watchdog {
+	w := &watchdog{waits: waits, op: op, fire: fire}
+	w.timer = time.AfterFunc(time.Hour, w.check)
 	w.timer.Stop()
 	return w
 }
 
-func (w *watchdog) arm(d time.Duration) {
+// arm starts a wait; a wait in progress ends in progress (its bytes were
+// taken, or the next phase began).
+func (w *watchdog) arm(next wait) { w.start(next, true) }
+
+// restart starts a wait; a wait in progress ends without progress.
+func (w *watchdog) restart(next wait) { w.start(next, false) }
+
+func (w *watchdog) start(next wait, progress bool) {
 	w.mu.Lock()
-	if !w.done {
-		w.timer.Reset(d)
+	defer w.mu.Unlock()
+	if w.done {
+		return
 	}
-	w.mu.Unlock()
+	now := w.waits.now()
+	w.end(now, progress)
+	w.cur, w.since = next, now
+	next.c.begin()
+	d := next.l.floor + next.l.extra
+	w.due = now + int64(d)
+	w.timer.Reset(d)
 }
 
-func (w *watchdog) disarm() {
+// end ends the wait in progress, if any; w.mu is held.
+func (w *watchdog) end(now int64, progress bool) {
+	if w.cur.c == nil {
+		return
+	}
+	w.cur.c.end(w.since, now, progress)
+	w.cur = wait{}
+}
+
+// disarm ends the wait in progress, progress saying whether what it
+// waited for came.
+func (w *watchdog) disarm(progress bool) {
 	w.mu.Lock()
+	w.end(w.waits.now(), progress)
 	w.timer.Stop()
 	w.mu.Unlock()
 }
 
 // finish disarms for good: the transport may still read the request body
 // after the response arrived, and that must not arm the timer again.
-func (w *watchdog) finish() {
+func (w *watchdog) finish(progress bool) {
 	w.mu.Lock()
 	w.done = true
+	w.end(w.waits.now(), progress)
 	w.timer.Stop()
 	w.mu.Unlock()
+}
+
+// check runs when the timer fires: the wait goes on, or is a stall.
+func (w *watchdog) check() {
+	w.mu.Lock()
+	if w.done || w.cur.c == nil {
+		w.mu.Unlock()
+		return
+	}
+	now := w.waits.now()
+	if now < w.due {
+		w.mu.Unlock() // a firing from before the last arm
+		return
+	}
+	v := w.cur.c.decide(w.since, now, w.cur.l)
+	if !v.stall {
+		w.due = now + int64(v.again)
+		w.timer.Reset(v.again)
+		w.mu.Unlock()
+		return
+	}
+	w.err = &stallError{op: w.op, kind: w.cur.c.kind, after: time.Duration(now - w.since), why: v.why}
+	w.end(now, false)
+	w.mu.Unlock()
+	w.fire()
+}
+
+// stalled is the stall this watchdog fired for, nil when none.
+func (w *watchdog) stalled() *stallError {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
 }
 
 // sendBody arms the watchdog between the transport's reads of the request
 // body: a transport that stops reading is blocked on a connection that
 // stopped accepting bytes.
+// Read and writeMem run on the transport's one writing goroutine.
 type sendBody struct {
 	io.ReadCloser
-	w                 *watchdog
-	stall, headerWait time.Duration
-	mu                sync.Mutex
-	eof               bool
+	w             *watchdog
+	send, headers wait
+	// all is set once the whole body went out. net/http reads once more
+	// after the last byte, to check the body is no longer than its
+	// Content-Length: that read is no progress of the header wait.
+	all bool
 }
 
 func (b *sendBody) Read(p []byte) (int, error) {
-	b.w.disarm() // time spent producing the bytes is not the network's
+	if b.all {
+		return b.ReadCloser.Read(p)
+	}
+	b.w.disarm(true) // time spent producing the bytes is not the network's
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF {
 		b.sentAll()
 	} else {
-		b.w.arm(b.stall)
+		b.w.arm(b.send)
 	}
 	return n, err
 }
@@ -191,40 +301,37 @@ func (b *sendBody) Read(p []byte) (int, error) {
 // sentAll records that the whole body went out: now the server's answer
 // is awaited.
 func (b *sendBody) sentAll() {
-	b.mu.Lock()
-	b.eof = true
-	b.mu.Unlock()
-	b.w.arm(b.headerWait)
-}
-
-func (b *sendBody) sent() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.eof
+	b.all = true
+	b.w.arm(b.headers)
 }
 
 // recvBody arms the watchdog while a read of the response body is pending.
 type recvBody struct {
 	io.ReadCloser
 	w           *watchdog
-	stall       time.Duration
+	recv        wait
 	ctx, parent context.Context
 	cancel      context.CancelCauseFunc
-	op          string
 }
 
 func (b *recvBody) Read(p []byte) (int, error) {
-	b.w.arm(b.stall)
+	b.w.arm(b.recv)
 	n, err := b.ReadCloser.Read(p)
-	b.w.disarm()
+	b.w.disarm(n > 0 || err == nil || err == io.EOF)
 	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), errStalled) && b.parent.Err() == nil {
-		err = &stallError{op: b.op, phase: "receiving the response body", after: b.stall}
+		if se := b.w.stalled(); se != nil {
+			err = se
+		} else {
+			// Not this watchdog's doing, yet a stall: never a bare
+			// errStalled, which no classifier retries.
+			err = &stallError{op: b.w.op, kind: waitRecv, why: "the exchange was cut"}
+		}
 	}
 	return n, err
 }
 
 func (b *recvBody) Close() error {
-	b.w.finish()
+	b.w.finish(false)
 	err := b.ReadCloser.Close()
 	b.cancel(nil)
 	return err
@@ -277,7 +384,7 @@ func writeMem(w io.Writer, body io.Reader, limit int64) (n int64, ok bool, err e
 	}
 	for len(rest) > 0 {
 		if sb != nil {
-			sb.w.arm(sb.stall)
+			sb.w.arm(sb.send)
 		}
 		k, err := w.Write(rest[:min(len(rest), memWrite)])
 		m.off += k
