@@ -183,6 +183,11 @@ func TestOneDeadConnectionAmongAnsweringOnesIsCutAtTheFloor(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			// A server's first writes to a bucket can take seconds
+			// (SeaweedFS's took 4.3 s, allocating volumes), and a client
+			// rightly learns that wait: warm the bucket with another
+			// client, so that this one learns only answering requests.
+			putAll(t, newTestClient(t, srv, nil).Bucket(bucket), "warm-", stallBodies(inFlight), inFlight)
 			var puts atomic.Int64
 			var died atomic.Bool
 			c, _, reqs, log := stallClient(t, srv, faultproxy.Config{Hook: func(w http.ResponseWriter, r *http.Request, next http.Handler) {
