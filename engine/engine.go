@@ -206,6 +206,12 @@ type Options struct {
 	// Metadata, when set, changes what is written with each uploaded or
 	// copied object.
 	Metadata *MetadataOptions
+	// Props says which properties of an S3 source a copy to S3 keeps
+	// (the AWS CLI v2's --copy-props); the zero value keeps them all.
+	Props CopyProps
+	// Tags, when not nil, is the tag set of every object written (an
+	// empty set: none), instead of the source's.
+	Tags store.Tags
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)

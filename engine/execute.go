@@ -141,7 +141,11 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		c := dst.(store.Copier)
 		bucket, _ := c.CanCopyFrom(src)
 		var replace *store.Metadata // nil: the source's, with no extra request
-		if e.opts.Metadata != nil {
+		switch {
+		case e.opts.Props == CopyPropsNone:
+			m := e.withMetadata(store.Metadata{}, t.DstKey)
+			replace = &m
+		case e.opts.Metadata != nil:
 			m, err := e.headMeta(ctx, t.SrcKey)
 			if err != nil {
 				return false, err
@@ -149,9 +153,15 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 			m = e.withMetadata(m, t.DstKey)
 			replace = &m
 		}
-		return false, e.do(ctx, func(ctx context.Context) error {
-			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}, t.DstKey, replace)
+		tags := e.copyTags()
+		err := e.do(ctx, func(ctx context.Context) error {
+			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, Tags: tags}, t.DstKey, replace)
 		})
+		err = taggedWrite(err, tags)
+		if err == nil {
+			err = e.lateTags(ctx, t.DstKey, tags)
+		}
+		return false, err
 	}
 	meta := store.Metadata{}
 	if t.Op == OpUpload {
@@ -165,6 +175,9 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		meta = m
 	}
 	meta = e.withMetadata(meta, t.DstKey)
+	if meta.Tags, err = e.writeTags(ctx, t, meta.TagCount, false); err != nil {
+		return false, err
+	}
 	// Reading and writing are one request pair under one slot: the body
 	// streams from one to the other.
 	err = e.do(ctx, func(ctx context.Context) error {
@@ -179,6 +192,10 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		unverified = store.Unverified(body)
 		return err
 	})
+	err = taggedWrite(err, meta.Tags)
+	if err == nil {
+		err = e.lateTags(ctx, t.DstKey, meta.Tags)
+	}
 	return unverified && err == nil, err
 }
 
@@ -244,7 +261,8 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 		return e.copyWithoutPartCopy(ctx, t, mp)
 	}
 	unverified, err := e.multipartUpload(ctx, t, layout, mp)
-	if t.Op == OpCopy && errors.Is(err, store.ErrNotImplemented) && ctx.Err() == nil {
+	var te *TagsError
+	if t.Op == OpCopy && errors.Is(err, store.ErrNotImplemented) && !errors.As(err, &te) && ctx.Err() == nil {
 		// The upload was aborted; the copy starts over another way.
 		e.noPartCopy.Store(true)
 		return e.copyWithoutPartCopy(ctx, t, mp)
@@ -367,6 +385,8 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	switch {
 	case e.job.Src.Loc.Local:
 		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
+	case e.opts.Props == CopyPropsNone:
+		// Nothing of the source's: no HEAD.
 	default:
 		// UploadPartCopy carries no metadata: read it from the source so a
 		// big copy looks exactly like a small one.
@@ -375,6 +395,11 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 		}
 	}
 	meta = e.withMetadata(meta, t.DstKey)
+	// Neither UploadPartCopy nor UploadPart carries tags: read them from
+	// the source so that a big copy has them as a small one does.
+	if meta.Tags, err = e.writeTags(ctx, t, 0, true); err != nil {
+		return false, err
+	}
 	uploadID, already, resuming := e.resumeUpload(ctx, t, layout, mp)
 	if !resuming {
 		create := mp.CreateMultipart
@@ -389,7 +414,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		})
 		if err != nil {
-			return false, err
+			return false, taggedWrite(err, meta.Tags)
 		}
 	}
 	j := e.opts.Journal
@@ -512,6 +537,9 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	err = e.do(ctx, func(ctx context.Context) error {
 		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
 	})
+	if err == nil {
+		err = e.lateTags(ctx, t.DstKey, meta.Tags)
+	}
 	return unverified && err == nil, err
 }
 

@@ -166,6 +166,7 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		first = DefaultStreamPartSize
 	}
 	meta := e.withMetadata(store.Metadata{}, key)
+	meta.Tags = e.opts.Tags
 	bufs := e.partBuffers
 	read := func(ctx context.Context, number int32) ([]byte, bool, error) {
 		buf, err := bufs.get(ctx, streamPartSize(first, number))
@@ -196,6 +197,9 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		err := e.do(ctx, func(ctx context.Context) error {
 			return dst.Put(ctx, key, store.NewBytesReader(buf), int64(len(buf)), meta)
 		})
+		if err == nil {
+			err = e.lateTags(ctx, key, meta.Tags)
+		}
 		return int64(len(buf)), 0, err
 	}
 
@@ -303,5 +307,8 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 	err = e.do(ctx, func(ctx context.Context) error {
 		return mp.CompleteMultipart(ctx, key, uploadID, done)
 	})
+	if err == nil {
+		err = e.lateTags(ctx, key, meta.Tags)
+	}
 	return size, int(number), err
 }

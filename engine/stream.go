@@ -83,15 +83,26 @@ func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err 
 	if err != nil {
 		return false, err
 	}
-	if _, ok := src.(store.MetadataReader); !ok {
+	if _, ok := src.(store.MetadataReader); !ok && e.opts.Props != CopyPropsNone {
 		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
 			return false, err
 		}
 	}
+	count := meta.TagCount
+	if e.opts.Props == CopyPropsNone {
+		meta = store.Metadata{}
+	}
 	meta = e.withMetadata(meta, t.DstKey)
+	if meta.Tags, err = e.writeTags(ctx, t, count, false); err != nil {
+		return false, err
+	}
 	err = e.do(ctx, func(ctx context.Context) error {
 		return dst.Put(ctx, t.DstKey, store.NewBytesReader(buf), t.Size, meta)
 	})
+	err = taggedWrite(err, meta.Tags)
+	if err == nil {
+		err = e.lateTags(ctx, t.DstKey, meta.Tags)
+	}
 	return unverified && err == nil, err
 }
 

@@ -56,6 +56,14 @@ type Metadata struct {
 	ContentDisposition string
 	StorageClass       string
 	User               map[string]string
+	// Tags is the tag set a write sets (store/tags.go: nil decides
+	// nothing). Reads leave it nil: tags are read on their own
+	// (Tagger), only by the paths that must carry them.
+	Tags Tags
+	// TagCount is how many tags the object has, as a read (HEAD, GET)
+	// reports it (x-amz-tagging-count); writes ignore it. A stream of a
+	// small object asks for the tags only when it is not 0.
+	TagCount int
 }
 
 // Lister streams a listing.
@@ -97,6 +105,11 @@ type CopySource struct {
 	// Size is the source object's size, 0 when unknown. A server copies
 	// before it answers, so how long an answer may take grows with it.
 	Size int64
+	// Tags, when not nil, replaces the source's tags on the copy (S3's
+	// tagging directive REPLACE); a set too long for a header
+	// (Tags.FitsHeader) leaves the copy without tags, for the caller to
+	// set them. Nil keeps the source's.
+	Tags Tags
 }
 
 // Copier is implemented by stores that copy server-side.

@@ -140,6 +140,13 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
+	var props engine.Options
+	if err := f.meta.apply(&props); err != nil {
+		return err
+	}
+	if props.Tags != nil && !dst.IsS3() {
+		return usagef("--tags: only for objects written to S3, and %s is local", dst)
+	}
 	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
 		return err
@@ -151,7 +158,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
-	mode, blockers, err := pickEngine(f, src, dst, move, meta != nil)
+	// A job copies tags and metadata as CopyObject does, and nothing else.
+	metaSet := meta != nil || props.Props != engine.CopyPropsDefault || props.Tags != nil
+	mode, blockers, err := pickEngine(f, src, dst, move, metaSet)
 	if err != nil {
 		return err
 	}
@@ -182,6 +191,8 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		Filter:             sel.Filter,
 		Shard:              sel.Shard,
 		Metadata:           meta,
+		Props:              props.Props,
+		Tags:               props.Tags,
 	}
 	if !many {
 		opts.Workers = 1

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // flagHints tells how to fix what the engine reports in the flags' words:
@@ -11,6 +12,7 @@ import (
 func flagHints(err error) error {
 	var ne *engine.NoMatchError
 	var pe *engine.PartsLimitError
+	var te *engine.TagsError
 	switch {
 	case err == nil:
 		return nil
@@ -20,6 +22,8 @@ func flagHints(err error) error {
 		return hinted{err, "use --recursive or a wildcard"}
 	case errors.As(err, &pe):
 		return hinted{err, "give a larger --part-size"}
+	case errors.As(err, &te) && (errors.Is(err, store.ErrNotImplemented) || errors.Is(err, store.ErrAccessDenied)):
+		return hinted{err, "--copy-props metadata-directive copies without tags"}
 	}
 	return err
 }

@@ -10,7 +10,10 @@ import (
 )
 
 // metaFlags set the metadata of uploaded and copied objects (cp, mv, sync).
-type metaFlags struct{ m objopts.Metadata }
+type metaFlags struct {
+	m     objopts.Metadata
+	props objopts.Props
+}
 
 func (f *metaFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
@@ -21,6 +24,19 @@ func (f *metaFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.m.Set.ContentDisposition, "content-disposition", "", "Content-Disposition of the objects written")
 	fl.Var(&f.m.User, "metadata", "user metadata key=value added to the objects written (repeatable)")
 	fl.StringVar(&f.m.Directive, "metadata-directive", "COPY", "COPY: keep the source's metadata, changed by the flags above; REPLACE: only the flags above")
+	fl.StringVar(&f.props.CopyProps, "copy-props", "default", "what an S3 to S3 copy keeps of its source: default (content headers, user metadata and tags), metadata-directive (all but the tags), none")
+	fl.Var(&f.props.Tags, "tags", "tag key=value of the objects written, instead of the source's (repeatable, at most 10)")
+}
+
+// apply sets the options of --copy-props and --tags on o; every error is
+// a usage error.
+func (f *metaFlags) apply(o *engine.Options) error {
+	props, tags, err := f.props.Options()
+	if err != nil {
+		return usageError{err}
+	}
+	o.Props, o.Tags = props, tags
+	return nil
 }
 
 // options returns the engine's metadata options, nil when nothing changes;

@@ -54,6 +54,10 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 	if err != nil {
 		return err
 	}
+	var props engine.Options
+	if err := f.meta.apply(&props); err != nil {
+		return err
+	}
 	stdin, _ := parseLocation(stdioArg, true)
 	_, dstOpts, err := f.obj.options(stdin, dst, a.env)
 	if err != nil {
@@ -77,6 +81,7 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 		PartStreams:    f.partConcurrency,
 		MaxBufferBytes: int64(f.maxBuffer),
 		Metadata:       meta,
+		Tags:           props.Tags,
 	}
 	res, err := s.eng.PutStream(ctx, a.stdio.In, stdioArg, ep, ep.Loc.Key, opts)
 	res, err = withFlagHints(res), flagHints(err)

@@ -117,6 +117,12 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if opts.Metadata, err = f.meta.options(); err != nil {
 		return err
 	}
+	if err := f.meta.apply(&opts); err != nil {
+		return err
+	}
+	if opts.Tags != nil && !dst.IsS3() {
+		return usagef("--tags: only for objects written to S3, and %s is local", dst)
+	}
 	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
 		return err

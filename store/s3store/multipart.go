@@ -48,6 +48,7 @@ func (s *Store) createMultipart(ctx context.Context, key string, meta store.Meta
 		ContentDisposition: optional(meta.ContentDisposition),
 		StorageClass:       s3types.StorageClass(meta.StorageClass),
 		Metadata:           meta.User,
+		Tagging:            taggingHeader(meta.Tags),
 		RequestPayer:       s.payer,
 		ACL:                s3types.ObjectCannedACL(s.opts.ACL),
 	}

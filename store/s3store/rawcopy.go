@@ -181,6 +181,12 @@ func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, 
 	req := r.request(ctx, http.MethodPut, "CopyObject", dst.bucket, key)
 	req.Header.Set("X-Amz-Copy-Source", copySource(src.Bucket, src.Key))
 	req.Header.Set("X-Amz-Metadata-Directive", "COPY")
+	if src.Tags != nil {
+		req.Header.Set("X-Amz-Tagging-Directive", "REPLACE")
+		if v := taggingHeader(src.Tags); v != nil {
+			req.Header.Set("X-Amz-Tagging", *v)
+		}
+	}
 	if src.IfMatch != "" {
 		req.Header.Set("X-Amz-Copy-Source-If-Match", quoteETag(src.IfMatch))
 	}

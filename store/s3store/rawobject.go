@@ -139,6 +139,11 @@ func getObjectOutput(resp *http.Response) *s3.GetObjectOutput {
 			out.LastModified = &t
 		}
 	}
+	if v := header(h, "X-Amz-Tagging-Count"); v != nil {
+		if n, err := strconv.ParseInt(*v, 10, 32); err == nil {
+			out.TagCount = aws.Int32(int32(n))
+		}
+	}
 	if v := header(h, "X-Amz-Mp-Parts-Count"); v != nil {
 		if n, err := strconv.ParseInt(*v, 10, 32); err == nil {
 			out.PartsCount = aws.Int32(int32(n))
@@ -431,5 +436,8 @@ func setMetadataHeaders(h http.Header, m store.Metadata) {
 	set("X-Amz-Storage-Class", m.StorageClass)
 	for k, v := range m.User {
 		h["X-Amz-Meta-"+http.CanonicalHeaderKey(strings.TrimSpace(k))] = []string{v}
+	}
+	if v := taggingHeader(m.Tags); v != nil {
+		h.Set("X-Amz-Tagging", *v)
 	}
 }

@@ -102,6 +102,7 @@ func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metad
 		ContentDisposition: aws.ToString(out.ContentDisposition),
 		StorageClass:       metadataClass(out.StorageClass),
 		User:               out.Metadata,
+		TagCount:           int(aws.ToInt32(out.TagCount)),
 	}
 	return o, m, nil
 }
@@ -341,6 +342,7 @@ func applyPutMetadata(in *s3.PutObjectInput, m store.Metadata) {
 	in.ContentDisposition = optional(m.ContentDisposition)
 	in.StorageClass = s3types.StorageClass(m.StorageClass)
 	in.Metadata = m.User
+	in.Tagging = taggingHeader(m.Tags)
 }
 
 func optional(v string) *string {
@@ -405,6 +407,10 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 		in.ContentDisposition = optional(meta.ContentDisposition)
 		in.StorageClass = s3types.StorageClass(meta.StorageClass)
 		in.Metadata = meta.User
+	}
+	if src.Tags != nil {
+		in.TaggingDirective = s3types.TaggingDirectiveReplace
+		in.Tagging = taggingHeader(src.Tags)
 	}
 	_, err := s.c.s3.CopyObject(withCopiedBytes(ctx, src.Size), in, s.optFns...)
 	if err != nil {
