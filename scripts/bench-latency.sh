@@ -5,8 +5,8 @@
 # repository), and s5cmd where it applies.
 #
 #   copy     20,000 copies bucket to bucket at DELAY per request (instant
-#            S3 fixture, internal/fakes3): new, base, s5cmd, defaults; and
-#            raw, the fixture's trivial client (internal/fakes3/cmd/rawload:
+#            S3 fixture, internal/simregion): new, base, s5cmd, defaults; and
+#            raw, the fixture's trivial client (internal/simregion/cmd/rawload:
 #            1,024 bare requests in flight, no SDK): the ceiling of the
 #            fixture and of the machine at that moment.
 #   list     LIST_SIZES keys (default 10,000, 100,000, 1,000,000 and
@@ -47,8 +47,8 @@ parts=("$@")
 . scripts/lib.sh
 lib_init bench-latency
 build_s3bulk "$work/new"
-go build -o "$work/fakes3" ./internal/fakes3/cmd/fakes3
-go build -o "$work/rawload" ./internal/fakes3/cmd/rawload
+go build -o "$work/simregion" ./internal/simregion/cmd/simregion
+go build -o "$work/rawload" ./internal/simregion/cmd/rawload
 mkdir "$work/base-src"
 git archive "$base" | tar -x -C "$work/base-src"
 (cd "$work/base-src" && go build -o "$work/base" ./cmd/s3bulk)
@@ -89,7 +89,7 @@ pair() { if [ $(($1 % 2)) = 1 ]; then echo new base; else echo base new; fi; }
 for part in "${parts[@]}"; do
   case $part in
   copy)
-    start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
+    start "$work/simregion" -objects 20000 -size 100KiB -delay "$delay"
     fixture=$child
     for i in $(seq "$repeat"); do
       for tool in $(pair "$i"); do
@@ -105,7 +105,7 @@ for part in "${parts[@]}"; do
   list)
     sizes=(${LIST_SIZES:-10000 100000 1000000 2000000})
     for n in "${sizes[@]}"; do
-      start "$work/fakes3" -objects "$n" -size 100KiB -delay "$delay"
+      start "$work/simregion" -objects "$n" -size 100KiB -delay "$delay"
       fixture=$child
       for i in $(seq "$repeat"); do
         for tool in $(pair "$i"); do
@@ -118,7 +118,7 @@ for part in "${parts[@]}"; do
     rss_by_size base "${sizes[@]}"
     ;;
   throttle)
-    start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
+    start "$work/simregion" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
     fixture=$child
     for i in $(seq "$repeat"); do
       for tool in $(pair "$i"); do
@@ -128,7 +128,7 @@ for part in "${parts[@]}"; do
     stop
     ;;
   memory)
-    start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
+    start "$work/simregion" -objects 20000 -size 100KiB -delay "$delay"
     fixture=$child
     measure memory-2000-new 20000 "$work/new" --concurrency 2000 --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
     stop
@@ -137,7 +137,7 @@ for part in "${parts[@]}"; do
     mkdir -p "$work/files"
     head -c 102400 /dev/urandom >"$work/files/f-00000.json"
     for i in $(seq 1 9999); do cp "$work/files/f-00000.json" "$work/files/f-$(printf %05d "$i").json"; done
-    start "$work/fakes3" -objects 0 -delay "$delay"
+    start "$work/simregion" -objects 0 -delay "$delay"
     fixture=$child
     for _ in $(seq "$repeat"); do
       measure upload-new 10000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
@@ -148,7 +148,7 @@ for part in "${parts[@]}"; do
     rm -rf "$work/files"
     ;;
   download)
-    start "$work/fakes3" -objects 10000 -size 100KiB -delay "$delay"
+    start "$work/simregion" -objects 10000 -size 100KiB -delay "$delay"
     fixture=$child
     for i in $(seq "$repeat"); do
       for tool in $(pair "$i"); do

@@ -16,8 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/s3bulk/s3bulk/internal/fakes3"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/simregion"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store/internal/wire"
 )
@@ -237,8 +237,8 @@ func TestListDecoderOnTheServer(t *testing.T) {
 }
 
 func TestListDecoderOnTheLatencyFixture(t *testing.T) {
-	keys := append(fakes3.ReportKeys(40), xmlKeys...)
-	fk, err := fakes3.Start(fakes3.Config{Bucket: "src", Keys: keys, Size: 10})
+	keys := append(simregion.ReportKeys(40), xmlKeys...)
+	fk, err := simregion.Start(simregion.Config{Bucket: "src", Keys: keys, Size: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
-// Package fakes3 owns a test fixture: an instant S3 responder for measuring
-// speed and controller behaviour in the latency regime, where a real server
-// on the same machine would be the bottleneck instead.
+// Package simregion owns the simulated S3 region: an S3 responder whose
+// cost is the round trip a region adds to every request, not the CPU of a
+// server on the same machine. It measures speed and controller behaviour in
+// the latency regime, where a real server on the same machine would be the
+// bottleneck instead. (It was internal/fakes3, the latency fixture.)
 //
 // It is not an S3 implementation and stores nothing. One bucket holds a
 // synthetic, sorted set of keys (the field report's layout, or any list);
@@ -29,4 +31,4 @@
 // a rate per prefix, from a token bucket per prefix (Config.WriteRate,
 // Config.ReadRate, Config.PrefixDepth). Correctness is never tested here:
 // it stays tested against the real server (internal/s3test).
-package fakes3
+package simregion

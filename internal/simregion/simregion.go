@@ -1,4 +1,4 @@
-package fakes3
+package simregion
 
 import (
 	"bufio"
@@ -664,7 +664,7 @@ var requestSeq atomic.Int64
 // writeError answers the way S3 does: an XML error document, no body for
 // HEAD.
 func writeError(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
-	id := fmt.Sprintf("FAKES3%010d", requestSeq.Add(1))
+	id := fmt.Sprintf("SIMREGION%07d", requestSeq.Add(1))
 	w.Header().Set("x-amz-request-id", id)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
