@@ -100,9 +100,10 @@ func isComplete(r *http.Request) bool {
 }
 
 // isObjectGet selects the GETs of key's bytes.
+// (A GetObjectTagging, which a multipart stream sends too, is not one.)
 func isObjectGet(key string) func(*http.Request) bool {
 	return func(r *http.Request) bool {
-		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/"+key) && !r.URL.Query().Has("uploadId")
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/"+key) && !r.URL.Query().Has("uploadId") && !r.URL.Query().Has("tagging")
 	}
 }
 

@@ -77,6 +77,13 @@ func (s CheckStats) Differences() int64 { return s.Missing + s.Extra + s.Differi
 // soon as it is known. Pairs are compared by Compare. An error from report
 // stops it and is returned.
 func Check(ctx context.Context, src, dst Side, report func(Finding) error) (CheckStats, error) {
+	return CheckWith(ctx, src, dst, CheckOptions{}, report)
+}
+
+// CheckWith is Check with options: with Props, a pair whose bytes are the
+// same differs when its content headers, user metadata or tags do (the
+// Reason names which).
+func CheckWith(ctx context.Context, src, dst Side, opts CheckOptions, report func(Finding) error) (CheckStats, error) {
 	var st CheckStats
 	h := Handler{
 		OnlySource: func(o store.Object) error {
@@ -91,6 +98,15 @@ func Check(ctx context.Context, src, dst Side, report func(Finding) error) (Chec
 		},
 		Both: func(so, do store.Object) error {
 			c := Compare(so, do)
+			if opts.Props && c.Verdict != Differs {
+				why, err := compareProps(ctx, src, dst, so.Key)
+				if err != nil {
+					return err
+				}
+				if why != "" {
+					c.Verdict, c.Reason = Differs, why
+				}
+			}
 			switch c.Verdict {
 			case Same:
 				st.Identical++

@@ -315,3 +315,42 @@ func TestADestinationRefusingTagsFailsTheObjectInOneLine(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyPropsSaysWhichPropertiesDiffer: after a copy, verify --props
+// finds nothing; once a copy's tags or metadata change, it names them
+// (and verify without --props, which reads listings alone, cannot).
+func TestVerifyPropsSaysWhichPropertiesDiffer(t *testing.T) {
+	t.Parallel()
+	srv, src, dst := newBucketPair(t)
+	c := srv.Client(t)
+	seedProps(t, c, src, "")
+	S, D := "s3://"+src+"/", "s3://"+dst+"/"
+	mustRun(t, srv, "cp", "--recursive", S, D) // one CopyObject each: the same ETags
+	if out := mustRun(t, srv, "verify", "--props", S, D); out != "" {
+		t.Fatalf("verify --props after a copy found:\n%s", out)
+	}
+	if err := putTags(c, dst, "small", store.Tags{"team": "red"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CopyObject(context.Background(), &s3.CopyObjectInput{
+		Bucket: aws.String(dst), Key: aws.String("big"), CopySource: aws.String(dst + "/big"),
+		MetadataDirective: s3types.MetadataDirectiveReplace, ContentType: aws.String(propsMeta.contentType),
+		CacheControl: aws.String("no-store"), ContentDisposition: aws.String(propsMeta.disposition),
+		ContentLanguage: aws.String(propsMeta.language), Metadata: map[string]string{"owner": "bob"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, srv, "verify", S, D)
+	stdout, _, code := runCLI(t, srv, "verify", "--props", S, D)
+	if code != ExitPartial {
+		t.Errorf("exit %d, want %d", code, ExitPartial)
+	}
+	want := []string{
+		"DIFFERS s3://" + src + "/big s3://" + dst + "/big: cache-control, user metadata differ",
+		"DIFFERS s3://" + src + "/small s3://" + dst + "/small: tags differ",
+	}
+	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(stdout), "\n")); d != "" {
+		t.Errorf("verify --props (-want +got):\n%s", d)
+	}
+}

@@ -13,7 +13,8 @@ import (
 )
 
 func (a *app) verifyCmd() *cobra.Command {
-	return &cobra.Command{
+	var opts diff.CheckOptions
+	cmd := &cobra.Command{
 		Use:   "verify SRC DST",
 		Short: "Compare two listings: objects missing, extra, or differing in size or ETag",
 		Long: `Compare what is under SRC with what is under DST, key by key relative to
@@ -36,18 +37,27 @@ has no ETag: such pairs are compared by size only. Objects encrypted with
 SSE-KMS or SSE-C have ETags that are not MD5 digests; two such copies of
 the same bytes show as differing.
 
+With --props, pairs whose bytes are the same are also compared by their
+content headers (Content-Type, -Encoding, -Language, -Disposition,
+Cache-Control), user metadata and tags, with a HEAD and a GetObjectTagging
+of each side; the line says which differ:
+
+  DIFFERS SRC-URL DST-URL: tags, user metadata differ
+
 Exit codes: 0 when nothing is missing, extra or differing; 1 when something
 is; 2 and 3 as for every command.`,
 		Example: `  s3bulk verify s3://src/logs/ s3://dst/archive/logs/
   s3bulk verify ./photos s3://bucket/photos/`,
 		Args: usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runVerify(cmd.Context(), args[0], args[1])
+			return a.runVerify(cmd.Context(), args[0], args[1], opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Props, "props", false, "also compare content headers, user metadata and tags (four requests a pair)")
+	return cmd
 }
 
-func (a *app) runVerify(ctx context.Context, srcArg, dstArg string) error {
+func (a *app) runVerify(ctx context.Context, srcArg, dstArg string, opts diff.CheckOptions) error {
 	start := time.Now()
 	srcLoc, dstLoc, err := parsePair(srcArg, dstArg, false)
 	if err != nil {
@@ -68,7 +78,7 @@ func (a *app) runVerify(ctx context.Context, srcArg, dstArg string) error {
 		return err
 	}
 	out := &progress.Verify{Out: a.stdio.Out, Err: a.stdio.Err, JSON: a.g.json, Quiet: a.g.quiet}
-	sum, err := diff.Check(ctx, src, dst, out.Finding)
+	sum, err := diff.CheckWith(ctx, src, dst, opts, out.Finding)
 	if err != nil {
 		return fmt.Errorf("verify %s %s: %w", srcLoc, dstLoc, err)
 	}
