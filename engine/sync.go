@@ -56,6 +56,10 @@ type SyncOptions struct {
 	// so that an unmounted directory or a mistyped prefix cannot empty a
 	// bucket.
 	AllowEmptySource bool
+	// CompareTags makes a pair that is otherwise the same differ when its
+	// tags do (a GetObjectTagging of each side), so that a tag-only
+	// change at the source is copied. Both sides must be S3.
+	CompareTags bool
 	// Memory and TempDir bound the listings' comparison: see diff.Options.
 	Memory  int64
 	TempDir string
@@ -230,6 +234,17 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 					copy, why = c, w
 				default:
 					why += "; no full-object checksum common to both sides"
+				}
+			}
+			if !copy && so.CompareTags && !strings.HasPrefix(why, "cannot compare") {
+				differ, err := e.tagsDiffer(ctx, srcBase+s.Key, dstBase+d.Key)
+				switch {
+				case err != nil && ctx.Err() != nil:
+					return ctx.Err()
+				case err != nil:
+					why = "cannot compare tags: " + err.Error()
+				case differ:
+					copy, why = true, "tags differ"
 				}
 			}
 			switch {

@@ -149,3 +149,27 @@ type TagsError struct {
 
 func (e *TagsError) Error() string { return prefixOnce(e.Op, e.Err) }
 func (e *TagsError) Unwrap() error { return e.Err }
+
+// tagsDiffer reports whether the source's object srcKey and the
+// destination's dstKey have different tags (sync's CompareTags).
+func (e *executor) tagsDiffer(ctx context.Context, srcKey, dstKey string) (bool, error) {
+	st, ok1 := e.job.Src.Store.(store.Tagger)
+	dt, ok2 := e.job.Dst.Store.(store.Tagger)
+	if !ok1 || !ok2 {
+		return false, errors.New("a side keeps no tags")
+	}
+	var a, b store.Tags
+	err := e.do(ctx, func(ctx context.Context) error {
+		var err error
+		a, err = st.Tags(ctx, srcKey)
+		return err
+	})
+	if err == nil {
+		err = e.do(ctx, func(ctx context.Context) error {
+			var err error
+			b, err = dt.Tags(ctx, dstKey)
+			return err
+		})
+	}
+	return err == nil && !a.Equal(b), err
+}

@@ -354,3 +354,38 @@ func TestVerifyPropsSaysWhichPropertiesDiffer(t *testing.T) {
 		t.Errorf("verify --props (-want +got):\n%s", d)
 	}
 }
+
+// TestSyncCompareTagsCopiesATagOnlyChange: a sync copies nothing when
+// only a source object's tags changed, unless --compare-tags.
+func TestSyncCompareTagsCopiesATagOnlyChange(t *testing.T) {
+	t.Parallel()
+	srv, src, dst := newBucketPair(t)
+	c := srv.Client(t)
+	seedProps(t, c, src, "")
+	S, D := "s3://"+src+"/", "s3://"+dst+"/"
+	mustRun(t, srv, "sync", "--multipart-threshold", propsThreshold, S, D)
+	for _, key := range []string{"small", "big"} {
+		if err := putTags(c, src, key, store.Tags{"team": "red"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := mustRun(t, srv, "sync", S, D); out != "" {
+		t.Fatalf("sync without --compare-tags copied:\n%s", out)
+	}
+	out := mustRun(t, srv, "sync", "--compare-tags", "--multipart-threshold", propsThreshold, S, D)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || !strings.Contains(out, "/small s3://") || !strings.Contains(out, "/big s3://") {
+		t.Errorf("sync --compare-tags copied, want small and big:\n%s", out)
+	}
+	for _, o := range propsObjects {
+		want := o.tags
+		if o.key == "small" || o.key == "big" {
+			want = store.Tags{"team": "red"}
+		}
+		if got := tagsOf(t, c, dst, o.key); !got.Equal(want) {
+			t.Errorf("tags of %s: %v, want %v", o.key, got, want)
+		}
+	}
+	if out := mustRun(t, srv, "sync", "--compare-tags", S, D); out != "" {
+		t.Errorf("a second sync --compare-tags copied:\n%s", out)
+	}
+}

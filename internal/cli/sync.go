@@ -22,6 +22,7 @@ type syncFlags struct {
 	maxDelete          int64
 	sizeOnly           bool
 	checksum           bool
+	compareTags        bool
 	partSize           sizeFlag
 	partConcurrency    int
 	maxBuffer          sizeFlag
@@ -78,6 +79,7 @@ memory.`,
 	fl.BoolVar(&f.allowEmptySource, "allow-empty-source", false, "with --delete, go on when the source lists no object at all (by default such a sync deletes nothing and fails: an unmounted directory must not empty a bucket)")
 	fl.Int64Var(&f.maxDelete, "max-delete", 0, "with --delete, refuse to delete anything when more than this many objects would be (0: no limit)")
 	fl.BoolVar(&f.sizeOnly, "size-only", false, "compare sizes only")
+	fl.BoolVar(&f.compareTags, "compare-tags", false, "S3 to S3: objects otherwise the same are copied again when their tags differ (a GetObjectTagging of each side per pair)")
 	fl.BoolVar(&f.checksum, "checksum", false, "compare contents: MD5 and multipart ETags, else the full-object CRC32C/CRC64NVME/SHA checksums S3 keeps (one HEAD per object; local files are read and hashed); says when it cannot")
 	fl.Var(&f.partSize, "part-size", "part size for multipart transfers, e.g. 64MiB (default: chosen per object)")
 	fl.Var(&f.multipartThreshold, "multipart-threshold", "size from which objects move in parts (default: chosen per kind of transfer)")
@@ -106,6 +108,8 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 		return usagef("--max-delete %d: only means something with --delete", f.maxDelete)
 	case f.allowEmptySource && !f.del:
 		return usagef("--allow-empty-source: only means something with --delete")
+	case f.compareTags && !(src.IsS3() && dst.IsS3()):
+		return usagef("--compare-tags: only for a sync from S3 to S3 (a local file has no tags)")
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
@@ -122,6 +126,9 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	}
 	if opts.Tags != nil && !dst.IsS3() {
 		return usagef("--tags: only for objects written to S3, and %s is local", dst)
+	}
+	if f.compareTags && (opts.Tags != nil || opts.Props != engine.CopyPropsDefault) {
+		return usagef("--compare-tags: copies would not carry the source's tags with --tags or --copy-props %s", opts.Props)
 	}
 	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
@@ -150,7 +157,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if err != nil {
 		return err
 	}
-	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete, AllowEmptySource: f.allowEmptySource}
+	so := &engine.SyncOptions{Delete: f.del, MaxDelete: f.maxDelete, AllowEmptySource: f.allowEmptySource, CompareTags: f.compareTags}
 	switch {
 	case f.sizeOnly:
 		so.Mode = diff.SizeOnly
