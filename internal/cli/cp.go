@@ -31,6 +31,7 @@ type transferFlags struct {
 	sel                selectFlags
 	meta               metaFlags
 	obj                objectFlags
+	from               fromFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -47,6 +48,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
 	f.obj.register(cmd)
+	f.from.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
@@ -132,6 +134,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
 	}
+	if err := f.from.check(src); err != nil {
+		return err
+	}
 	var sel engine.Options
 	if err := f.sel.apply(&sel, a.env); err != nil {
 		return err
@@ -148,12 +153,18 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
+	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive && !f.from.given() {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
 	mode, blockers, err := pickEngine(f, src, dst, move, meta != nil)
 	if err != nil {
 		return err
+	}
+	if f.from.given() {
+		if mode == engineBatchOps {
+			return usagef("--engine batchops: give the job its manifest with batch cp (--files-from and --from-inventory run on this machine)")
+		}
+		mode = engineLocal // the list is the source: nothing to count for auto
 	}
 	if mode == engineBatchOps {
 		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
@@ -167,12 +178,17 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 			return err
 		}
 	}
-	many := f.recursive || src.HasWildcard()
+	from, closeFrom, err := f.from.open(ctx, a, s, src, srcEP, side, srcOpts)
+	if err != nil {
+		return err
+	}
+	defer closeFrom()
+	many := f.recursive || src.HasWildcard() || from != nil
 	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
 	if err != nil {
 		return err
 	}
-	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, From: from}
 	opts := engine.Options{
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
@@ -190,7 +206,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if move {
 		verb = "mv"
 	}
-	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env)}
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env) + f.from.fingerprint()}
 	if side != (sourceSide{}) {
 		// Another source is another job.
 		fields = append(fields, "source", side.endpointURL, side.profile)
