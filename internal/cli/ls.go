@@ -60,7 +60,7 @@ an empty bucket exits 0.`,
 			b := c.Bucket(loc.Bucket)
 			p := &progress.ListLines{Out: a.stdio.Out, Human: human, Full: recursive || loc.HasWildcard(), Dir: loc.Base()}
 			enc := progress.NewJSON(a.stdio.Out)
-			err = engine.List(ctx, b, loc, recursive, keep, func(o store.Object) error {
+			err = engine.List(ctx, s.eng.Lister(b), loc, recursive, keep, func(o store.Object) error {
 				if a.g.json {
 					return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
 				}

@@ -51,7 +51,7 @@ func (s *Store) ListCurrentVersions(ctx context.Context, prefix string, fn func(
 			}
 			o := store.Object{
 				Key: aws.ToString(v.Key), Size: aws.ToInt64(v.Size), ModTime: aws.ToTime(v.LastModified),
-				ETag: trimETag(aws.ToString(v.ETag)), StorageClass: string(v.StorageClass), VersionID: id,
+				ETag: store.TrimETag(aws.ToString(v.ETag)), StorageClass: string(v.StorageClass), VersionID: id,
 			}
 			if err := fn(o); err != nil {
 				return err
