@@ -31,6 +31,7 @@ type transferFlags struct {
 	sel                selectFlags
 	meta               metaFlags
 	obj                objectFlags
+	versions           versionFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -105,6 +106,7 @@ memory bounded by --max-buffer) or standard output.`,
 		},
 	}
 	f.register(cmd)
+	f.versions.register(cmd, "copy", true)
 	return cmd
 }
 
@@ -120,6 +122,9 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
 	if srcArg == stdioArg || dstArg == stdioArg {
+		if f.versions.active() {
+			return usagef("--version-id and --all-versions: not with '-' (standard input or output)")
+		}
 		return a.runStdio(ctx, srcArg, dstArg, f, move)
 	}
 	src, dst, err := parsePair(srcArg, dstArg, f.raw)
@@ -148,6 +153,16 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
+	verb := "cp"
+	if move {
+		verb = "mv"
+	}
+	if err := f.versions.check(verb, src, f.recursive); err != nil {
+		return err
+	}
+	if f.versions.all && f.noClobber {
+		return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
+	}
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
@@ -172,7 +187,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}
+	if f.versions.all {
+		if err := checkVersioned(ctx, dstEP); err != nil {
+			return err
+		}
+	}
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all}
 	opts := engine.Options{
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
@@ -186,11 +206,11 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if !many {
 		opts.Workers = 1
 	}
-	verb := "cp"
-	if move {
-		verb = "mv"
-	}
 	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env)}
+	if f.versions.active() {
+		// A copy of versions is another job than a copy of the objects.
+		fields = append(fields, "versions", f.versions.id, fmt.Sprint(f.versions.all))
+	}
 	if side != (sourceSide{}) {
 		// Another source is another job.
 		fields = append(fields, "source", side.endpointURL, side.profile)
