@@ -11,6 +11,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0
 	github.com/aws/smithy-go v1.28.9
 	github.com/gofiber/fiber/v3 v3.5.0
+	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	github.com/minio/md5-simd v1.1.2
 	github.com/spf13/cobra v1.10.2

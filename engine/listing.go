@@ -38,22 +38,35 @@ import (
 //     requests of one chain plus those of the discovery. A first range takes
 //     what lies between the keys passed on so far and the first bound.
 //  3. Merge: listChains chains at a time, each page a request of the run's
-//     budget, into the planner's one bounded stream. Ordered (for sync) the
-//     ranges are emitted one after another, each chain reading at most
-//     listReadAhead pages ahead; unordered, pages are emitted as they come,
-//     through a channel of listReadAhead pages.
+//     budget, into the consumer's one bounded stream. Unordered (the
+//     planner), pages are emitted as they come, through a channel of
+//     listReadAhead pages.
+//  4. Ordered (ls, verify, sync: S3's byte order), the ranges are cut
+//     smaller and lazily, in order (orderedRanges): a window of listChains
+//     ranges is listed at once, each into its own channel of
+//     listOrderedReadAhead pages, and emitted one after another; a range
+//     leaves the window when it has been emitted. A range is as many
+//     prefixes as held listRangeKeys keys in the ranges listed so far (one
+//     until the first range is done), so that most ranges fit in their
+//     channel and every chain of the window keeps listing while the one
+//     before it is emitted: the chains then run side by side as they do
+//     unordered, for a few more requests than one chain (pages cut at
+//     range ends).
 //
 // Memory is the discovered prefixes (at most listMaxPrefixes; past that
-// the rest is one more range) and the pages in flight: flat in the number
-// of keys.
+// the rest is one more range) and the pages in flight (at most
+// listChains x (listOrderedReadAhead + 1) pages ordered): flat in the
+// number of keys.
 const (
-	listSerialPages = 5
-	listChains      = 16
-	listExpandBelow = 4
-	listDepth       = 2
-	listRanges      = 4 * listChains
-	listReadAhead   = 2
-	listMaxPrefixes = 100_000
+	listSerialPages      = 5
+	listChains           = 16
+	listExpandBelow      = 4
+	listDepth            = 2
+	listRanges           = 4 * listChains
+	listReadAhead        = 2
+	listOrderedReadAhead = 4
+	listRangeKeys        = 3000
+	listMaxPrefixes      = 100_000
 )
 
 // list calls fn for every object under prefix of st, on the caller's
@@ -66,6 +79,15 @@ func (e *executor) list(ctx context.Context, st store.Store, prefix string, orde
 	}
 	l := &parallelList{e: e, p: p, prefix: prefix, fn: fn, serialPages: listSerialPages}
 	return l.run(ctx, ordered)
+}
+
+// Lister returns st as a store.Lister whose listings without a delimiter
+// are listed by several chains side by side when st lists a page a request
+// (store.Pager), in S3's byte order all the same, each page a request of
+// the engine's budget; a listing with a delimiter is st's own. ls, verify
+// and sync list through it.
+func (en *Engine) Lister(st store.Store) store.Lister {
+	return pagedLister{e: &executor{lim: en.lim}, st: st, ordered: true}
 }
 
 // pagedLister is a store.Lister whose listings without a delimiter are
@@ -124,7 +146,10 @@ func (l *parallelList) run(ctx context.Context, ordered bool) error {
 	if len(rest) > 0 {
 		first.hi = rest[0]
 	}
-	return l.ranges(ctx, append([]keyRange{first}, cut(rest)...), ordered)
+	if ordered {
+		return l.ordered(ctx, first, &orderedRanges{bounds: rest})
+	}
+	return l.ranges(ctx, append([]keyRange{first}, cut(rest)...))
 }
 
 // serial lists the first serialPages pages with one flat chain, passing
@@ -253,13 +278,13 @@ func cut(bounds []string) []keyRange {
 }
 
 // chain lists one range flat, sending its pages (only keys in range) to
-// out.
-func (l *parallelList) chain(ctx context.Context, r keyRange, out chan<- []store.Object) error {
+// out. It returns the number of keys sent.
+func (l *parallelList) chain(ctx context.Context, r keyRange, out chan<- []store.Object) (sent int, err error) {
 	q := store.ListQuery{Prefix: l.prefix, StartAfter: r.after}
 	for {
 		page, err := l.page(ctx, q)
 		if err != nil {
-			return err
+			return sent, err
 		}
 		objs, done := page.Objects, page.Next == ""
 		for len(objs) > 0 && objs[0].Key < r.lo {
@@ -273,12 +298,13 @@ func (l *parallelList) chain(ctx context.Context, r keyRange, out chan<- []store
 		if len(objs) > 0 {
 			select {
 			case out <- objs:
+				sent += len(objs)
 			case <-ctx.Done():
-				return ctx.Err()
+				return sent, ctx.Err()
 			}
 		}
 		if done || page.Next == q.Token {
-			return nil
+			return sent, nil
 		}
 		q.Token = page.Next
 	}
@@ -288,77 +314,160 @@ func (l *parallelList) chain(ctx context.Context, r keyRange, out chan<- []store
 var errListed = errors.New("listing consumed")
 
 // ranges lists the ranges listChains at a time and passes their objects to
-// fn on this goroutine: in range order when ordered, as they come if not.
-func (l *parallelList) ranges(ctx context.Context, rs []keyRange, ordered bool) error {
+// fn on this goroutine, as they come.
+func (l *parallelList) ranges(ctx context.Context, rs []keyRange) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	g, gctx := errgroup.WithContext(ctx)
-	chans := make([]chan []store.Object, len(rs))
-	for i := range rs {
-		chans[i] = make(chan []store.Object, listReadAhead)
-	}
-	// Unordered, the chains share one channel of a few pages: a chain
-	// waiting to send holds its page, so at most listChains +
-	// listReadAhead pages are in flight, and the planner, which is slower
-	// than 16 chains at 130 ms a page, always has one waiting.
-	var merged chan []store.Object
-	if !ordered {
-		merged = make(chan []store.Object, listReadAhead)
-	}
-	// The producer starts the chains in range order, at most listChains
-	// at once; ordered, the chain of the range being emitted is always
-	// among them (every range before it has ended).
+	// The chains share one channel of a few pages: a chain waiting to send
+	// holds its page, so at most listChains + listReadAhead pages are in
+	// flight, and the planner, which is slower than 16 chains at 130 ms a
+	// page, always has one waiting.
+	merged := make(chan []store.Object, listReadAhead)
 	g.Go(func() error {
 		var chains errgroup.Group
 		chains.SetLimit(listChains)
-		for i, r := range rs {
-			if gctx.Err() != nil {
-				close(chans[i]) // never started: nothing to wait for
-				continue
-			}
-			chains.Go(func() error {
-				if !ordered {
-					return l.chain(gctx, r, merged)
-				}
-				defer close(chans[i])
-				return l.chain(gctx, r, chans[i])
-			})
-		}
-		err := chains.Wait()
-		if !ordered {
-			close(merged)
-		}
-		return err
-	})
-	var fnErr error
-	emit := func(objs []store.Object) {
-		for _, o := range objs {
-			if fnErr != nil {
-				return
-			}
-			if fnErr = l.fn(o); fnErr != nil {
-				cancel(errListed)
-			}
-		}
-	}
-	if ordered {
-		for i := range rs {
-			for objs := range chans[i] {
-				emit(objs)
-			}
+		for _, r := range rs {
 			if gctx.Err() != nil {
 				break
 			}
+			chains.Go(func() error {
+				_, err := l.chain(gctx, r, merged)
+				return err
+			})
 		}
-	} else {
-		for objs := range merged {
-			emit(objs)
+		err := chains.Wait()
+		close(merged)
+		return err
+	})
+	e := l.emitter(cancel)
+	for objs := range merged {
+		e.emit(objs)
+	}
+	return e.wait(g)
+}
+
+// emitter passes pages to fn, on the consumer's goroutine, until fn fails;
+// then it ends the chains through cancel.
+type emitter struct {
+	fn     func(store.Object) error
+	cancel context.CancelCauseFunc
+	err    error
+}
+
+func (l *parallelList) emitter(cancel context.CancelCauseFunc) *emitter {
+	return &emitter{fn: l.fn, cancel: cancel}
+}
+
+func (e *emitter) emit(objs []store.Object) {
+	for _, o := range objs {
+		if e.err != nil {
+			return
+		}
+		if e.err = e.fn(o); e.err != nil {
+			e.cancel(errListed)
 		}
 	}
-	if fnErr != nil {
-		cancel(errListed)
+}
+
+// wait waits for the chains and returns fn's error, or else theirs.
+func (e *emitter) wait(g *errgroup.Group) error {
+	if e.err != nil {
+		e.cancel(errListed)
 		_ = g.Wait()
-		return fnErr
+		return e.err
 	}
 	return g.Wait()
+}
+
+// orderedRanges cuts the ranges after the first of an ordered listing,
+// in order, as they are started: each is as many prefixes as held about
+// listRangeKeys keys in the ranges done so far.
+type orderedRanges struct {
+	bounds []string
+	next   int
+	mu     sync.Mutex
+	// keys and prefixes are those of the ranges done so far.
+	keys, prefixes int
+}
+
+// cut returns the next range and how many prefixes it spans; false when
+// there is none.
+func (c *orderedRanges) cut() (keyRange, int, bool) {
+	if c.next >= len(c.bounds) {
+		return keyRange{}, 0, false
+	}
+	per := 1
+	c.mu.Lock()
+	if c.keys > 0 {
+		per = max(1, listRangeKeys*c.prefixes/c.keys)
+	}
+	c.mu.Unlock()
+	i, j := c.next, min(c.next+per, len(c.bounds))
+	c.next = j
+	// StartAfter must sort before lo; lo without its last byte ("a/" ->
+	// "a") does, and keys between the two are dropped.
+	r := keyRange{after: c.bounds[i][:len(c.bounds[i])-1], lo: c.bounds[i]}
+	if j < len(c.bounds) {
+		r.hi = c.bounds[j]
+	}
+	return r, j - i, true
+}
+
+// done records a range listed: keys under prefixes prefixes.
+func (c *orderedRanges) done(keys, prefixes int) {
+	if prefixes == 0 {
+		return // the first range, a part of a prefix: no measure of one
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys += keys
+	c.prefixes += prefixes
+}
+
+// ordered lists first, then the ranges rs cuts, listChains at a time, and
+// passes their objects to fn on this goroutine in range order: a window of
+// listChains ranges, each listing into its own channel of
+// listOrderedReadAhead pages; a range leaves the window once emitted.
+func (l *parallelList) ordered(ctx context.Context, first keyRange, rs *orderedRanges) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	g, gctx := errgroup.WithContext(ctx)
+	// window holds a token for each range started and not yet emitted;
+	// started holds their channels in range order (never more than the
+	// window, so sending to it never blocks).
+	window := make(chan struct{}, listChains)
+	started := make(chan chan []store.Object, listChains)
+	g.Go(func() error {
+		defer close(started)
+		for r, n, ok := first, 0, true; ok; r, n, ok = rs.cut() {
+			select {
+			case window <- struct{}{}:
+			case <-gctx.Done():
+				return nil
+			}
+			pages := make(chan []store.Object, listOrderedReadAhead)
+			started <- pages
+			g.Go(func() error {
+				defer close(pages)
+				keys, err := l.chain(gctx, r, pages)
+				if err == nil {
+					rs.done(keys, n)
+				}
+				return err
+			})
+		}
+		return nil
+	})
+	e := l.emitter(cancel)
+	for pages := range started {
+		for objs := range pages {
+			e.emit(objs)
+		}
+		<-window
+		if gctx.Err() != nil {
+			break
+		}
+	}
+	return e.wait(g)
 }

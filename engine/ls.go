@@ -8,14 +8,15 @@ import (
 	"github.com/s3bulk/s3bulk/store"
 )
 
-// List calls fn for what `ls` shows of loc in st: with all unset, one level
+// List calls fn for what `ls` shows of loc in st, in S3's byte order (an
+// Engine's Lister lists it by chains side by side): with all unset, one level
 // (common prefixes and the objects beside them); with all, or for a
 // wildcard, every object below, matched by the wildcard. keep, when set,
 // is asked about each object with its key relative to loc's base, as
 // cp's filters see it; prefixes are not filtered. A key or prefix (not a
 // bucket's root) under which nothing is listed is a *NoMatchError. An
 // error from fn, or from the listing, stops it and is returned.
-func List(ctx context.Context, st store.Store, loc s3url.Location, all bool, keep func(store.Object) bool, fn func(store.Object) error) error {
+func List(ctx context.Context, st store.Lister, loc s3url.Location, all bool, keep func(store.Object) bool, fn func(store.Object) error) error {
 	delim := "/"
 	if all || loc.HasWildcard() {
 		delim = ""

@@ -5,16 +5,18 @@
 # repository), and s5cmd where it applies.
 #
 #   copy     20,000 copies bucket to bucket at DELAY per request (instant
-#            S3 fixture, internal/fakes3): new, base, s5cmd, defaults; and
-#            raw, the fixture's trivial client (internal/fakes3/cmd/rawload:
+#            S3 fixture, internal/simregion): new, base, s5cmd, defaults; and
+#            raw, the fixture's trivial client (internal/simregion/cmd/rawload:
 #            1,024 bare requests in flight, no SDK): the ceiling of the
 #            fixture and of the machine at that moment.
 #   list     LIST_SIZES keys (default 10,000, 100,000, 1,000,000 and
 #            2,000,000; the report's layout) planned by a dry run at DELAY
-#            per page: new, base; then each build's peak RSS by size (the
-#            median of its rounds) and how far the largest is above the
-#            smallest listing's: a listing's memory must not grow with the
-#            number of keys.
+#            per page, then printed by `ls --recursive` (S3's byte order):
+#            new, base; the two builds' ls outputs must be the same bytes,
+#            dates masked (BASE lists with one chain). Then each build's
+#            peak RSS by size (the median of its rounds) and how far the
+#            largest is above the smallest listing's: a listing's memory
+#            must not grow with the number of keys.
 #   throttle 100,000 copies at DELAY under a limit of 3,500 writes/s for
 #            the bucket (503 SlowDown above it): new, base.
 #   memory   20,000 copies with --concurrency 2000: new, peak RSS.
@@ -47,8 +49,8 @@ parts=("$@")
 . scripts/lib.sh
 lib_init bench-latency
 build_s3bulk "$work/new"
-go build -o "$work/fakes3" ./internal/fakes3/cmd/fakes3
-go build -o "$work/rawload" ./internal/fakes3/cmd/rawload
+go build -o "$work/simregion" ./internal/simregion/cmd/simregion
+go build -o "$work/rawload" ./internal/simregion/cmd/rawload
 mkdir "$work/base-src"
 git archive "$base" | tar -x -C "$work/base-src"
 (cd "$work/base-src" && go build -o "$work/base" ./cmd/s3bulk)
@@ -70,14 +72,14 @@ measure() {
   echo "$name $wall $rss_mib $cpu" >>"$work/results"
 }
 
-# rss_by_size TOOL SIZES...: TOOL's median peak RSS of list-N for each
+# rss_by_size RUN TOOL SIZES...: TOOL's median peak RSS of RUN-N for each
 # size, and how far the largest median is above the first size's.
 rss_by_size() {
-  local tool=$1 n
-  shift
-  for n in "$@"; do echo "$n $(col "list-$n-$tool" 3)"; done |
-    awk -v t="$tool" '{line = line sprintf(" %d keys %.0f MiB,", $1, $2); if (NR == 1) first = $2; if ($2 > top) top = $2}
-      END {sub(/,$/, "", line); printf "list-rss-%s:%s; largest %.0f MiB above the first\n", t, line, top - first}'
+  local run=$1 tool=$2 n
+  shift 2
+  for n in "$@"; do echo "$n $(col "$run-$n-$tool" 3)"; done |
+    awk -v r="$run" -v t="$tool" '{line = line sprintf(" %d keys %.0f MiB,", $1, $2); if (NR == 1) first = $2; if ($2 > top) top = $2}
+      END {sub(/,$/, "", line); printf "%s-rss-%s:%s; largest %.0f MiB above the first\n", r, t, line, top - first}'
 }
 q=(--no-progress --quiet)
 
@@ -89,7 +91,7 @@ pair() { if [ $(($1 % 2)) = 1 ]; then echo new base; else echo base new; fi; }
 for part in "${parts[@]}"; do
   case $part in
   copy)
-    start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
+    start "$work/simregion" -objects 20000 -size 100KiB -delay "$delay"
     fixture=$child
     for i in $(seq "$repeat"); do
       for tool in $(pair "$i"); do
@@ -105,20 +107,30 @@ for part in "${parts[@]}"; do
   list)
     sizes=(${LIST_SIZES:-10000 100000 1000000 2000000})
     for n in "${sizes[@]}"; do
-      start "$work/fakes3" -objects "$n" -size 100KiB -delay "$delay"
+      start "$work/simregion" -objects "$n" -size 100KiB -delay "$delay"
       fixture=$child
       for i in $(seq "$repeat"); do
         for tool in $(pair "$i"); do
           measure "list-$n-$tool" "$n" "$work/$tool" --endpoint-url "$endpoint" "${q[@]}" --dry-run cp --recursive s3://src/ s3://dst/
         done
+        for tool in $(pair "$i"); do
+          measure "ls-$n-$tool" "$n" "$work/$tool" --endpoint-url "$endpoint" ls --recursive s3://src/
+          sed -E 's/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}//' "$work/out" >"$work/ls-$tool"
+        done
+        n_out=$(wc -l <"$work/ls-new")
+        [ "$n_out" -eq "$n" ] || { echo "ls-$n-new printed $n_out lines, want $n" >&2; exit 1; }
+        cmp -s "$work/ls-new" "$work/ls-base" || { echo "ls-$n: new and base print different listings" >&2; exit 1; }
       done
       stop
+      rm -f "$work/ls-new" "$work/ls-base"
     done
-    rss_by_size new "${sizes[@]}"
-    rss_by_size base "${sizes[@]}"
+    for run in list ls; do
+      rss_by_size "$run" new "${sizes[@]}"
+      rss_by_size "$run" base "${sizes[@]}"
+    done
     ;;
   throttle)
-    start "$work/fakes3" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
+    start "$work/simregion" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
     fixture=$child
     for i in $(seq "$repeat"); do
       for tool in $(pair "$i"); do
@@ -128,7 +140,7 @@ for part in "${parts[@]}"; do
     stop
     ;;
   memory)
-    start "$work/fakes3" -objects 20000 -size 100KiB -delay "$delay"
+    start "$work/simregion" -objects 20000 -size 100KiB -delay "$delay"
     fixture=$child
     measure memory-2000-new 20000 "$work/new" --concurrency 2000 --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
     stop
@@ -137,7 +149,7 @@ for part in "${parts[@]}"; do
     mkdir -p "$work/files"
     head -c 102400 /dev/urandom >"$work/files/f-00000.json"
     for i in $(seq 1 9999); do cp "$work/files/f-00000.json" "$work/files/f-$(printf %05d "$i").json"; done
-    start "$work/fakes3" -objects 0 -delay "$delay"
+    start "$work/simregion" -objects 0 -delay "$delay"
     fixture=$child
     for _ in $(seq "$repeat"); do
       measure upload-new 10000 "$work/new" --endpoint-url "$endpoint" "${q[@]}" cp --recursive "$work/files" s3://dst/up/
@@ -148,7 +160,7 @@ for part in "${parts[@]}"; do
     rm -rf "$work/files"
     ;;
   download)
-    start "$work/fakes3" -objects 10000 -size 100KiB -delay "$delay"
+    start "$work/simregion" -objects 10000 -size 100KiB -delay "$delay"
     fixture=$child
     for i in $(seq "$repeat"); do
       for tool in $(pair "$i"); do

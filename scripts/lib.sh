@@ -40,7 +40,7 @@ local_credentials() {
 }
 
 # start CMD...: runs CMD in the background, a server-like child that prints
-# "endpoint: URL" on stdout (s3bulk serve, demo latency-proxy, the fakes3
+# "endpoint: URL" on stdout (s3bulk serve, demo latency-proxy, the simregion
 # fixture), and waits up to START_TIMEOUT seconds (default 30) for that
 # line. Sets $endpoint, $child (its PID) and $childerr (its stderr file).
 start() {
@@ -56,7 +56,7 @@ start() {
 }
 
 # stop: interrupts the last child started, waits for it and prints its
-# stderr (the fakes3 fixture's counts).
+# stderr (the simregion fixture's counts).
 stop() {
   kill -INT "$child"
   wait "$child" 2>/dev/null || true

@@ -13,10 +13,17 @@ import (
 type Side struct {
 	Store store.Store
 	Base  string
+	// Lister, when set, lists Store (an engine's parallel Lister); nil:
+	// Store itself.
+	Lister store.Lister
 }
 
 func (v Side) list() ListFunc {
-	rel := Relative(v.Store, v.Base, v.Base)
+	var l store.Lister = v.Store
+	if v.Lister != nil {
+		l = v.Lister
+	}
+	rel := Relative(l, v.Base, v.Base)
 	return func(ctx context.Context, fn func(store.Object) error) error {
 		return rel(ctx, func(o store.Object) error {
 			// A "directory marker" is no object to compare: a local tree

@@ -80,7 +80,7 @@ an empty bucket exits 0.`,
 					return p.AddVersion(v)
 				})
 			} else {
-				err = engine.List(ctx, b, loc, recursive, keep, func(o store.Object) error {
+				err = engine.List(ctx, s.eng.Lister(b), loc, recursive, keep, func(o store.Object) error {
 					if a.g.json {
 						return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
 					}

@@ -87,7 +87,8 @@ func (a *app) verifySide(ctx context.Context, s *session, loc s3url.Location) (d
 		if err != nil {
 			return diff.Side{}, err
 		}
-		return diff.Side{Store: c.Bucket(loc.Bucket), Base: loc.AsDir().Key}, nil
+		b := c.Bucket(loc.Bucket)
+		return diff.Side{Store: b, Base: loc.AsDir().Key, Lister: s.eng.Lister(b)}, nil
 	}
 	st, err := s.localDir(loc.Key)
 	if err != nil {

@@ -259,7 +259,7 @@ func New(target string, cfg Config) (*Proxy, error) {
 }
 
 // NewHandler starts a proxy on 127.0.0.1 in front of h, an in-process
-// server (such as the fixture in internal/fakes3), with the same faults
+// server (such as the fixture in internal/simregion), with the same faults
 // and latency as New.
 func NewHandler(h http.Handler, cfg Config) (*Proxy, error) {
 	return (&Proxy{forward: h}).start(cfg)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
 )
 
 // Config configures a Client. The zero value works: credentials, region and
@@ -110,7 +111,7 @@ const DefaultStallTimeout = 5 * time.Second
 // StallTimeoutCap is the most an exchange waits for progress, however slow
 // the server has been, unless StallTimeout (or, for a server-side copy's
 // answer, CopyStallTimeout) is larger.
-const StallTimeoutCap = maxStallWait
+const StallTimeoutCap = transport.MaxStallWait
 
 // Client is a configured S3 client shared by every bucket of a run. It is
 // safe for concurrent use.
@@ -130,7 +131,7 @@ type Client struct {
 	// checksumWhenRequired turns off the checksums of checksum.go.
 	checksumWhenRequired bool
 	// reach stops retrying an endpoint that has never answered.
-	reach reachability
+	reach transport.Reachability
 	// uploads maps the ID of each multipart upload this client started
 	// and has not finished to whether it was started with a checksum, so
 	// that completing a copy costs no ListParts. An ID missing here (an
@@ -261,7 +262,7 @@ func credentialsError(err error) error {
 // newHTTPClient builds the transport: the SDK's defaults (dial and TLS
 // timeouts, keep-alive), an idle pool as large as the run's concurrency,
 // request bodies sent through pooled buffers, and stall detection.
-func newHTTPClient(cfg Config, reach *reachability) *http.Client {
+func newHTTPClient(cfg Config, reach *transport.Reachability) *http.Client {
 	n := cfg.Concurrency
 	if n <= 0 {
 		n = defaultConcurrency
@@ -269,7 +270,7 @@ func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	tr := awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
 		tr.MaxIdleConns = n
 		tr.MaxIdleConnsPerHost = n
-		pooledCopies(tr)
+		transport.PooledCopies(tr)
 	}).GetTransport()
 	stall := cfg.StallTimeout
 	if stall == 0 {
@@ -279,16 +280,16 @@ func newHTTPClient(cfg Config, reach *reachability) *http.Client {
 	if slow <= 0 {
 		slow = defaultCopyStallTimeout
 	}
-	return &http.Client{Transport: &reachTransport{
-		base:  newStallTransport(tr, stall, slow),
-		reach: reach,
+	return &http.Client{Transport: &transport.ReachTransport{
+		Base:  transport.NewStall(tr, stall, slow),
+		Reach: reach,
 	}}
 }
 
 // newRetryer is the SDK's standard retryer with internal/retry deciding what
 // is retried and how long to wait, and without the client-side retry quota
 // (see the package documentation).
-func newRetryer(maxAttempts int, b Backoff, reach *reachability) aws.Retryer {
+func newRetryer(maxAttempts int, b Backoff, reach *transport.Reachability) aws.Retryer {
 	backoff := b.retry()
 	return awsretry.NewStandard(func(o *awsretry.StandardOptions) {
 		o.MaxAttempts = maxAttempts
@@ -299,7 +300,7 @@ func newRetryer(maxAttempts int, b Backoff, reach *reachability) aws.Retryer {
 		o.Retryables = []awsretry.IsErrorRetryable{
 			awsretry.NoRetryCanceledError{},
 			awsretry.IsErrorRetryableFunc(func(err error) aws.Ternary {
-				if reach.unreachable(err) {
+				if reach.Unreachable(err) {
 					return aws.FalseTernary
 				}
 				return aws.BoolTernary(retry.Classify(err).Retry())

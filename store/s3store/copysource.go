@@ -46,17 +46,3 @@ func unreserved(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '-' || c == '_' || c == '.' || c == '~'
 }
-
-// quoteETag returns etag in the quoted form HTTP conditional headers use.
-func quoteETag(etag string) string {
-	if etag == "" || strings.HasPrefix(etag, `"`) || strings.HasPrefix(etag, `W/"`) {
-		return etag
-	}
-	return `"` + etag + `"`
-}
-
-// trimETag removes the quotes S3 puts around ETags; store.Object holds them
-// bare.
-func trimETag(etag string) string {
-	return strings.Trim(etag, `"`)
-}

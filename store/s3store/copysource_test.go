@@ -55,22 +55,3 @@ func FuzzCopySource(f *testing.F) {
 		}
 	})
 }
-
-func TestETagQuoting(t *testing.T) {
-	tests := []struct{ in, quoted, trimmed string }{
-		{"abc", `"abc"`, "abc"},
-		{`"abc"`, `"abc"`, "abc"},
-		{`W/"abc"`, `W/"abc"`, `W/"abc`},
-		{"", "", ""},
-	}
-	for _, tt := range tests {
-		if got := quoteETag(tt.in); got != tt.quoted {
-			t.Errorf("quoteETag(%q) = %q; want %q", tt.in, got, tt.quoted)
-		}
-	}
-	for _, tt := range tests[:2] {
-		if got := trimETag(tt.in); got != tt.trimmed {
-			t.Errorf("trimETag(%q) = %q; want %q", tt.in, got, tt.trimmed)
-		}
-	}
-}

@@ -37,7 +37,7 @@
 //     this server has been taking, and at least Config.StallTimeout, is
 //     cancelled and retried on a new connection, when requests sent after
 //     it were answered or nothing else waits; a server slow for everyone
-//     is waited for, up to StallTimeoutCap (stallwait.go,
+//     is waited for, up to StallTimeoutCap (internal/transport/stallwait.go,
 //     docs/design/0008-stalls.md). A TCP connection to an overloaded front
 //     end can hang for minutes; S3's guidance is to retry such requests
 //     early rather than wait.
@@ -57,7 +57,7 @@
 //     of its body (payload.go, docs/design/0006-unsigned-payloads.md).
 //   - Listings: ListPage decodes ListObjectsV2 answers with a scanner of
 //     the fields a page uses, and leaves what it does not read to the
-//     SDK's decoder (listxml.go).
+//     SDK's decoder (listxml.go, internal/wire).
 //   - Errors wrap both the store sentinel (store.ErrNotFound, ...) and the
 //     SDK error, so callers use errors.Is for the first and
 //     internal/retry.Classify still sees the typed SDK error.

@@ -16,7 +16,7 @@ import (
 // endpoint needs no HeadObject. With Config.ChecksumWhenRequired the bytes
 // are not checked.
 func (s *Store) GetWithMetadata(ctx context.Context, key, ifMatch string) (io.ReadCloser, store.Metadata, error) {
-	r := &resumingReader{ctx: ctx, s: s, key: key, end: -1, etag: quoteETag(ifMatch),
+	r := &resumingReader{ctx: ctx, s: s, key: key, end: -1, etag: store.QuoteETag(ifMatch),
 		verify: !s.c.checksumWhenRequired, whole: true}
 	if err := r.open(); err != nil {
 		return nil, store.Metadata{}, err

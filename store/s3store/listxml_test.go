@@ -16,9 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/s3bulk/s3bulk/internal/fakes3"
 	"github.com/s3bulk/s3bulk/internal/s3test"
+	"github.com/s3bulk/s3bulk/internal/simregion"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/wire"
 )
 
 // cannedTransport answers every request with 200 and body.
@@ -118,7 +119,7 @@ var listCases = []struct {
 func TestListDecoderAgreesWithTheSDK(t *testing.T) {
 	for _, tt := range listCases {
 		t.Run(tt.name, func(t *testing.T) {
-			light, ok := decodeListPage([]byte(tt.body))
+			light, ok := wire.DecodeListPage([]byte(tt.body))
 			if ok != tt.light {
 				t.Errorf("light decoder ok = %v, want %v", ok, tt.light)
 			}
@@ -136,7 +137,7 @@ func TestListDecoderAgreesWithTheSDK(t *testing.T) {
 	}
 	// What the SDK makes of the first case, spelled out, so that both
 	// decoders cannot agree on nothing.
-	page, _ := decodeListPage([]byte(awsExample))
+	page, _ := wire.DecodeListPage([]byte(awsExample))
 	want := store.Page{
 		Objects: []store.Object{
 			{Key: "my-a/", IsPrefix: true},
@@ -158,7 +159,7 @@ func FuzzListDecoder(f *testing.F) {
 		f.Add([]byte(tt.body))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		light, ok := decodeListPage(body)
+		light, ok := wire.DecodeListPage(body)
 		if !ok {
 			return
 		}
@@ -236,8 +237,8 @@ func TestListDecoderOnTheServer(t *testing.T) {
 }
 
 func TestListDecoderOnTheLatencyFixture(t *testing.T) {
-	keys := append(fakes3.ReportKeys(40), xmlKeys...)
-	fk, err := fakes3.Start(fakes3.Config{Bucket: "src", Keys: keys, Size: 10})
+	keys := append(simregion.ReportKeys(40), xmlKeys...)
+	fk, err := simregion.Start(simregion.Config{Bucket: "src", Keys: keys, Size: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

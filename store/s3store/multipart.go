@@ -14,6 +14,7 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
 )
 
 // createGrace is how long a CreateMultipartUpload may still take to answer
@@ -107,7 +108,7 @@ func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int
 	if err != nil {
 		return store.Part{}, wrap(err, fmt.Sprintf("upload part %d of", number), s.URL(key))
 	}
-	part := store.Part{Number: number, ETag: trimETag(aws.ToString(out.ETag)), Size: size}
+	part := store.Part{Number: number, ETag: store.TrimETag(aws.ToString(out.ETag)), Size: size}
 	if v := aws.ToString(out.ChecksumCRC32C); v != "" && !s.c.checksumWhenRequired {
 		part.Checksum = store.Checksum{Algorithm: string(uploadAlgorithm), Value: v}
 	}
@@ -130,9 +131,9 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	in.CopySourceSSECustomerAlgorithm, in.CopySourceSSECustomerKey, in.CopySourceSSECustomerKeyMD5 = s.srcSSEC.fields()
 	if src.IfMatch != "" {
-		in.CopySourceIfMatch = aws.String(quoteETag(src.IfMatch))
+		in.CopySourceIfMatch = aws.String(store.QuoteETag(src.IfMatch))
 	}
-	out, err := s.c.s3.UploadPartCopy(withCopiedBytes(ctx, last-first+1), in, s.optFns...)
+	out, err := s.c.s3.UploadPartCopy(transport.WithCopiedBytes(ctx, last-first+1), in, s.optFns...)
 	if err != nil {
 		e := wrap(err, fmt.Sprintf("copy part %d of", number), s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key
@@ -148,7 +149,7 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 	}
 	etag := ""
 	if out.CopyPartResult != nil {
-		etag = trimETag(aws.ToString(out.CopyPartResult.ETag))
+		etag = store.TrimETag(aws.ToString(out.CopyPartResult.ETag))
 	}
 	return store.Part{Number: number, ETag: etag, Size: last - first + 1}, nil
 }
@@ -169,7 +170,7 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 	}
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	for i, p := range parts {
-		in.MultipartUpload.Parts[i] = s3types.CompletedPart{PartNumber: aws.Int32(p.Number), ETag: aws.String(quoteETag(p.ETag))}
+		in.MultipartUpload.Parts[i] = s3types.CompletedPart{PartNumber: aws.Int32(p.Number), ETag: aws.String(store.QuoteETag(p.ETag))}
 	}
 	checksum, known := s.c.uploads.Load(uploadID)
 	if !s.c.checksumWhenRequired && (!known || checksum.(bool)) {
@@ -427,7 +428,7 @@ func (s *Store) listParts(ctx context.Context, key, uploadID string) (listedPart
 			lp := listedPart{
 				Part: store.Part{
 					Number: aws.ToInt32(part.PartNumber),
-					ETag:   trimETag(aws.ToString(part.ETag)),
+					ETag:   store.TrimETag(aws.ToString(part.ETag)),
 					Size:   aws.ToInt64(part.Size),
 				},
 				checksums: map[algorithm]string{},

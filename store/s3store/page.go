@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/wire"
 )
 
 // ListPage lists one page with one ListObjectsV2 request. Common prefixes
@@ -52,7 +53,7 @@ func sdkPage(out *s3.ListObjectsV2Output) store.Page {
 			Key:          aws.ToString(v.Key),
 			Size:         aws.ToInt64(v.Size),
 			ModTime:      aws.ToTime(v.LastModified),
-			ETag:         trimETag(aws.ToString(v.ETag)),
+			ETag:         store.TrimETag(aws.ToString(v.ETag)),
 			StorageClass: string(v.StorageClass),
 		})
 	}
@@ -64,5 +65,5 @@ func sdkPage(out *s3.ListObjectsV2Output) store.Page {
 	if aws.ToBool(out.IsTruncated) {
 		next = aws.ToString(out.NextContinuationToken)
 	}
-	return mergePage(objs, prefixes, next)
+	return wire.MergePage(objs, prefixes, next)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/wire"
 )
 
 // Unsigned payloads over plain HTTP, and why (docs/design/0006).
@@ -46,7 +47,7 @@ import (
 // is sent again with a signed payload, and when that succeeds the client
 // signs every payload from then on and says so once in its debug log.
 
-const unsignedPayload = "UNSIGNED-PAYLOAD"
+const unsignedPayload = wire.UnsignedPayload
 
 // sdkInputChecksum is the SDK middleware that computes request checksums.
 const sdkInputChecksum = "AWSChecksum:ComputeInputPayloadChecksum"

@@ -20,11 +20,13 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/wire"
 )
 
 // rawClient sends the requests a bulk copy sends most — CopyObject, and
 // the GetObject and small PutObject of a copy streamed through the client
-// (rawobject.go) — as hand-built requests, signed with SigV4 (sigv4.go,
+// (rawobject.go) — as hand-built requests, signed with SigV4 (internal/wire,
 // byte for byte the SDK's signer, which signs what it does not take),
 // instead of through the SDK's operation stack.
 //
@@ -45,17 +47,14 @@ type rawClient struct {
 	endpoint *customEndpoint
 	creds    aws.CredentialsProvider
 	signer   *v4.Signer
-	// sigv4 signs what signer would sign the same way, faster (sigv4.go).
-	sigv4 sigv4
+	// sigv4 signs what signer would sign the same way, faster (internal/wire).
+	sigv4 wire.Signer
 	http  *http.Client
 	cfg   Config
 	// sends holds the bodies of small PutObjects while they are sent
 	// (rawobject.go).
 	sends *sendPool
 }
-
-// emptyPayloadHash is the SHA-256 of an empty body, which CopyObject sends.
-const emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 func newRawClient(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, hc *http.Client, cfg Config) *rawClient {
 	return &rawClient{
@@ -67,7 +66,7 @@ func newRawClient(c *Client, ep *customEndpoint, creds aws.CredentialsProvider, 
 
 // copy copies src to key in the bucket of dst, with dst's options.
 func (r *rawClient) copy(ctx context.Context, dst *Store, src store.CopySource, key string) error {
-	ctx = withCopiedBytes(ctx, src.Size)
+	ctx = transport.WithCopiedBytes(ctx, src.Size)
 	attempts, err := r.attempt(ctx, "CopyObject", dst.bucket, key, func(ctx context.Context) (int, error) {
 		return r.once(ctx, dst, src, key)
 	})
@@ -110,7 +109,7 @@ func (r *rawClient) attempt(ctx context.Context, op, bucket, key string, send fu
 		if ctx.Err() != nil {
 			return attempt, ctx.Err()
 		}
-		if !class.Retry() || attempt >= r.c.maxAttempts || r.c.reach.unreachable(err) {
+		if !class.Retry() || attempt >= r.c.maxAttempts || r.c.reach.Unreachable(err) {
 			return attempt, err
 		}
 		t := time.NewTimer(r.c.backoff.Delay(attempt, class))
@@ -158,7 +157,7 @@ func (r *rawClient) sign(ctx context.Context, req *http.Request, dst *Store, pay
 		return credentialsError(err)
 	}
 	now := time.Now().UTC()
-	if r.sigv4.sign(creds, req, payloadHash, "s3", dst.region(), now) {
+	if r.sigv4.Sign(creds, req, payloadHash, "s3", dst.region(), now) {
 		return nil
 	}
 	return r.signer.SignHTTP(ctx, creds, req, payloadHash, "s3", dst.region(), now)
@@ -182,10 +181,10 @@ func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, 
 	req.Header.Set("X-Amz-Copy-Source", copySourceOf(src))
 	req.Header.Set("X-Amz-Metadata-Directive", "COPY")
 	if src.IfMatch != "" {
-		req.Header.Set("X-Amz-Copy-Source-If-Match", quoteETag(src.IfMatch))
+		req.Header.Set("X-Amz-Copy-Source-If-Match", store.QuoteETag(src.IfMatch))
 	}
 	setOptionHeaders(req.Header, dst)
-	if err := r.sign(ctx, req, dst, emptyPayloadHash); err != nil {
+	if err := r.sign(ctx, req, dst, wire.EmptyPayloadHash); err != nil {
 		return 0, err
 	}
 	resp, err := r.do(req)

@@ -19,6 +19,8 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/wire"
 )
 
 // GetObject and PutObject without the SDK's operation stack (see
@@ -64,7 +66,7 @@ func (r *rawClient) getObject(ctx context.Context, s *Store, key, rng, ifMatch s
 			h.Set("X-Amz-Checksum-Mode", string(s3types.ChecksumModeEnabled))
 		}
 		setReadHeaders(h, s)
-		if err := r.sign(ctx, req, s, emptyPayloadHash); err != nil {
+		if err := r.sign(ctx, req, s, wire.EmptyPayloadHash); err != nil {
 			return 0, err
 		}
 		resp, err := r.do(req)
@@ -192,7 +194,7 @@ func (s *Store) rawPut(size int64) bool {
 func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.ReaderAt, off, size int64, meta store.Metadata) (refused bool, err error) {
 	// load reads the bytes into a buffer of the pool: nil, nil when the
 	// pool is at its bound.
-	load := func() (*memBody, error) {
+	load := func() (*transport.MemBody, error) {
 		buf := r.sends.get(size)
 		if buf == nil {
 			return nil, nil
@@ -205,7 +207,7 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 			r.sends.put(buf)
 			return nil, err
 		}
-		return &memBody{b: buf, release: r.sends.put}, nil
+		return transport.NewMemBody(buf, r.sends.put), nil
 	}
 	m, err := load()
 	if err != nil {
@@ -221,8 +223,8 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 		}
 		return r.putObject(ctx, s, key, size, crc.Sum32(), section, meta)
 	}
-	crc := crc32.ChecksumIEEE(m.b)
-	var first atomic.Pointer[memBody]
+	crc := crc32.ChecksumIEEE(m.Bytes())
+	var first atomic.Pointer[transport.MemBody]
 	first.Store(m)
 	defer func() {
 		if m := first.Swap(nil); m != nil {
@@ -239,7 +241,7 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 			return nil, err
 		case m == nil:
 			return section()
-		case crc32.ChecksumIEEE(m.b) != crc:
+		case crc32.ChecksumIEEE(m.Bytes()) != crc:
 			m.Close()
 			return nil, fmt.Errorf("the body changed between two attempts to send it: %w", store.ErrPreconditionFailed)
 		}
@@ -260,10 +262,10 @@ func readFullAt(r io.ReaderAt, buf []byte, off int64) error {
 
 // putBytes writes key from b, a body held in memory, with one PutObject:
 // the CRC32 is computed where b lies and every attempt sends b from there,
-// in one write (memBody). refused is putAt's.
+// in one write (transport.MemBody). refused is putAt's.
 func (r *rawClient) putBytes(ctx context.Context, s *Store, key string, b []byte, meta store.Metadata) (refused bool, err error) {
 	return r.putObject(ctx, s, key, int64(len(b)), crc32.ChecksumIEEE(b), func() (io.ReadCloser, error) {
-		return &memBody{b: b}, nil
+		return transport.NewMemBody(b, nil), nil
 	}, meta)
 }
 
@@ -318,33 +320,6 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size in
 		return true, nil
 	}
 	return false, withAttempts(wrap(err, "put", s.URL(key)), attempts, ctx)
-}
-
-// memBody is a request body held in memory. copyConn writes what is left
-// of it to the connection directly, not through a copy buffer. Close hands
-// the bytes to release, once: the transport closes a request body when it
-// is done with it.
-type memBody struct {
-	b       []byte
-	off     int
-	release func([]byte)
-	closed  atomic.Bool
-}
-
-func (m *memBody) Read(p []byte) (int, error) {
-	if m.off >= len(m.b) {
-		return 0, io.EOF
-	}
-	n := copy(p, m.b[m.off:])
-	m.off += n
-	return n, nil
-}
-
-func (m *memBody) Close() error {
-	if m.release != nil && m.closed.CompareAndSwap(false, true) {
-		m.release(m.b)
-	}
-	return nil
 }
 
 // sendPoolBytes bounds the bytes of the buffers that a client's putAt
@@ -410,8 +385,8 @@ func (p *sendPool) put(b []byte) {
 
 // copyAt writes the n bytes of r at off to w.
 func copyAt(w io.Writer, r io.ReaderAt, off, n int64) (int64, error) {
-	buf := copyBuffers.Get().(*[32 << 10]byte)
-	defer copyBuffers.Put(buf)
+	buf := transport.CopyBuffers.Get().(*[32 << 10]byte)
+	defer transport.CopyBuffers.Put(buf)
 	return io.CopyBuffer(w, io.NewSectionReader(r, off, n), buf[:])
 }
 

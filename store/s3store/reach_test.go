@@ -12,6 +12,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
 )
 
 // refusingAddr is an address where nothing listens: dials are refused.
@@ -49,7 +50,7 @@ func TestAnEndpointThatNeverAnsweredIsGivenUpOnAfterThreeRefusals(t *testing.T) 
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("List = %v, want connection refused", err)
 	}
-	want := map[string]int{"HeadObject": unreachableAttempts, "ListObjectsV2": 1}
+	want := map[string]int{"HeadObject": transport.UnreachableAttempts, "ListObjectsV2": 1}
 	if diff := cmp.Diff(want, reqs.get()); diff != "" {
 		t.Errorf("attempts (-want +got):\n%s", diff)
 	}

@@ -14,6 +14,8 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/wire"
 )
 
 // Store is one bucket. It implements store.Store, store.Copier and
@@ -51,9 +53,8 @@ func (s *Store) Client() *Client { return s.c }
 // URL formats key as s3://bucket/key.
 func (s *Store) URL(key string) string { return "s3://" + s.bucket + "/" + key }
 
-// pageSize is S3's maximum, asked for explicitly because some S3-compatible
-// servers default to less.
-const pageSize = 1000
+// pageSize is the page every listing asks for (wire.PageSize).
+const pageSize = wire.PageSize
 
 // List streams the objects under prefix, one ListObjectsV2 page at a time,
 // in the byte order S3 guarantees. Common prefixes of a delimited listing
@@ -94,7 +95,7 @@ func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metad
 		Key:          key,
 		Size:         aws.ToInt64(out.ContentLength),
 		ModTime:      aws.ToTime(out.LastModified),
-		ETag:         trimETag(aws.ToString(out.ETag)),
+		ETag:         store.TrimETag(aws.ToString(out.ETag)),
 		StorageClass: string(out.StorageClass),
 	}
 	m := store.Metadata{
@@ -119,14 +120,14 @@ func (s *Store) Get(ctx context.Context, key string, off, length int64, ifMatch 
 		// still reports a missing or changed object.
 		in := s.headInput(key)
 		if ifMatch != "" {
-			in.IfMatch = aws.String(quoteETag(ifMatch))
+			in.IfMatch = aws.String(store.QuoteETag(ifMatch))
 		}
 		if _, err := s.c.s3.HeadObject(ctx, in, s.optFns...); err != nil {
 			return nil, wrap(err, "get", s.URL(key))
 		}
 		return io.NopCloser(strings.NewReader("")), nil
 	}
-	r := &resumingReader{ctx: ctx, s: s, key: key, off: off, end: -1, etag: quoteETag(ifMatch),
+	r := &resumingReader{ctx: ctx, s: s, key: key, off: off, end: -1, etag: store.QuoteETag(ifMatch),
 		verify: off == 0 && !s.c.checksumWhenRequired, whole: off == 0 && length < 0}
 	if length > 0 {
 		r.end = off + length
@@ -396,7 +397,7 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	in.CopySourceSSECustomerAlgorithm, in.CopySourceSSECustomerKey, in.CopySourceSSECustomerKeyMD5 = s.srcSSEC.fields()
 	if src.IfMatch != "" {
-		in.CopySourceIfMatch = aws.String(quoteETag(src.IfMatch))
+		in.CopySourceIfMatch = aws.String(store.QuoteETag(src.IfMatch))
 	}
 	if meta == nil {
 		in.MetadataDirective = s3types.MetadataDirectiveCopy
@@ -410,7 +411,7 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 		in.StorageClass = s3types.StorageClass(meta.StorageClass)
 		in.Metadata = meta.User
 	}
-	_, err := s.c.s3.CopyObject(withCopiedBytes(ctx, src.Size), in, s.optFns...)
+	_, err := s.c.s3.CopyObject(transport.WithCopiedBytes(ctx, src.Size), in, s.optFns...)
 	if err != nil {
 		e := wrap(err, "copy", s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key

@@ -89,7 +89,7 @@ func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64
 	in := s.headInput(key)
 	in.ChecksumMode = s3types.ChecksumModeEnabled
 	if ifMatch != "" {
-		in.IfMatch = aws.String(quoteETag(ifMatch))
+		in.IfMatch = aws.String(store.QuoteETag(ifMatch))
 	}
 	out, err := s.c.s3.HeadObject(ctx, in, s.optFns...)
 	if err != nil {
@@ -151,7 +151,7 @@ func (s *Store) etagPartSize(ctx context.Context, key, etag string, n int, size 
 // multipartETag reads an ETag of the form "hex(md5 of the parts' MD5s)-N",
 // which S3 gives multipart uploads not encrypted with SSE-KMS or SSE-C.
 func multipartETag(etag string, sse s3types.ServerSideEncryption, sseCustomer *string) (expected, int, bool) {
-	sum, count, ok := strings.Cut(trimETag(etag), "-")
+	sum, count, ok := strings.Cut(store.TrimETag(etag), "-")
 	if !ok || sseCustomer != nil || sse == s3types.ServerSideEncryptionAwsKms || sse == s3types.ServerSideEncryptionAwsKmsDsse {
 		return expected{}, 0, false
 	}
@@ -169,7 +169,7 @@ func multipartETag(etag string, sse s3types.ServerSideEncryption, sseCustomer *s
 func (s *Store) partSize(ctx context.Context, key, etag string, number int32) (int64, int, error) {
 	in := s.headInput(key)
 	in.PartNumber = aws.Int32(number)
-	in.IfMatch = aws.String(quoteETag(etag))
+	in.IfMatch = aws.String(store.QuoteETag(etag))
 	out, err := s.c.s3.HeadObject(ctx, in, s.optFns...)
 	if err != nil {
 		return 0, 0, wrap(err, fmt.Sprintf("head part %d of", number), s.URL(key))

@@ -126,7 +126,7 @@ func versionOf(v s3types.ObjectVersion) store.Version {
 	return store.Version{
 		Object: store.Object{
 			Key: aws.ToString(v.Key), Size: aws.ToInt64(v.Size), ModTime: aws.ToTime(v.LastModified),
-			ETag: trimETag(aws.ToString(v.ETag)), StorageClass: string(v.StorageClass), VersionID: versionID(v.VersionId),
+			ETag: store.TrimETag(aws.ToString(v.ETag)), StorageClass: string(v.StorageClass), VersionID: versionID(v.VersionId),
 		},
 		IsLatest: aws.ToBool(v.IsLatest),
 	}

@@ -1,4 +1,4 @@
-package s3store
+package transport
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// How long stallTransport lets a wait go without progress follows what the
+// How long Stall lets a wait go without progress follows what the
 // server has been doing (docs/design/0008-stalls.md). Each kind of wait (the
 // response headers of one operation; a request body's bytes being taken; a
 // response body's bytes arriving) learns, as TCP learns its retransmission
@@ -19,19 +19,19 @@ import (
 // progress (this connection is the one not moving); or when nothing else
 // is waiting to compare with. When others wait too and none overtook it,
 // the server is slow for everyone, not this connection dead: the wait goes
-// on, up to maxStallWait. Each stall doubles the next wait of its kind
+// on, up to MaxStallWait. Each stall doubles the next wait of its kind
 // until one ends in progress (RFC 6298 5.5), so a kind that is always
 // slower than the others is cut a few times at most, not at every attempt.
 const (
 	// stallMargin is how many times the estimate (smoothed wait + 4x its
 	// variation) a wait may last before it can be a stall.
 	stallMargin = 2
-	// maxStallWait is the cap: no wait lasts longer than this (or than
+	// MaxStallWait is the cap: no wait lasts longer than this (or than
 	// its floor, when that is larger), however slow the server has been.
 	// It is what a run waits when every connection died at once, which
 	// looks the same as a server answering no one: the AWS CLI's read
 	// timeout (rclone's idle timeout is 5m).
-	maxStallWait = time.Minute
+	MaxStallWait = time.Minute
 	// coldStallWait is the wait before this client has seen any answer:
 	// the first exchanges know nothing of the server (a cold prefix, a
 	// far region, a loaded server may take seconds), and a retry storm
@@ -340,6 +340,6 @@ func (s *stallWaits) op(name string) *waitClass {
 
 // limits are the bounds of a wait whose floor is floor.
 func (s *stallWaits) limits(floor, extra time.Duration) waitLimits {
-	c := max(maxStallWait, floor)
+	c := max(MaxStallWait, floor)
 	return waitLimits{floor: floor, cap: c, cold: min(max(coldStallWait, floor), c), extra: extra}
 }

@@ -1,4 +1,4 @@
-package s3store
+package transport
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/smithy-go/middleware"
 )
 
-// stallTransport cancels an HTTP exchange that stops making progress, so the
+// Stall cancels an HTTP exchange that stops making progress, so the
 // SDK retries it on a new connection instead of waiting on a dead one.
 // Progress is: the transport reading the request body, response headers
 // arriving, and response body bytes arriving while someone is reading. Time
@@ -22,7 +23,7 @@ import (
 // stall. How long a wait may last follows what the server has been taking
 // (stallwait.go): a dead connection among answering ones is cut at the
 // floor, a server slow for everyone is waited for.
-type stallTransport struct {
+type Stall struct {
 	base http.RoundTripper
 	// stall is the floor of every wait; 0 or less disables the watchdog.
 	stall time.Duration
@@ -34,15 +35,15 @@ type stallTransport struct {
 	waits *stallWaits
 }
 
-func newStallTransport(base http.RoundTripper, stall, slowHeaders time.Duration) *stallTransport {
-	t := &stallTransport{base: base, stall: stall, slowHeaders: slowHeaders}
+func NewStall(base http.RoundTripper, stall, slowHeaders time.Duration) *Stall {
+	t := &Stall{base: base, stall: stall, slowHeaders: slowHeaders}
 	if stall > 0 {
 		t.waits = newStallWaits(stall)
 	}
 	return t
 }
 
-// slowOps are the operations that get stallTransport.slowHeaders.
+// slowOps are the operations that get Stall.slowHeaders.
 var slowOps = map[string]bool{
 	"CopyObject":              true,
 	"UploadPartCopy":          true,
@@ -61,9 +62,9 @@ var errStalled = errors.New("stalled")
 // copies to the transport, which sees only a request without a body.
 type copiedBytesKey struct{}
 
-// withCopiedBytes tells stallTransport how many bytes the request's server
+// WithCopiedBytes tells Stall how many bytes the request's server
 // copies before it answers; n <= 0 (unknown) tells it nothing.
-func withCopiedBytes(ctx context.Context, n int64) context.Context {
+func WithCopiedBytes(ctx context.Context, n int64) context.Context {
 	if n <= 0 {
 		return ctx
 	}
@@ -93,7 +94,7 @@ func (e *stallError) Timeout() bool        { return true }
 func (e *stallError) Temporary() bool      { return true }
 func (e *stallError) RetryableError() bool { return true }
 
-func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t *Stall) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.waits == nil {
 		return t.base.RoundTrip(req)
 	}
@@ -341,7 +342,7 @@ func (b *recvBody) Close() error {
 // bodies through, copies with a pooled buffer: the connection's own would
 // allocate 32 KiB per request body, most of a small-object stream's
 // garbage. Bodies from files keep the connection's own (sendfile), and
-// bodies in memory (memBody) are written as they lie (writeMem).
+// bodies in memory (MemBody) are written as they lie (writeMem).
 type copyConn struct{ net.Conn }
 
 func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
@@ -356,8 +357,8 @@ func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
 	if ok && fromFile(r) {
 		return rf.ReadFrom(r)
 	}
-	buf := copyBuffers.Get().(*[32 << 10]byte)
-	defer copyBuffers.Put(buf)
+	buf := CopyBuffers.Get().(*[32 << 10]byte)
+	defer CopyBuffers.Put(buf)
 	return io.CopyBuffer(writerOnly{c.Conn}, r, buf[:])
 }
 
@@ -366,7 +367,7 @@ func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
 const memWrite = 256 << 10
 
 // writeMem writes to w what is left of body, at most limit bytes, when
-// body is one held in memory (a memBody, bare or as stallTransport's
+// body is one held in memory (a MemBody, bare or as Stall's
 // sendBody): in writes of up to memWrite bytes, not copied through a
 // buffer first. ok is false, and nothing written, for any other body.
 func writeMem(w io.Writer, body io.Reader, limit int64) (n int64, ok bool, err error) {
@@ -374,7 +375,7 @@ func writeMem(w io.Writer, body io.Reader, limit int64) (n int64, ok bool, err e
 	if sb != nil {
 		body = sb.ReadCloser
 	}
-	m, ok := body.(*memBody)
+	m, ok := body.(*MemBody)
 	if !ok {
 		return 0, false, nil
 	}
@@ -411,11 +412,11 @@ func fromFile(r io.Reader) bool {
 // writerOnly hides a writer's ReadFrom from io.CopyBuffer.
 type writerOnly struct{ io.Writer }
 
-// copyBuffers are copyConn's and copyAt's.
-var copyBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+// CopyBuffers are copyConn's and copyAt's.
+var CopyBuffers = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
-// pooledCopies makes a transport's connections copyConns.
-func pooledCopies(tr *http.Transport) {
+// PooledCopies makes a transport's connections copyConns.
+func PooledCopies(tr *http.Transport) {
 	dial := tr.DialContext
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
@@ -428,3 +429,38 @@ func pooledCopies(tr *http.Transport) {
 		return copyConn{c}, nil
 	}
 }
+
+// MemBody is a request body held in memory. copyConn writes what is left
+// of it to the connection directly, not through a copy buffer. Close hands
+// the bytes to release, once: the transport closes a request body when it
+// is done with it.
+type MemBody struct {
+	b       []byte
+	off     int
+	release func([]byte)
+	closed  atomic.Bool
+}
+
+func (m *MemBody) Read(p []byte) (int, error) {
+	if m.off >= len(m.b) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[m.off:])
+	m.off += n
+	return n, nil
+}
+
+func (m *MemBody) Close() error {
+	if m.release != nil && m.closed.CompareAndSwap(false, true) {
+		m.release(m.b)
+	}
+	return nil
+}
+
+// NewMemBody is a body of b; Close hands b to release, when not nil.
+func NewMemBody(b []byte, release func([]byte)) *MemBody {
+	return &MemBody{b: b, release: release}
+}
+
+// Bytes is the whole body, sent or not.
+func (m *MemBody) Bytes() []byte { return m.b }

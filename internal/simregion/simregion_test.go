@@ -1,4 +1,4 @@
-package fakes3_test
+package simregion_test
 
 import (
 	"bufio"
@@ -24,16 +24,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/s3bulk/s3bulk/internal/fakes3"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/retry"
+	"github.com/s3bulk/s3bulk/internal/simregion"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
-func start(t *testing.T, cfg fakes3.Config) (*fakes3.Server, *s3store.Client) {
+func start(t *testing.T, cfg simregion.Config) (*simregion.Server, *s3store.Client) {
 	t.Helper()
-	srv, err := fakes3.Start(cfg)
+	srv, err := simregion.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +65,8 @@ func list(t *testing.T, st store.Lister, prefix, delim string) []string {
 }
 
 func TestListingsPageThroughTheKeySet(t *testing.T) {
-	keys := fakes3.ReportKeys(2500) // 7 companies, 625 users: more than a page
-	_, c := start(t, fakes3.Config{Bucket: "src", Keys: keys, Size: 10})
+	keys := simregion.ReportKeys(2500) // 7 companies, 625 users: more than a page
+	_, c := start(t, simregion.Config{Bucket: "src", Keys: keys, Size: 10})
 	sorted := slices.Clone(keys)
 	sort.Strings(sorted)
 	src := c.Bucket("src")
@@ -98,7 +98,7 @@ func TestListingsPageThroughTheKeySet(t *testing.T) {
 
 func TestObjectsAnswerWithCorrectETags(t *testing.T) {
 	const size = 100 << 10
-	_, c := start(t, fakes3.Config{Bucket: "src", Keys: fakes3.ReportKeys(8), Size: size})
+	_, c := start(t, simregion.Config{Bucket: "src", Keys: simregion.ReportKeys(8), Size: size})
 	ctx := t.Context()
 	src, dst := c.Bucket("src"), c.Bucket("dst")
 	key := "company-0001/user-0001/file-01.json"
@@ -150,8 +150,8 @@ func TestObjectsAnswerWithCorrectETags(t *testing.T) {
 
 func TestDelayAndThrottle(t *testing.T) {
 	const delay = 50 * time.Millisecond
-	srv, c := start(t, fakes3.Config{
-		Bucket: "src", Keys: fakes3.ReportKeys(4), Size: 10, Delay: delay,
+	srv, c := start(t, simregion.Config{
+		Bucket: "src", Keys: simregion.ReportKeys(4), Size: 10, Delay: delay,
 		Throttle: &faultproxy.Throttle{WriteRate: 10},
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -183,11 +183,11 @@ func TestDelayAndThrottle(t *testing.T) {
 
 // InFlight counts the requests still waiting out the delay.
 func TestInFlightCountsRequestsWaitingForTheirAnswer(t *testing.T) {
-	srv, c := start(t, fakes3.Config{Bucket: "src", Keys: fakes3.ReportKeys(10), Size: 10, Delay: 300 * time.Millisecond})
+	srv, c := start(t, simregion.Config{Bucket: "src", Keys: simregion.ReportKeys(10), Size: 10, Delay: 300 * time.Millisecond})
 	done := make(chan error, 3)
 	for range 3 {
 		go func() {
-			_, _, err := c.Bucket("src").Head(t.Context(), fakes3.ReportKeys(1)[0])
+			_, _, err := c.Bucket("src").Head(t.Context(), simregion.ReportKeys(1)[0])
 			done <- err
 		}()
 	}
@@ -214,7 +214,7 @@ func TestInFlightCountsRequestsWaitingForTheirAnswer(t *testing.T) {
 // match its CRC32 or Content-MD5, or is shorter than its Content-Length,
 // is refused.
 func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
-	srv, _ := start(t, fakes3.Config{Bucket: "src"})
+	srv, _ := start(t, simregion.Config{Bucket: "src"})
 	body := func(i int) []byte { return bytes.Repeat([]byte{byte(i), byte(i >> 8), 'x'}, 30000+i) }
 	crc := crc32Of
 	put := func(b []byte, header map[string]string) (*http.Response, error) { return putBody(srv.URL(), b, header) }
@@ -273,7 +273,7 @@ func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
 // aws-chunked, each answered with crypto/md5's sum of its bytes as its
 // ETag and with its CRC32 and Content-MD5 checked.
 func TestETagIsTheMD5OfEveryBody(t *testing.T) {
-	srv, _ := start(t, fakes3.Config{Bucket: "src"})
+	srv, _ := start(t, simregion.Config{Bucket: "src"})
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{0, 1, 63, 64, 65, 8<<10 - 1, 8 << 10, 32 << 10, 100 << 10, 128<<10 - 1, 128 << 10, 128<<10 + 1, 300 << 10}
 	for range 120 {
@@ -326,7 +326,7 @@ func TestETagIsTheMD5OfEveryBody(t *testing.T) {
 // whole below and above the SIMD server's smallest, one streamed past the
 // read buffer), is a 400.
 func TestBadBodiesAreRefused(t *testing.T) {
-	srv, _ := start(t, fakes3.Config{Bucket: "src"})
+	srv, _ := start(t, simregion.Config{Bucket: "src"})
 	for _, size := range []int{100, 90 << 10, 200 << 10} {
 		b := bytes.Repeat([]byte("0123456789abcdef"), size/16)
 		sum := md5.Sum(b)
@@ -461,7 +461,7 @@ func putRaw(endpoint, request string) (*http.Response, error) {
 }
 
 func TestClosingTwiceIsHarmless(t *testing.T) {
-	srv, err := fakes3.Start(fakes3.Config{Bucket: "src"})
+	srv, err := simregion.Start(simregion.Config{Bucket: "src"})
 	if err != nil {
 		t.Fatal(err)
 	}

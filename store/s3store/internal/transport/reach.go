@@ -1,4 +1,4 @@
-package s3store
+package transport
 
 import (
 	"errors"
@@ -9,45 +9,45 @@ import (
 	"github.com/s3bulk/s3bulk/store"
 )
 
-// unreachableAttempts is how many refused connections, before the endpoint
+// UnreachableAttempts is how many refused connections, before the endpoint
 // has ever answered, end a run's attempts: an endpoint that is down at the
 // start will not come up during a backoff meant for a blip. Without this a
 // mistyped --endpoint-url took ~20 s of retries to report.
-const unreachableAttempts = 3
+const UnreachableAttempts = 3
 
-// reachability tells an endpoint that is down from one that blipped: until
+// Reachability tells an endpoint that is down from one that blipped: until
 // some response has arrived, refused connections are counted, and after
-// unreachableAttempts of them no request retries one. Once the endpoint
+// UnreachableAttempts of them no request retries one. Once the endpoint
 // has answered, a refused connection is retried like any other network
 // error (a server restarting mid-run).
-type reachability struct {
+type Reachability struct {
 	answered atomic.Bool
 	refused  atomic.Int32
 }
 
-// unreachable reports whether err, a failed attempt, should not be retried
+// Unreachable reports whether err, a failed attempt, should not be retried
 // because the endpoint has never answered and keeps refusing connections
-// (reachTransport marked the refusal).
-func (r *reachability) unreachable(err error) bool {
-	return errors.Is(err, store.ErrUnreachable) && r.refused.Add(1) >= unreachableAttempts
+// (ReachTransport marked the refusal).
+func (r *Reachability) Unreachable(err error) bool {
+	return errors.Is(err, store.ErrUnreachable) && r.refused.Add(1) >= UnreachableAttempts
 }
 
-// reachTransport notes the first response of any kind, and marks a
+// ReachTransport notes the first response of any kind, and marks a
 // connection refused before it with store.ErrUnreachable, which makes the
 // run stop instead of failing every object alike.
-type reachTransport struct {
-	base  http.RoundTripper
-	reach *reachability
+type ReachTransport struct {
+	Base  http.RoundTripper
+	Reach *Reachability
 }
 
-func (t *reachTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
+func (t *ReachTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.Base.RoundTrip(req)
 	switch {
 	case err == nil:
-		if !t.reach.answered.Load() {
-			t.reach.answered.Store(true)
+		if !t.Reach.answered.Load() {
+			t.Reach.answered.Store(true)
 		}
-	case !t.reach.answered.Load() && errors.Is(err, syscall.ECONNREFUSED):
+	case !t.Reach.answered.Load() && errors.Is(err, syscall.ECONNREFUSED):
 		err = &neverAnsweredError{err}
 	}
 	return resp, err

@@ -1,4 +1,4 @@
-package fakes3
+package simregion
 
 import (
 	"bytes"

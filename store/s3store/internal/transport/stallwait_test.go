@@ -1,4 +1,4 @@
-package s3store
+package transport
 
 import (
 	"strings"
@@ -101,7 +101,7 @@ func TestStallVerdict(t *testing.T) {
 		},
 		{
 			name: "a server slow for everyone is waited for up to the cap",
-			kind: waitHeaders, samples: healthy, waiting: 63, served: -1, elapsed: maxStallWait,
+			kind: waitHeaders, samples: healthy, waiting: 63, served: -1, elapsed: MaxStallWait,
 			want: verdict{stall: true}, why: "the most any wait lasts is 1m0s",
 		},
 		{
@@ -239,8 +239,8 @@ func TestStallBackoffAndSamples(t *testing.T) {
 	for range 20 {
 		c.backoff.Add(1)
 	}
-	if w, _ := c.wait(l); w != maxStallWait {
-		t.Errorf("wait after many lone stalls = %v; want the cap %v", w, maxStallWait)
+	if w, _ := c.wait(l); w != MaxStallWait {
+		t.Errorf("wait after many lone stalls = %v; want the cap %v", w, MaxStallWait)
 	}
 	// Gaps between body bytes shorter than minGapSample are no samples.
 	r := &waitClass{kind: waitRecv, all: all}

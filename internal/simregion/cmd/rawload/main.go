@@ -1,16 +1,16 @@
 // Command rawload is the trivial client of the latency fixture (package
-// fakes3): a fixed number of requests in flight, each a bare HTTP request
+// simregion): a fixed number of requests in flight, each a bare HTTP request
 // over a kept-alive connection, without an SDK, signing, checksums,
 // retries or a listing. What it reaches is the ceiling of the fixture and
 // of the machine at that moment, which a real client can only approach;
 // scripts/bench-latency.sh runs it beside s3bulk to tell the two apart.
 // It is a test tool: the fixture checks no signature.
 //
-//	go run ./internal/fakes3/cmd/rawload -endpoint URL -n 20000 -c 1024
-//	go run ./internal/fakes3/cmd/rawload -endpoint URL -n 10000 -c 1024 -put 100KiB
+//	go run ./internal/simregion/cmd/rawload -endpoint URL -n 20000 -c 1024
+//	go run ./internal/simregion/cmd/rawload -endpoint URL -n 10000 -c 1024 -put 100KiB
 //
 // Without -put each request is a CopyObject of the n first keys of the
-// report's layout (fakes3.ReportKeys) from bucket src to bucket dst; with
+// report's layout (simregion.ReportKeys) from bucket src to bucket dst; with
 // it, a PutObject of that many bytes. It prints one line: requests, in
 // flight, seconds, requests per second and failures, and exits 1 if any
 // request failed.
@@ -27,7 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/s3bulk/s3bulk/internal/fakes3"
+	"github.com/s3bulk/s3bulk/internal/simregion"
 	"github.com/s3bulk/s3bulk/internal/units"
 )
 
@@ -50,7 +50,7 @@ func main() {
 		}
 		body = bytes.Repeat([]byte{'x'}, int(size))
 	}
-	keys := fakes3.ReportKeys(*n)
+	keys := simregion.ReportKeys(*n)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: *c, MaxIdleConnsPerHost: *c}}
 	var next, failed atomic.Int64
 	var first atomic.Value

@@ -1,4 +1,4 @@
-package s3store
+package wire
 
 import (
 	"crypto/hmac"
@@ -30,6 +30,13 @@ import (
 // canonical request in one pooled buffer, sorts the few header names in
 // place and reuses the day's signing key.
 
+// EmptyPayloadHash is the SHA-256 of an empty body, which a CopyObject or a
+// GetObject sends.
+const EmptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// UnsignedPayload is X-Amz-Content-Sha256 of a body that is not signed.
+const UnsignedPayload = "UNSIGNED-PAYLOAD"
+
 // signAlgorithm names SigV4 in the string to sign and the header.
 const signAlgorithm = "AWS4-HMAC-SHA256"
 
@@ -38,8 +45,8 @@ const signAlgorithm = "AWS4-HMAC-SHA256"
 // the map.
 var signIgnored = [...]string{"Authorization", "User-Agent", "X-Amzn-Trace-Id", "Expect", "Transfer-Encoding"}
 
-// sigv4 signs requests and keeps the last signing key it derived.
-type sigv4 struct {
+// Signer signs requests and keeps the last signing key it derived.
+type Signer struct {
 	mu  sync.Mutex
 	key *signingKey
 }
@@ -55,12 +62,12 @@ type signingKey struct {
 // signBuffers are the canonical requests' and strings to sign's bytes.
 var signBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// sign signs req as v4.Signer.SignHTTP does for header signing, with
+// Sign signs req as v4.Signer.SignHTTP does for header signing, with
 // payloadHash as the payload's hash (the caller sets
 // X-Amz-Content-Sha256). It reports false, having changed nothing, for a
 // request it does not canonicalize the way the SDK does, having set no
 // more than the SDK's signer sets again: the caller then signs with it.
-func (s *sigv4) sign(creds aws.Credentials, req *http.Request, payloadHash, service, region string, now time.Time) bool {
+func (s *Signer) Sign(creds aws.Credentials, req *http.Request, payloadHash, service, region string, now time.Time) bool {
 	if req.URL.Opaque != "" || !plainQuery(req.URL.RawQuery) {
 		return false
 	}
@@ -192,7 +199,7 @@ func (s *sigv4) sign(creds aws.Credentials, req *http.Request, payloadHash, serv
 // mac returns an HMAC-SHA256 keyed with the key of SigV4's derivation for
 // creds on day, in region, for service; done takes it back. The key of
 // the last day, credentials and region is kept, with its HMACs.
-func (s *sigv4) mac(creds aws.Credentials, day, region, service string) *keyedMAC {
+func (s *Signer) mac(creds aws.Credentials, day, region, service string) *keyedMAC {
 	s.mu.Lock()
 	k := s.key
 	if k == nil || k.akid != creds.AccessKeyID || k.secret != creds.SecretAccessKey || k.day != day || k.region != region || k.service != service {
@@ -211,7 +218,7 @@ func (s *sigv4) mac(creds aws.Credentials, day, region, service string) *keyedMA
 }
 
 // done takes back an HMAC from mac, for reuse while its key is current.
-func (s *sigv4) done(m *keyedMAC) {
+func (s *Signer) done(m *keyedMAC) {
 	m.Reset()
 	m.of.macs.Put(m)
 }

@@ -1,4 +1,4 @@
-package fakes3
+package simregion
 
 import (
 	"bufio"
@@ -7,11 +7,13 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -27,23 +29,35 @@ import (
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 )
 
-// Config describes the fixture.
+// Config describes the region.
 type Config struct {
-	// Bucket is the bucket that holds Keys; any other bucket is empty.
+	// Bucket is the bucket that holds Keys, the described data set.
 	Bucket string
-	// Keys is the key set, in any order (it is sorted once).
+	// Keys is the data set, in any order (it is sorted once): objects of
+	// Size bytes of a fixed pattern, described, not stored.
 	Keys []string
 	// Size is every object's size in bytes.
 	Size int64
-	// Delay is the latency added to every answer.
+	// Delay is the latency added to every answer: the round trip of a
+	// request to the region.
 	Delay time.Duration
 	// Throttle answers SlowDown above a rate per prefix (nil: never).
 	Throttle *faultproxy.Throttle
+	// Auth, when set, is the only key pair accepted: every request must be
+	// signed with it (SigV4) for its region. Nil accepts any request,
+	// signed or not (the latency fixture's way, for bare clients).
+	Auth *Auth
+	// Buckets, when not nil, are the buckets that exist besides Bucket
+	// (CreateBucket makes more); others answer NoSuchBucket. Nil: every
+	// bucket exists.
+	Buckets []string
+	// Now is the region's clock for signatures; nil is time.Now.
+	Now func() time.Time
 }
 
 // ReportKeys returns the keys of the field report's layout for n objects:
 // company-%04d/user-%04d/file-%02d.json, 4 files per user, 100 users per
-// company (internal/bench.Layout, which this package must not import).
+// company (internal/bench.Layout's defaults).
 func ReportKeys(n int) []string {
 	keys := make([]string, n)
 	for i := range keys {
@@ -53,18 +67,18 @@ func ReportKeys(n int) []string {
 	return keys
 }
 
-// Server is a running fixture on 127.0.0.1.
+// Server is a running region on 127.0.0.1.
 type Server struct {
 	proxy *faultproxy.Proxy
 	h     *handler
 }
 
-// Start starts the fixture.
+// Start starts the region.
 func Start(cfg Config) (*Server, error) {
 	h := newHandler(cfg)
 	p, err := faultproxy.NewHandler(h, faultproxy.Config{Latency: cfg.Delay, Throttle: cfg.Throttle})
 	if err != nil {
-		return nil, fmt.Errorf("start fake S3: %w", err)
+		return nil, fmt.Errorf("start the simulated region: %w", err)
 	}
 	return &Server{proxy: p, h: h}, nil
 }
@@ -72,7 +86,7 @@ func Start(cfg Config) (*Server, error) {
 // URL is the endpoint, "http://127.0.0.1:PORT".
 func (s *Server) URL() string { return s.proxy.URL() }
 
-// Close stops the fixture and waits for its handlers.
+// Close stops the region and waits for its handlers.
 func (s *Server) Close() error {
 	err := s.proxy.Close()
 	s.h.closeHashers()
@@ -85,6 +99,8 @@ type Stats struct {
 	Requests, Throttled int64
 	// ByOp counts the requests answered (not throttled) by S3 operation.
 	ByOp map[string]int64
+	// Refused counts the requests refused for their signature.
+	Refused int64 `json:",omitempty"`
 }
 
 // InFlight is the number of requests received and not yet answered (those
@@ -101,7 +117,7 @@ func (s *Server) InFlight() int64 {
 // Stats returns the counts so far.
 func (s *Server) Stats() Stats {
 	ps := s.proxy.Stats()
-	st := Stats{Requests: ps.Requests, Throttled: ps.Throttled, ByOp: map[string]int64{}}
+	st := Stats{Requests: ps.Requests, Throttled: ps.Throttled, ByOp: map[string]int64{}, Refused: s.h.refused.Load()}
 	for i := range s.h.ops {
 		if v := s.h.ops[i].Load(); v > 0 {
 			st.ByOp[opNames[i]] = v
@@ -127,15 +143,15 @@ const (
 var opNames = [numOps]string{"ListObjectsV2", "HeadObject", "GetObject", "PutObject", "CopyObject", "DeleteObject", "DeleteObjects", "HeadBucket"}
 
 type handler struct {
-	bucket  string
-	keys    []string // sorted, unique
 	size    int64
 	body    []byte // the first min(size, len) bytes of every object's pattern
-	etag    string // quoted MD5 of an object's body
 	modTime string // RFC 1123, for headers
 	modISO  string // ISO 8601, for XML
 	ops     [numOps]atomic.Int64
+	refused atomic.Int64
 	bufs    sync.Pool
+	objs    *objects
+	signer  *signer // nil: requests are not checked
 
 	// md5 hashes the bodies of PutObjects side by side, one body a lane
 	// (AVX-512 or AVX2; crypto/md5 where neither is there), through the
@@ -162,7 +178,7 @@ func newHandler(cfg Config) *handler {
 	sort.Strings(keys)
 	keys = slices.Compact(keys)
 	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	h := &handler{bucket: cfg.Bucket, keys: keys, size: cfg.Size,
+	h := &handler{size: cfg.Size,
 		modTime: mod.Format(http.TimeFormat), modISO: mod.Format("2006-01-02T15:04:05.000Z")}
 	h.body = bytes.Repeat([]byte(pattern), int(min(cfg.Size, 1<<20)/int64(len(pattern))+1))
 	sum := md5.New()
@@ -171,7 +187,15 @@ func newHandler(cfg Config) *handler {
 		sum.Write(h.body[:n])
 		left -= n
 	}
-	h.etag = `"` + hex.EncodeToString(sum.Sum(nil)) + `"`
+	setObj := &object{size: cfg.Size, etag: `"` + hex.EncodeToString(sum.Sum(nil)) + `"`, contentType: "application/json", described: true}
+	h.objs = newObjects(cfg.Bucket, keys, setObj, cfg.Buckets)
+	if cfg.Auth != nil {
+		now := cfg.Now
+		if now == nil {
+			now = time.Now
+		}
+		h.signer = &signer{auth: *cfg.Auth, now: now}
+	}
 	h.bufs.New = func() any { return new(bytes.Buffer) }
 	h.md5 = md5simd.NewServer()
 	h.hashers = make(chan md5simd.Hasher, simdHashers)
@@ -192,24 +216,30 @@ func (h *handler) closeHashers() {
 	})
 }
 
-// has reports whether key is in the set of bucket.
-func (h *handler) has(bucket, key string) bool {
-	if bucket != h.bucket {
-		return false
-	}
-	_, ok := slices.BinarySearch(h.keys, key)
-	return ok
-}
-
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	if bucket == "" {
-		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "ListBuckets is not implemented by the fixture")
-		return
+	if h.signer != nil {
+		if err := h.signer.check(r); err != nil {
+			h.refused.Add(1)
+			writeError(w, r, err.status, err.code, err.msg)
+			return
+		}
 	}
+	bucket, key, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	q := r.URL.Query()
 	switch {
-	case key == "" && r.Method == http.MethodGet && q.Get("list-type") == "2":
+	case bucket == "" && r.Method == http.MethodGet:
+		h.listBuckets(w)
+	case bucket == "":
+		writeError(w, r, http.StatusMethodNotAllowed, "MethodNotAllowed", "The specified method is not allowed against this resource.")
+	case key == "" && r.Method == http.MethodPut && len(q) == 0:
+		h.ops[opBucket].Add(1)
+		// us-east-1 answers its owner's second CreateBucket with success.
+		if !h.objs.create(bucket) && h.region() != "us-east-1" {
+			writeError(w, r, http.StatusConflict, "BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it.")
+		}
+	case !h.objs.exists(bucket):
+		writeError(w, r, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
+	case key == "" && r.Method == http.MethodGet && (q.Get("list-type") == "2" || (!q.Has("location") && !q.Has("uploads"))):
 		h.ops[opList].Add(1)
 		h.list(w, r, bucket, q)
 	case key == "" && (r.Method == http.MethodHead || (r.Method == http.MethodGet && q.Has("location"))):
@@ -220,24 +250,35 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case key == "" && r.Method == http.MethodPost && q.Has("delete"):
 		h.ops[opDeleteObjects].Add(1)
-		h.deleteObjects(w, r)
+		h.deleteObjects(w, r, bucket)
 	case key == "":
-		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "bucket operation not implemented by the fixture")
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "bucket operation not implemented by the simulated region")
+	case q.Has("uploadId") || q.Has("uploads"):
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "multipart uploads are not implemented by the simulated region")
 	case r.Method == http.MethodHead || r.Method == http.MethodGet:
 		h.ops[opGet-boolOp(r.Method == http.MethodHead)].Add(1)
 		h.get(w, r, bucket, key)
 	case r.Method == http.MethodPut && r.Header.Get("x-amz-copy-source") != "":
 		h.ops[opCopy].Add(1)
-		h.copy(w, r)
-	case r.Method == http.MethodPut && !q.Has("uploadId"):
+		h.copy(w, r, bucket, key)
+	case r.Method == http.MethodPut:
 		h.ops[opPut].Add(1)
-		h.put(w, r)
-	case r.Method == http.MethodDelete && !q.Has("uploadId"):
+		h.put(w, r, bucket, key)
+	case r.Method == http.MethodDelete:
 		h.ops[opDelete].Add(1)
+		h.objs.remove(bucket, key)
 		w.WriteHeader(http.StatusNoContent)
 	default:
-		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "operation not implemented by the fixture (no multipart)")
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "operation not implemented by the simulated region")
 	}
+}
+
+// region is the region's name, us-east-1 unless Auth names another.
+func (h *handler) region() string {
+	if h.signer != nil && h.signer.auth.Region != "" {
+		return h.signer.auth.Region
+	}
+	return "us-east-1"
 }
 
 func boolOp(b bool) op {
@@ -247,8 +288,27 @@ func boolOp(b bool) op {
 	return 0
 }
 
-// list answers ListObjectsV2 from the sorted key set.
+// listBuckets answers ListBuckets.
+func (h *handler) listBuckets(w http.ResponseWriter) {
+	h.objs.mu.RLock()
+	names := slices.Sorted(maps.Keys(h.objs.buckets))
+	h.objs.mu.RUnlock()
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<ListAllMyBucketsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Owner><ID>simregion</ID></Owner><Buckets>`)
+	for _, n := range names {
+		b.WriteString("<Bucket><Name>")
+		xmlEscape(&b, n)
+		b.WriteString("</Name><CreationDate>" + h.modISO + "</CreationDate></Bucket>")
+	}
+	b.WriteString("</Buckets></ListAllMyBucketsResult>")
+	w.Header().Set("Content-Type", "application/xml")
+	_, _ = w.Write(b.Bytes())
+}
+
+// list answers ListObjectsV2 (list-type=2) and ListObjects (v1, marker),
+// pages of up to 1,000 keys, from the bucket's keys in byte order.
 func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q url.Values) {
+	v2 := q.Get("list-type") == "2"
 	prefix, delim := q.Get("prefix"), q.Get("delimiter")
 	maxKeys := 1000
 	if v := q.Get("max-keys"); v != "" {
@@ -259,8 +319,18 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q 
 		}
 		maxKeys = min(n, 1000)
 	}
+	urlEnc := q.Get("encoding-type") == "url"
+	enc := func(b *bytes.Buffer, s string) {
+		if urlEnc {
+			s = strings.ReplaceAll(uriEncode(s), "%2F", "/")
+		}
+		xmlEscape(b, s)
+	}
 	after := q.Get("start-after")
-	if tok := q.Get("continuation-token"); tok != "" {
+	if !v2 {
+		after = q.Get("marker")
+	}
+	if tok := q.Get("continuation-token"); v2 && tok != "" {
 		b, err := base64.RawURLEncoding.DecodeString(tok)
 		if err != nil {
 			writeError(w, r, http.StatusBadRequest, "InvalidArgument", "The continuation token provided is incorrect")
@@ -268,18 +338,13 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q 
 		}
 		after = string(b)
 	}
-	var keys []string
-	if bucket == h.bucket {
-		keys = h.keys
-	}
-	// The first key after `after` under prefix; a token that names a
+	// The first key after `after` under prefix; a marker that names a
 	// common prefix skips everything under it.
-	i := sort.SearchStrings(keys, prefix)
-	if after != "" {
+	from, strict := prefix, false
+	if after != "" && after >= prefix {
+		from, strict = after, true
 		if delim != "" && strings.HasSuffix(after, delim) && strings.HasPrefix(after, prefix) {
-			i = max(i, sort.Search(len(keys), func(j int) bool { return keys[j] > after && !strings.HasPrefix(keys[j], after) }))
-		} else {
-			i = max(i, sort.Search(len(keys), func(j int) bool { return keys[j] > after }))
+			from, strict = prefixEnd(after), false
 		}
 	}
 	buf := h.bufs.Get().(*bytes.Buffer)
@@ -287,50 +352,75 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q 
 	buf.Reset()
 	var body bytes.Buffer
 	n, last, truncated := 0, "", false
-	for i < len(keys) && strings.HasPrefix(keys[i], prefix) {
+	h.objs.mu.RLock()
+	for {
+		k, obj, ok := h.objs.next(bucket, from, strict)
+		if !ok || !strings.HasPrefix(k, prefix) {
+			break
+		}
 		if n == maxKeys {
 			truncated = true
 			break
 		}
-		k := keys[i]
 		if delim != "" {
 			if j := strings.Index(k[len(prefix):], delim); j >= 0 {
 				cp := k[:len(prefix)+j+len(delim)]
 				body.WriteString("<CommonPrefixes><Prefix>")
-				xmlEscape(&body, cp)
+				enc(&body, cp)
 				body.WriteString("</Prefix></CommonPrefixes>")
 				n, last = n+1, cp
-				i += sort.Search(len(keys)-i, func(j int) bool { return !strings.HasPrefix(keys[i+j], cp) })
+				from, strict = prefixEnd(cp), false
+				if from == "" {
+					break
+				}
 				continue
 			}
 		}
 		body.WriteString("<Contents><Key>")
-		xmlEscape(&body, k)
+		enc(&body, k)
 		body.WriteString("</Key><LastModified>")
 		body.WriteString(h.modISO)
 		body.WriteString("</LastModified><ETag>&quot;")
-		body.WriteString(h.etag[1 : len(h.etag)-1])
+		body.WriteString(obj.etag[1 : len(obj.etag)-1])
 		body.WriteString("&quot;</ETag><Size>")
-		body.WriteString(strconv.FormatInt(h.size, 10))
+		body.WriteString(strconv.FormatInt(obj.size, 10))
 		body.WriteString("</Size><StorageClass>STANDARD</StorageClass></Contents>")
 		n, last = n+1, k
-		i++
+		from, strict = k, true
 	}
+	h.objs.mu.RUnlock()
 	buf.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>`)
 	xmlEscape(buf, bucket)
 	buf.WriteString("</Name><Prefix>")
-	xmlEscape(buf, prefix)
+	enc(buf, prefix)
 	buf.WriteString("</Prefix>")
 	if delim != "" {
 		buf.WriteString("<Delimiter>")
-		xmlEscape(buf, delim)
+		enc(buf, delim)
 		buf.WriteString("</Delimiter>")
 	}
-	fmt.Fprintf(buf, "<MaxKeys>%d</MaxKeys><KeyCount>%d</KeyCount><IsTruncated>%t</IsTruncated>", maxKeys, n, truncated)
-	if truncated {
+	if urlEnc {
+		buf.WriteString("<EncodingType>url</EncodingType>")
+	}
+	if !v2 {
+		buf.WriteString("<Marker>")
+		enc(buf, after)
+		buf.WriteString("</Marker>")
+	}
+	fmt.Fprintf(buf, "<MaxKeys>%d</MaxKeys>", maxKeys)
+	if v2 {
+		fmt.Fprintf(buf, "<KeyCount>%d</KeyCount>", n)
+	}
+	fmt.Fprintf(buf, "<IsTruncated>%t</IsTruncated>", truncated)
+	switch {
+	case truncated && v2:
 		buf.WriteString("<NextContinuationToken>")
 		buf.WriteString(base64.RawURLEncoding.EncodeToString([]byte(last)))
 		buf.WriteString("</NextContinuationToken>")
+	case truncated:
+		buf.WriteString("<NextMarker>")
+		enc(buf, last)
+		buf.WriteString("</NextMarker>")
 	}
 	buf.Write(body.Bytes())
 	buf.WriteString("</ListBucketResult>")
@@ -339,42 +429,59 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q 
 	_, _ = w.Write(buf.Bytes())
 }
 
-// found reports whether the object is in the set and matches the ETag the
-// request's ifMatch header asks for, if any; when not, it answers as S3 does
-// (404 NoSuchKey, 412 PreconditionFailed).
-func (h *handler) found(w http.ResponseWriter, r *http.Request, bucket, key, ifMatch string) bool {
-	if !h.has(bucket, key) {
+// found returns the object if it exists and matches the ETag the request's
+// ifMatch header asks for, if any; when not, it answers as S3 does (404
+// NoSuchKey, 412 PreconditionFailed) and returns nil.
+func (h *handler) found(w http.ResponseWriter, r *http.Request, bucket, key, ifMatch string) *object {
+	obj, ok := h.objs.get(bucket, key)
+	if !ok {
+		if !h.objs.exists(bucket) {
+			writeError(w, r, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
+			return nil
+		}
 		writeError(w, r, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.")
-		return false
+		return nil
 	}
-	if m := r.Header.Get(ifMatch); m != "" && strings.Trim(m, `"`) != strings.Trim(h.etag, `"`) {
+	if m := r.Header.Get(ifMatch); m != "" && strings.Trim(m, `"`) != strings.Trim(obj.etag, `"`) {
 		writeError(w, r, http.StatusPreconditionFailed, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold")
-		return false
+		return nil
 	}
-	return true
+	return obj
 }
 
-// get answers HeadObject and GetObject, with a single range.
+// get answers HeadObject and GetObject, with a single range. Only an
+// object of the described set (or a copy of one) has a body to serve.
 func (h *handler) get(w http.ResponseWriter, r *http.Request, bucket, key string) {
-	if !h.found(w, r, bucket, key, "If-Match") {
+	obj := h.found(w, r, bucket, key, "If-Match")
+	if obj == nil {
 		return
 	}
-	first, last := int64(0), h.size-1
+	if r.Method == http.MethodGet && !obj.described {
+		writeError(w, r, http.StatusNotImplemented, "NotImplemented", "the simulated region keeps no bodies: it serves only the data set it started with and copies of it")
+		return
+	}
+	size := obj.size
+	first, last := int64(0), size-1
 	status := http.StatusOK
 	hdr := w.Header()
-	if rg := r.Header.Get("Range"); rg != "" && h.size > 0 {
-		a, b, ok := parseRange(rg, h.size)
+	if rg := r.Header.Get("Range"); rg != "" && size > 0 {
+		a, b, ok := parseRange(rg, size)
 		if !ok {
 			writeError(w, r, http.StatusRequestedRangeNotSatisfiable, "InvalidRange", "The requested range is not satisfiable")
 			return
 		}
 		first, last, status = a, b, http.StatusPartialContent
-		hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, h.size))
+		hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, size))
 	}
-	hdr.Set("ETag", h.etag)
+	hdr.Set("ETag", obj.etag)
 	hdr.Set("Last-Modified", h.modTime)
 	hdr.Set("Accept-Ranges", "bytes")
-	hdr.Set("Content-Type", "application/json")
+	if obj.contentType != "" {
+		hdr.Set("Content-Type", obj.contentType)
+	}
+	if obj.crc32 != "" && r.Header.Get("x-amz-checksum-mode") == "ENABLED" {
+		hdr.Set("x-amz-checksum-crc32", obj.crc32)
+	}
 	hdr.Set("Content-Length", strconv.FormatInt(last-first+1, 10))
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
@@ -419,9 +526,9 @@ func parseRange(v string, size int64) (first, last int64, ok bool) {
 	return first, last, true
 }
 
-// put reads the whole body, checks what the client sent to check it by, and
-// answers with its MD5.
-func (h *handler) put(w http.ResponseWriter, r *http.Request) {
+// put reads the whole body, checks what the client sent to check it by,
+// keeps its description and answers with its MD5.
+func (h *handler) put(w http.ResponseWriter, r *http.Request, bucket, key string) {
 	var body io.Reader = r.Body
 	if strings.HasPrefix(r.Header.Get("x-amz-content-sha256"), "STREAMING-") {
 		body = &chunkedReader{r: bufio.NewReader(r.Body)}
@@ -429,6 +536,10 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 	buf := readBuffers.Get().(*[readBuffer]byte)
 	n, digest, crc, err := h.digest(body, buf[:])
 	readBuffers.Put(buf)
+	if errors.Is(err, errSHA256Mismatch) {
+		writeError(w, r, http.StatusBadRequest, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.")
+		return
+	}
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, "IncompleteBody", "read body: "+err.Error())
 		return
@@ -446,14 +557,20 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "BadDigest", "The Content-MD5 you specified did not match what we received.")
 		return
 	}
+	obj := &object{size: n, etag: `"` + hex.EncodeToString(digest[:]) + `"`, contentType: r.Header.Get("Content-Type")}
 	if c := r.Header.Get("x-amz-checksum-crc32"); c != "" {
 		if c != base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc)) {
 			writeError(w, r, http.StatusBadRequest, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
 			return
 		}
 		w.Header().Set("x-amz-checksum-crc32", c)
+		obj.crc32 = c
 	}
-	w.Header().Set("ETag", `"`+hex.EncodeToString(digest[:])+`"`)
+	if !h.objs.put(bucket, key, obj) {
+		writeError(w, r, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
+		return
+	}
+	w.Header().Set("ETag", obj.etag)
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -531,46 +648,116 @@ func hashBody(body io.Reader, buf []byte, sum, crc hash.Hash) (int64, error) {
 	}
 }
 
-// copy answers CopyObject for a source in the set.
-func (h *handler) copy(w http.ResponseWriter, r *http.Request) {
+// maxCopySource is the largest object CopyObject copies: beyond it S3
+// wants a multipart copy.
+const maxCopySource = 5 << 30
+
+// copy answers CopyObject: the source must exist (and match
+// x-amz-copy-source-if-match), must not be the destination unless the
+// metadata is replaced, and must be at most 5 GiB; the destination gets
+// the source's description.
+func (h *handler) copy(w http.ResponseWriter, r *http.Request, bucket, key string) {
 	src, err := url.PathUnescape(r.Header.Get("x-amz-copy-source"))
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, "InvalidArgument", "Copy Source must mention the source bucket and key: sourcebucket/sourcekey")
 		return
 	}
 	src, _, _ = strings.Cut(strings.TrimPrefix(src, "/"), "?versionId=")
-	bucket, key, _ := strings.Cut(src, "/")
-	if !h.found(w, r, bucket, key, "x-amz-copy-source-if-match") {
+	srcBucket, srcKey, _ := strings.Cut(src, "/")
+	if srcBucket == "" || srcKey == "" {
+		writeError(w, r, http.StatusBadRequest, "InvalidArgument", "Copy Source must mention the source bucket and key: sourcebucket/sourcekey")
+		return
+	}
+	obj := h.found(w, r, srcBucket, srcKey, "x-amz-copy-source-if-match")
+	if obj == nil {
+		return
+	}
+	replace := r.Header.Get("x-amz-metadata-directive") == "REPLACE"
+	if srcBucket == bucket && srcKey == key && !replace {
+		writeError(w, r, http.StatusBadRequest, "InvalidRequest", "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
+		return
+	}
+	if obj.size > maxCopySource {
+		writeError(w, r, http.StatusBadRequest, "InvalidRequest", "The specified copy source is larger than the maximum allowable size for a copy source: 5368709120")
+		return
+	}
+	dup := *obj
+	if replace {
+		dup.contentType = r.Header.Get("Content-Type")
+	}
+	if !h.objs.put(bucket, key, &dup) {
+		writeError(w, r, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
 		return
 	}
 	out := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<CopyObjectResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><LastModified>` +
-		h.modISO + `</LastModified><ETag>&quot;` + strings.Trim(h.etag, `"`) + `&quot;</ETag></CopyObjectResult>`
+		h.modISO + `</LastModified><ETag>&quot;` + strings.Trim(obj.etag, `"`) + `&quot;</ETag></CopyObjectResult>`
 	w.Header().Set("Content-Type", "application/xml")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	_, _ = io.WriteString(w, out)
 }
 
-// deleteObjects answers that every key named was deleted.
-func (h *handler) deleteObjects(w http.ResponseWriter, r *http.Request) {
+// deleteRequest is DeleteObjects' body.
+type deleteRequest struct {
+	Quiet   bool `xml:"Quiet"`
+	Objects []struct {
+		Key string `xml:"Key"`
+	} `xml:"Object"`
+}
+
+// deleteObjects deletes the keys named, at most 1,000. As S3, it wants the
+// body's Content-MD5 or a checksum, and checks it.
+func (h *handler) deleteObjects(w http.ResponseWriter, r *http.Request, bucket string) {
 	b, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	if errors.Is(err, errSHA256Mismatch) {
+		writeError(w, r, http.StatusBadRequest, "XAmzContentSHA256Mismatch", "The provided 'x-amz-content-sha256' header does not match what was computed.")
+		return
+	}
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, "MalformedXML", err.Error())
 		return
 	}
+	sumMD5 := md5.Sum(b)
+	m, c := r.Header.Get("Content-MD5"), r.Header.Get("x-amz-checksum-crc32")
+	switch {
+	case m == "" && c == "" && !hasChecksumHeader(r.Header):
+		writeError(w, r, http.StatusBadRequest, "InvalidRequest", "Missing required header for this request: Content-MD5")
+		return
+	case m != "" && m != base64.StdEncoding.EncodeToString(sumMD5[:]):
+		writeError(w, r, http.StatusBadRequest, "BadDigest", "The Content-MD5 you specified did not match what we received.")
+		return
+	case c != "" && c != base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b))):
+		writeError(w, r, http.StatusBadRequest, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
+		return
+	}
+	var req deleteRequest
+	if err := xml.Unmarshal(b, &req); err != nil || len(req.Objects) > 1000 {
+		writeError(w, r, http.StatusBadRequest, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema")
+		return
+	}
 	var out bytes.Buffer
 	out.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<DeleteResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">`)
-	for s := string(b); ; {
-		_, rest, ok := strings.Cut(s, "<Key>")
-		if !ok {
-			break
+	for _, o := range req.Objects {
+		h.objs.remove(bucket, o.Key)
+		if !req.Quiet {
+			out.WriteString("<Deleted><Key>")
+			xmlEscape(&out, o.Key)
+			out.WriteString("</Key></Deleted>")
 		}
-		k, rest, _ := strings.Cut(rest, "</Key>")
-		out.WriteString("<Deleted><Key>" + k + "</Key></Deleted>") // still escaped as sent
-		s = rest
 	}
 	out.WriteString("</DeleteResult>")
 	w.Header().Set("Content-Type", "application/xml")
 	_, _ = w.Write(out.Bytes())
+}
+
+// hasChecksumHeader reports whether h carries a flexible checksum other
+// than CRC32 (CRC32C, SHA-1, SHA-256, CRC64NVME): accepted unchecked.
+func hasChecksumHeader(h http.Header) bool {
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "x-amz-checksum-") && strings.ToLower(k) != "x-amz-checksum-mode" {
+			return true
+		}
+	}
+	return false
 }
 
 // chunkedReader decodes an aws-chunked body ("hex-size[;ext]\r\n data
@@ -664,7 +851,7 @@ var requestSeq atomic.Int64
 // writeError answers the way S3 does: an XML error document, no body for
 // HEAD.
 func writeError(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
-	id := fmt.Sprintf("FAKES3%010d", requestSeq.Add(1))
+	id := fmt.Sprintf("SIMREGION%07d", requestSeq.Add(1))
 	w.Header().Set("x-amz-request-id", id)
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)

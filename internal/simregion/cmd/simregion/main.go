@@ -1,8 +1,8 @@
-// Command fakes3 runs the instant S3 responder of package fakes3 as its own
+// Command simregion runs the simulated S3 region of package simregion as its own
 // process, for benchmarks that measure a client's memory and CPU apart from
 // the server's. It is a test fixture: it stores nothing.
 //
-//	go run ./internal/fakes3/cmd/fakes3 -objects 20000 -size 100KiB -delay 130ms
+//	go run ./internal/simregion/cmd/simregion -objects 20000 -size 100KiB -delay 130ms
 //
 // It prints "endpoint: URL" on stdout once it listens, and its counts as
 // JSON on stderr when it gets SIGINT or SIGTERM.
@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/s3bulk/s3bulk/internal/fakes3"
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
+	"github.com/s3bulk/s3bulk/internal/simregion"
 	"github.com/s3bulk/s3bulk/internal/units"
 )
 
@@ -40,7 +40,7 @@ func main() {
 			err = pprof.StartCPUProfile(f)
 		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "fakes3: -cpu-profile:", err)
+			fmt.Fprintln(os.Stderr, "simregion: -cpu-profile:", err)
 			os.Exit(1)
 		}
 		defer func() {
@@ -50,16 +50,16 @@ func main() {
 	}
 	n, err := units.ParseSize(*size)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakes3: -size:", err)
+		fmt.Fprintln(os.Stderr, "simregion: -size:", err)
 		os.Exit(2)
 	}
-	cfg := fakes3.Config{Bucket: *bucket, Keys: fakes3.ReportKeys(*objects), Size: n, Delay: *delay}
+	cfg := simregion.Config{Bucket: *bucket, Keys: simregion.ReportKeys(*objects), Size: n, Delay: *delay}
 	if *writeRate > 0 || *readRate > 0 {
 		cfg.Throttle = &faultproxy.Throttle{WriteRate: *writeRate, ReadRate: *readRate, Depth: *depth}
 	}
-	srv, err := fakes3.Start(cfg)
+	srv, err := simregion.Start(cfg)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "fakes3:", err)
+		fmt.Fprintln(os.Stderr, "simregion:", err)
 		os.Exit(1)
 	}
 	fmt.Println("endpoint:", srv.URL())
@@ -78,11 +78,11 @@ func main() {
 // traceUntil prints, every interval until a signal arrives, the seconds
 // since the first request, the answers and SlowDowns per second over the
 // interval, and the requests in flight at its end.
-func traceUntil(srv *fakes3.Server, every time.Duration, sig <-chan os.Signal) {
+func traceUntil(srv *simregion.Server, every time.Duration, sig <-chan os.Signal) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	var first time.Time
-	var last fakes3.Stats
+	var last simregion.Stats
 	for {
 		select {
 		case <-sig:
@@ -95,7 +95,7 @@ func traceUntil(srv *fakes3.Server, every time.Duration, sig <-chan os.Signal) {
 			if first.IsZero() {
 				first = now.Add(-every)
 			}
-			answered := func(s fakes3.Stats) int64 {
+			answered := func(s simregion.Stats) int64 {
 				n := s.Throttled
 				for _, v := range s.ByOp {
 					n += v

@@ -1,4 +1,4 @@
-package s3store
+package wire
 
 import (
 	"net/http"
@@ -9,9 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/s3bulk/s3bulk/internal/s3test"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // signBoth signs two copies of the request that build makes, one with
@@ -19,7 +16,7 @@ import (
 // returns both requests' headers, hosts and queries; ok is sigv4's answer.
 func signBoth(t testing.TB, build func() *http.Request, creds aws.Credentials, payloadHash, region string, now time.Time) (ours, sdk *http.Request, ok bool) {
 	ours, sdk = build(), build()
-	ok = (&sigv4{}).sign(creds, ours, payloadHash, "s3", region, now)
+	ok = (&Signer{}).Sign(creds, ours, payloadHash, "s3", region, now)
 	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 	if err := signer.SignHTTP(t.Context(), creds, sdk, payloadHash, "s3", region, now); err != nil {
 		t.Fatal(err)
@@ -54,28 +51,28 @@ func TestSignerMatchesTheSDK(t *testing.T) {
 	}{
 		{name: "a PutObject as the raw client sends it", method: "PUT", url: "http://127.0.0.1:9000/dst/up/f-00001.json?x-id=PutObject", length: 102400,
 			headers: map[string][]string{"Content-Type": {"application/json"}, "X-Amz-Checksum-Crc32": {"AAAAAA=="}, "X-Amz-Sdk-Checksum-Algorithm": {"CRC32"},
-				"X-Amz-Content-Sha256": {unsignedPayload}, "User-Agent": {"s3bulk"}}, payload: unsignedPayload},
+				"X-Amz-Content-Sha256": {UnsignedPayload}, "User-Agent": {"s3bulk"}}, payload: UnsignedPayload},
 		{name: "a GetObject with a range, on a virtual host", method: "GET", url: "https://bucket.s3.us-west-2.amazonaws.com/a/b.txt?x-id=GetObject",
-			headers: map[string][]string{"Range": {"bytes=0-99"}, "If-Match": {`"abc"`}, "Accept-Encoding": {"identity"}, "X-Amz-Content-Sha256": {emptyPayloadHash}},
-			payload: emptyPayloadHash},
+			headers: map[string][]string{"Range": {"bytes=0-99"}, "If-Match": {`"abc"`}, "Accept-Encoding": {"identity"}, "X-Amz-Content-Sha256": {EmptyPayloadHash}},
+			payload: EmptyPayloadHash},
 		{name: "a CopyObject with a session token and an escaped key", method: "PUT", url: "http://localhost:9000/dst/k%20with%20spaces/%E2%82%AC?x-id=CopyObject",
 			headers: map[string][]string{"X-Amz-Copy-Source": {"src/k%20with%20spaces/%E2%82%AC"}, "X-Amz-Metadata-Directive": {"COPY"}},
-			creds:   withToken, payload: emptyPayloadHash},
-		{name: "the default port is dropped from the host", method: "GET", url: "http://example.com:80/b/k?x-id=GetObject", payload: emptyPayloadHash},
-		{name: "and https's", method: "GET", url: "https://example.com:443/b/k?x-id=GetObject", payload: emptyPayloadHash},
-		{name: "an IPv6 host with its default port", method: "GET", url: "http://[::1]:80/b/k?x-id=GetObject", payload: emptyPayloadHash},
-		{name: "an IPv6 host with another port", method: "GET", url: "http://[::1]:9000/b/k?x-id=GetObject", payload: emptyPayloadHash},
-		{name: "Request.Host wins over the URL's", method: "GET", url: "http://127.0.0.1:9000/b/k?x-id=GetObject", host: "b.example.com:9000", payload: emptyPayloadHash},
+			creds:   withToken, payload: EmptyPayloadHash},
+		{name: "the default port is dropped from the host", method: "GET", url: "http://example.com:80/b/k?x-id=GetObject", payload: EmptyPayloadHash},
+		{name: "and https's", method: "GET", url: "https://example.com:443/b/k?x-id=GetObject", payload: EmptyPayloadHash},
+		{name: "an IPv6 host with its default port", method: "GET", url: "http://[::1]:80/b/k?x-id=GetObject", payload: EmptyPayloadHash},
+		{name: "an IPv6 host with another port", method: "GET", url: "http://[::1]:9000/b/k?x-id=GetObject", payload: EmptyPayloadHash},
+		{name: "Request.Host wins over the URL's", method: "GET", url: "http://127.0.0.1:9000/b/k?x-id=GetObject", host: "b.example.com:9000", payload: EmptyPayloadHash},
 		{name: "header values with runs of spaces and white space at the ends", method: "PUT", url: "http://h/b/k?x-id=PutObject", length: 1,
 			headers: map[string][]string{"X-Amz-Meta-A": {"  two  spaces   here  "}, "X-Amz-Meta-B": {"\t tab\t and  more \n"}, "X-Amz-Meta-C": {"one", "two  values"}, "Content-Disposition": {"attachment;  filename=\"a  b\""}},
-			payload: unsignedPayload},
-		{name: "an empty header value", method: "PUT", url: "http://h/b/k?x-id=PutObject", headers: map[string][]string{"X-Amz-Meta-Empty": {""}}, payload: unsignedPayload},
-		{name: "a zero content length is not signed", method: "PUT", url: "http://h/b/k?x-id=PutObject", length: 0, payload: unsignedPayload},
-		{name: "a query of two pairs, sorted", method: "GET", url: "http://h/b/k?x-id=GetObject&partNumber=2", payload: emptyPayloadHash},
-		{name: "no query and the bucket's root", method: "GET", url: "http://h/b", payload: emptyPayloadHash},
+			payload: UnsignedPayload},
+		{name: "an empty header value", method: "PUT", url: "http://h/b/k?x-id=PutObject", headers: map[string][]string{"X-Amz-Meta-Empty": {""}}, payload: UnsignedPayload},
+		{name: "a zero content length is not signed", method: "PUT", url: "http://h/b/k?x-id=PutObject", length: 0, payload: UnsignedPayload},
+		{name: "a query of two pairs, sorted", method: "GET", url: "http://h/b/k?x-id=GetObject&partNumber=2", payload: EmptyPayloadHash},
+		{name: "no query and the bucket's root", method: "GET", url: "http://h/b", payload: EmptyPayloadHash},
 		{name: "headers the signer ignores", method: "PUT", url: "http://h/b/k?x-id=PutObject", length: 5,
 			headers: map[string][]string{"Expect": {"100-continue"}, "X-Amzn-Trace-Id": {"x"}, "Transfer-Encoding": {"chunked"}, "Authorization": {"old"}, "Content-Length": {"5"}},
-			payload: unsignedPayload},
+			payload: UnsignedPayload},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +115,7 @@ func TestSignerLeavesOddRequestsToTheSDK(t *testing.T) {
 	} {
 		u, _ := url.Parse(raw)
 		r := &http.Request{Method: "GET", URL: u, Header: http.Header{}}
-		if (&sigv4{}).sign(creds, r, emptyPayloadHash, "s3", "us-east-1", time.Now()) {
+		if (&Signer{}).Sign(creds, r, EmptyPayloadHash, "s3", "us-east-1", time.Now()) {
 			t.Errorf("%s: signed, want it left to the SDK", raw)
 		}
 		if r.Header.Get("Authorization") != "" || r.URL.RawQuery != u.RawQuery {
@@ -127,7 +124,7 @@ func TestSignerLeavesOddRequestsToTheSDK(t *testing.T) {
 	}
 	u, _ := url.Parse("http://h/b/k?x-id=PutObject")
 	r := &http.Request{Method: "PUT", URL: u, Header: http.Header{"X-Amz-Meta-A": {"1"}, "x-amz-meta-a": {"2"}}}
-	if (&sigv4{}).sign(creds, r, unsignedPayload, "s3", "us-east-1", time.Now()) {
+	if (&Signer{}).Sign(creds, r, UnsignedPayload, "s3", "us-east-1", time.Now()) {
 		t.Error("signed a request with two keys of one header name, want it left to the SDK")
 	}
 }
@@ -135,7 +132,7 @@ func TestSignerLeavesOddRequestsToTheSDK(t *testing.T) {
 // The signing key is derived again when the day, the credentials or the
 // region change.
 func TestSignerKeyFollowsDayAndCredentials(t *testing.T) {
-	s := &sigv4{}
+	s := &Signer{}
 	a := aws.Credentials{AccessKeyID: "A", SecretAccessKey: "one"}
 	b := aws.Credentials{AccessKeyID: "A", SecretAccessKey: "two"}
 	day1, day2 := time.Date(2026, 12, 1, 23, 59, 59, 0, time.UTC), time.Date(2026, 12, 2, 0, 0, 1, 0, time.UTC)
@@ -149,10 +146,10 @@ func TestSignerKeyFollowsDayAndCredentials(t *testing.T) {
 			return &http.Request{Method: "GET", URL: u, Header: http.Header{}}
 		}
 		ours := build()
-		if !s.sign(c.creds, ours, emptyPayloadHash, "s3", c.region, c.now) {
+		if !s.Sign(c.creds, ours, EmptyPayloadHash, "s3", c.region, c.now) {
 			t.Fatal("left to the SDK")
 		}
-		_, sdk, _ := signBoth(t, build, c.creds, emptyPayloadHash, c.region, c.now)
+		_, sdk, _ := signBoth(t, build, c.creds, EmptyPayloadHash, c.region, c.now)
 		if got, want := ours.Header.Get("Authorization"), sdk.Header.Get("Authorization"); got != want {
 			t.Errorf("%s %s %s: Authorization %q, SDK's %q", c.creds.SecretAccessKey, c.now, c.region, got, want)
 		}
@@ -178,7 +175,7 @@ func FuzzSignerMatchesTheSDK(f *testing.F) {
 			r.Header[k2] = append(r.Header[k2], v2)
 			return r
 		}
-		ours, sdk, ok := signBoth(t, build, creds, unsignedPayload, "us-east-1", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+		ours, sdk, ok := signBoth(t, build, creds, UnsignedPayload, "us-east-1", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 		if !ok {
 			return
 		}
@@ -215,7 +212,7 @@ func BenchmarkSign(b *testing.B) {
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("X-Amz-Checksum-Crc32", "AAAAAA==")
 		r.Header.Set("X-Amz-Sdk-Checksum-Algorithm", "CRC32")
-		r.Header.Set("X-Amz-Content-Sha256", unsignedPayload)
+		r.Header.Set("X-Amz-Content-Sha256", UnsignedPayload)
 		r.Header.Set("User-Agent", "s3bulk")
 		return r
 	}
@@ -226,53 +223,17 @@ func BenchmarkSign(b *testing.B) {
 		}
 	})
 	b.Run("sigv4", func(b *testing.B) {
-		s := &sigv4{}
+		s := &Signer{}
 		b.ReportAllocs()
 		for b.Loop() {
-			s.sign(creds, build(), unsignedPayload, "s3", "us-east-1", time.Now())
+			s.Sign(creds, build(), UnsignedPayload, "s3", "us-east-1", time.Now())
 		}
 	})
 	b.Run("sdk", func(b *testing.B) {
 		s := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true })
 		b.ReportAllocs()
 		for b.Loop() {
-			_ = s.SignHTTP(b.Context(), creds, build(), unsignedPayload, "s3", "us-east-1", time.Now())
+			_ = s.SignHTTP(b.Context(), creds, build(), UnsignedPayload, "s3", "us-east-1", time.Now())
 		}
 	})
-}
-
-// The raw client signs its own PutObject, GetObject and CopyObject
-// (sigv4.go) and sends small puts with an unsigned payload. A server's
-// refusal of the first unsigned payload turns every later put over to the
-// SDK with signed payloads, which would also hide a request the signer got
-// wrong: on a server that checks signatures, each raw request, odd keys
-// and metadata headers included, must be taken as it was signed, once,
-// with no fallback.
-func TestRawRequestsAreTakenAsSigned(t *testing.T) {
-	srv := s3test.Start(t)
-	srv.Require(t, s3test.Auth)
-	var reqs counter
-	c := newTestClient(t, srv, func(cfg *Config) { cfg.OnRequest = reqs.add })
-	if c.raw == nil {
-		t.Fatal("no raw client on an endpoint given by URL: the test tests nothing")
-	}
-	s := c.Bucket(srv.NewBucket(t))
-	keys := []string{"plain", "a b+c=d;e", "ünï/cödé [x]", "p%20q#r~s"}
-	meta := store.Metadata{ContentType: "text/plain; charset=utf-8", CacheControl: "max-age=60", User: map[string]string{"origin": "sig  test"}}
-	for _, key := range keys {
-		mustPut(t, s, key, []byte("body of "+key), meta)
-		if got := c.payload.Load(); got != payloadAccepted {
-			t.Fatalf("after a put of %q the payload state is %d, want %d (unsigned payloads accepted)", key, got, payloadAccepted)
-		}
-		if got := mustGet(t, s, key); string(got) != "body of "+key {
-			t.Errorf("get %q: %q", key, got)
-		}
-		if err := s.Copy(t.Context(), store.CopySource{Bucket: s.Bucket(), Key: key, Size: int64(len("body of " + key))}, "copy/"+key, nil); err != nil {
-			t.Errorf("copy %q: %v", key, err)
-		}
-	}
-	n := len(keys)
-	if diff := cmp.Diff(map[string]int{"PutObject": n, "GetObject": n, "CopyObject": n}, reqs.get()); diff != "" {
-		t.Errorf("requests (-want +got): a raw request refused and sent again shows as one more:\n%s", diff)
-	}
 }
