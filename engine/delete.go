@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -151,7 +152,7 @@ func (e *executor) deleteAll(ctx context.Context, cancel context.CancelCauseFunc
 		g.SetLimit(e.concurrency)
 	}
 	fail := func(err error) {
-		if isFatal(err) {
+		if retry.StopsRun(err) {
 			e.setFatal(err)
 			cancel(err)
 		}

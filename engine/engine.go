@@ -16,6 +16,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/engine/shard"
 	"github.com/s3bulk/s3bulk/internal/limiter"
+	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 )
@@ -447,7 +448,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 			switch {
 			case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
 				e.moves.add(r) // finished once its source is deleted
-			case r.Status == StatusFailed && isFatal(r.Err):
+			case r.Status == StatusFailed && retry.StopsRun(r.Err):
 				if !e.firstFatal(r.Err) {
 					continue // the cause that stopped the run, reported once
 				}

@@ -26,6 +26,11 @@ var (
 	// S3-compatible server's 501 NotImplemented or 405 MethodNotAllowed):
 	// asking again never helps, doing without it may.
 	ErrNotImplemented = errors.New("not implemented by the server")
+	// ErrChecksumsUnsupported marks an upload that asked for checksums the
+	// server cannot give (no ListParts to complete with, no checksum of a
+	// part): a client that does not ask for them (the CLI's
+	// --checksum-when-required) completes it.
+	ErrChecksumsUnsupported = errors.New("the server cannot keep the upload's checksums")
 	// ErrUnreachable marks a connection refused by an endpoint that has not
 	// answered any request yet: down, or a wrong address.
 	ErrUnreachable = errors.New("endpoint unreachable")

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // flagHints tells how to fix what the engine reports in the flags' words:
@@ -20,6 +21,8 @@ func flagHints(err error) error {
 		return hinted{err, "use --recursive or a wildcard"}
 	case errors.As(err, &pe):
 		return hinted{err, "give a larger --part-size"}
+	case errors.Is(err, store.ErrChecksumsUnsupported):
+		return hinted{err, "--checksum-when-required uploads without checksums"}
 	}
 	return err
 }
