@@ -52,8 +52,12 @@ func (e *executor) planTo(ctx context.Context, fn func(Task) error) error {
 // plan lists the source and sends one task per object. It mutates nothing.
 func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	switch {
+	case e.job.Remove && e.job.AllVersions:
+		return e.planRemoveVersions(ctx, out)
 	case e.job.Remove:
 		return e.planRemove(ctx, out)
+	case e.job.AllVersions:
+		return e.planVersions(ctx, out)
 	case e.job.Sync != nil:
 		return e.planSync(ctx, out)
 	}
@@ -70,7 +74,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		var obj store.Object
 		err := e.do(ctx, func(ctx context.Context) error {
 			var err error
-			obj, _, err = src.Store.Head(ctx, src.Loc.Key)
+			obj, _, err = e.source(Task{VersionID: e.job.VersionID}).Head(ctx, src.Loc.Key)
 			return err
 		})
 		if err != nil {
@@ -79,7 +83,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 			}
 			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
 		}
-		obj.Key = src.Loc.Key
+		obj.Key, obj.VersionID = src.Loc.Key, e.job.VersionID
 		if !e.keep(obj.Key[len(src.Loc.Base()):], obj) {
 			return nil
 		}

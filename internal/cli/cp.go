@@ -31,6 +31,7 @@ type transferFlags struct {
 	sel                selectFlags
 	meta               metaFlags
 	obj                objectFlags
+	versions           versionFlags
 	from               fromFlags
 }
 
@@ -107,6 +108,7 @@ memory bounded by --max-buffer) or standard output.`,
 		},
 	}
 	f.register(cmd)
+	f.versions.register(cmd, "copy", true)
 	return cmd
 }
 
@@ -122,6 +124,9 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
 	if srcArg == stdioArg || dstArg == stdioArg {
+		if f.versions.active() {
+			return usagef("--version-id and --all-versions: not with '-' (standard input or output)")
+		}
 		return a.runStdio(ctx, srcArg, dstArg, f, move)
 	}
 	src, dst, err := parsePair(srcArg, dstArg, f.raw)
@@ -152,6 +157,19 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
+	}
+	verb := "cp"
+	if move {
+		verb = "mv"
+	}
+	if err := f.versions.check(verb, src, f.recursive); err != nil {
+		return err
+	}
+	if f.versions.all && f.noClobber {
+		return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
+	}
+	if f.versions.active() && f.from.given() {
+		return usagef("--version-id and --all-versions: not with --files-from or --from-inventory, whose entries name their versions")
 	}
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive && !f.from.given() {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
@@ -188,7 +206,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, From: from}
+	if f.versions.all {
+		if err := checkVersioned(ctx, dstEP); err != nil {
+			return err
+		}
+	}
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all, From: from}
 	opts := engine.Options{
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
@@ -202,11 +225,11 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if !many {
 		opts.Workers = 1
 	}
-	verb := "cp"
-	if move {
-		verb = "mv"
-	}
 	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env) + f.from.fingerprint()}
+	if f.versions.active() {
+		// A copy of versions is another job than a copy of the objects.
+		fields = append(fields, "versions", f.versions.id, fmt.Sprint(f.versions.all))
+	}
 	if side != (sourceSide{}) {
 		// Another source is another job.
 		fields = append(fields, "source", side.endpointURL, side.profile)
