@@ -55,8 +55,12 @@ func methodColor(method string) color.Color {
 	return color.Gray{Y: 0x60}
 }
 
-// chartTitle names the data set and the latency added to every request.
+// chartTitle names the regime, the data set and the latency added to
+// every request.
 func chartTitle(r *Report) string {
+	if r.Environment.Regime != "" {
+		return fmt.Sprintf("Objects per second %s, %d objects of %s", r.Environment.RegimeTitle(), r.Environment.Objects, sizeOf(r))
+	}
 	latency := "no latency added"
 	if l := r.Environment.Latency; l != "" {
 		latency = l + " added per request"
