@@ -73,7 +73,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		}
 	}
 	if err == nil && t.DeleteSource && e.moves == nil {
-		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
+		err = e.do(ctx, func(ctx context.Context) error { return e.source(t).Delete(ctx, t.SrcKey) })
 		if err != nil {
 			err = fmt.Errorf("delete source after copy: %w", err)
 		}
@@ -136,17 +136,17 @@ func (e *TaskError) Unwrap() error { return e.Err }
 // single moves an object with one request (two for a stream). It reports
 // whether the bytes read went unchecked (store.Unverified).
 func (e *executor) single(ctx context.Context, t Task) (unverified bool, err error) {
-	src, dst := e.job.Src.Store, e.job.Dst.Store
+	src, dst := e.source(t), e.job.Dst.Store
 	if t.Op == OpCopy {
 		c := dst.(store.Copier)
-		bucket, _ := c.CanCopyFrom(src)
+		bucket, _ := c.CanCopyFrom(e.job.Src.Store)
 		var replace *store.Metadata // nil: the source's, with no extra request
 		switch {
 		case e.opts.Props == CopyPropsNone:
 			m := e.withMetadata(store.Metadata{}, t.DstKey)
 			replace = &m
 		case e.opts.Metadata != nil:
-			m, err := e.headMeta(ctx, t.SrcKey)
+			m, err := e.headMeta(ctx, t)
 			if err != nil {
 				return false, err
 			}
@@ -155,7 +155,7 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		}
 		tags := e.copyTags()
 		err := e.do(ctx, func(ctx context.Context) error {
-			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, Tags: tags}, t.DstKey, replace)
+			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, VersionID: t.VersionID, Tags: tags}, t.DstKey, replace)
 		})
 		err = taggedWrite(err, tags)
 		if err == nil {
@@ -168,7 +168,7 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
 	}
 	if t.Op == OpStream && !e.job.Src.Loc.Local {
-		m, err := e.headMeta(ctx, t.SrcKey)
+		m, err := e.headMeta(ctx, t)
 		if err != nil {
 			return false, err
 		}
@@ -199,11 +199,11 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 	return unverified && err == nil, err
 }
 
-func (e *executor) headMeta(ctx context.Context, key string) (store.Metadata, error) {
+func (e *executor) headMeta(ctx context.Context, t Task) (store.Metadata, error) {
 	var meta store.Metadata
 	err := e.do(ctx, func(ctx context.Context) error {
 		var err error
-		_, meta, err = e.job.Src.Store.Head(ctx, key)
+		_, meta, err = e.source(t).Head(ctx, t.SrcKey)
 		return err
 	})
 	return meta, err
@@ -304,7 +304,7 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	// rename, and checked against what the source keeps of the whole
 	// object (a full-object checksum, an MD5 or multipart ETag).
 	var check store.PartsVerifier
-	if v, ok := e.job.Src.Store.(store.Verifier); ok {
+	if v, ok := e.source(t).(store.Verifier); ok {
 		err := e.do(ctx, func(ctx context.Context) error {
 			var err error
 			check, err = v.VerifyParts(ctx, t.SrcKey, t.ETag, t.Size)
@@ -327,7 +327,7 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	for p := range layout.All() {
 		g.Go(func() error {
 			return e.do(gctx, func(ctx context.Context) error {
-				body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
+				body, err := e.source(t).Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
 				if err != nil {
 					return fmt.Errorf("read part %d: %w", p.Number, err)
 				}
@@ -380,7 +380,7 @@ var downloadBuffers = sync.Pool{New: func() any {
 // It reports whether a stream's parts went unchecked: the source keeps
 // nothing to check them against, or only what needs them read back.
 func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (unverified bool, err error) {
-	src := e.job.Src.Store
+	src := e.source(t)
 	var meta store.Metadata
 	switch {
 	case e.job.Src.Loc.Local:
@@ -390,7 +390,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	default:
 		// UploadPartCopy carries no metadata: read it from the source so a
 		// big copy looks exactly like a small one.
-		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
+		if meta, err = e.headMeta(ctx, t); err != nil {
 			return false, err
 		}
 	}
@@ -468,8 +468,8 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	g.SetLimit(e.concurrency)
 	var copySrc store.CopySource
 	if t.Op == OpCopy {
-		bucket, _ := mp.(store.Copier).CanCopyFrom(src)
-		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}
+		bucket, _ := mp.(store.Copier).CanCopyFrom(e.job.Src.Store)
+		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, VersionID: t.VersionID}
 	}
 	for p := range layout.All() {
 		if part, ok := already[p.Number]; ok {
@@ -565,7 +565,7 @@ func (e *uploadLeftError) Unwrap() error { return e.err }
 //
 // check, when set, sees the bytes of every part read from memory.
 func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp store.Multipart, p parts.Part, check store.PartsVerifier) (store.Part, error) {
-	body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
+	body, err := e.source(t).Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
 	if err != nil {
 		return store.Part{}, fmt.Errorf("read: %w", err)
 	}

@@ -19,7 +19,8 @@ import (
 
 // TestAProgramOutsideTheModuleUsesTheEngine builds testdata/outside, a
 // module of its own that may import only s3bulk's public packages, and runs
-// it against the embedded server: it copies a prefix between buckets,
+// it against the embedded server: it copies a prefix between buckets
+// (whole, then filtered as aws s3 filters),
 // uploads a directory, syncs with deletes, reruns a copy that its journal
 // (engine/journal) says is done, and reads the progress of each.
 // If the API needed an internal package, the program would not compile.
@@ -55,6 +56,8 @@ func TestAProgramOutsideTheModuleUsesTheEngine(t *testing.T) {
 		"copy: copy copy/a.txt done",
 		"copy: copy copy/b/c.txt done",
 		"copy: 2 objects, 0 deleted, 0 failed; progress 2/2 done, 11 bytes, plan complete true",
+		"filtered: copy filtered/b/c.txt done",
+		"filtered: 1 objects, 0 deleted, 0 failed; progress 1/1 done, 6 bytes, plan complete true",
 		"upload: upload upload/d.txt done",
 		"upload: upload upload/e/f.txt done",
 		"upload: 2 objects, 0 deleted, 0 failed; progress 2/2 done, 12 bytes, plan complete true",
@@ -74,7 +77,7 @@ func TestAProgramOutsideTheModuleUsesTheEngine(t *testing.T) {
 		t.Errorf("the program's output (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
 	}
 	// What the buckets hold, read with a client of the test's own.
-	wantKeys := []string{"copy/a.txt", "copy/b/c.txt", "resume/a.txt", "resume/b/c.txt", "sync/a.txt", "sync/b/c.txt", "upload/d.txt", "upload/e/f.txt"}
+	wantKeys := []string{"copy/a.txt", "copy/b/c.txt", "filtered/b/c.txt", "resume/a.txt", "resume/b/c.txt", "sync/a.txt", "sync/b/c.txt", "upload/d.txt", "upload/e/f.txt"}
 	if diff := cmp.Diff(wantKeys, s3test.ListKeys(t, client, dst, "")); diff != "" {
 		t.Errorf("destination keys (-want +got):\n%s", diff)
 	}

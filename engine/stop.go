@@ -1,16 +1,12 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"sync"
 	"syscall"
-
-	"github.com/s3bulk/s3bulk/internal/retry"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // DefaultStopAfter is how many objects in a row must fail with the same
@@ -36,21 +32,6 @@ func (e *StoppedError) Error() string {
 // Unwrap is the cause, not the object's TaskError: the run, not one
 // object, failed.
 func (e *StoppedError) Unwrap() error { return e.First.Err }
-
-// isFatal reports errors after which no other object can succeed: bad
-// credentials, a missing bucket, an endpoint that refuses connections, and
-// whatever else the server answered that the retry classifier calls fatal
-// (a wrong region or endpoint, a bucket name it rejects). Local errors stay
-// the object's own, even those that later objects may well share (a full
-// disk): each such object is reported.
-func isFatal(err error) bool {
-	if errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound) ||
-		errors.Is(err, store.ErrUnreachable) {
-		return true
-	}
-	var status interface{ HTTPStatusCode() int }
-	return errors.As(err, &status) && !errors.Is(err, context.Canceled) && retry.Classify(err) == retry.Fatal
-}
 
 // failureKind names what a failed object shares with others that failed the
 // same way, or "" when its failure is its own (a missing key, an unreadable

@@ -16,7 +16,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/diff"
 	"github.com/s3bulk/s3bulk/engine/shard"
-	"github.com/s3bulk/s3bulk/internal/filter"
+	"github.com/s3bulk/s3bulk/filter"
 	"github.com/s3bulk/s3bulk/internal/testfs"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"

@@ -85,7 +85,7 @@ func (e *executor) sourceTags(ctx context.Context, t Task, count int, always boo
 	if e.job.Src.Loc.Local || (count == 0 && !always) {
 		return nil, nil
 	}
-	tg, ok := e.job.Src.Store.(store.Tagger)
+	tg, ok := e.source(t).(store.Tagger)
 	if !ok {
 		return nil, nil
 	}

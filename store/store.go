@@ -26,6 +26,11 @@ var (
 	// S3-compatible server's 501 NotImplemented or 405 MethodNotAllowed):
 	// asking again never helps, doing without it may.
 	ErrNotImplemented = errors.New("not implemented by the server")
+	// ErrChecksumsUnsupported marks an upload that asked for checksums the
+	// server cannot give (no ListParts to complete with, no checksum of a
+	// part): a client that does not ask for them (the CLI's
+	// --checksum-when-required) completes it.
+	ErrChecksumsUnsupported = errors.New("the server cannot keep the upload's checksums")
 	// ErrUnreachable marks a connection refused by an endpoint that has not
 	// answered any request yet: down, or a wrong address.
 	ErrUnreachable = errors.New("endpoint unreachable")
@@ -105,6 +110,9 @@ type CopySource struct {
 	// Size is the source object's size, 0 when unknown. A server copies
 	// before it answers, so how long an answer may take grows with it.
 	Size int64
+	// VersionID, when not empty, copies that version of the source
+	// rather than its current one.
+	VersionID string
 	// Tags, when not nil, replaces the source's tags on the copy (S3's
 	// tagging directive REPLACE); a set too long for a header
 	// (Tags.FitsHeader) leaves the copy without tags, for the caller to

@@ -38,6 +38,8 @@ type Transfer struct {
 	// encryption, ACL, Requester Pays or source-* flags; Journal: a
 	// journal.
 	Selected, Metadata, Object, Journal bool
+	// Versions: --version-id or --all-versions.
+	Versions bool
 }
 
 // Refusals lists why a copy job cannot do t (docs/batchops.md has the whole
@@ -58,6 +60,9 @@ func (t Transfer) Refusals() []string {
 	}
 	if t.Journal {
 		out = append(out, "--journal needs --engine local: a job's record is its completion report")
+	}
+	if t.Versions {
+		out = append(out, "--version-id and --all-versions need --engine local: a job copies the current version of each object")
 	}
 	if t.Src.IsS3() && t.Dst.IsS3() && !t.Src.HasWildcard() && !t.Recursive && !t.Src.IsDirLike() {
 		out = append(out, "a job copies a prefix or a wildcard match, not one object: use --recursive or --engine local")

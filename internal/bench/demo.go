@@ -17,6 +17,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/gateway"
+	"github.com/s3bulk/s3bulk/internal/simregion"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -29,6 +30,8 @@ const (
 	demoRegion    = "us-east-1"
 	demoSource    = "s3bulk-demo-source"
 	demoDest      = "s3bulk-demo-dest"
+	// demoSourcePrefix is where the data set is seeded (or described).
+	demoSourcePrefix = "seed/"
 )
 
 // DemoMethods are demo's methods unless asked for others. They leave out
@@ -36,9 +39,9 @@ const (
 // would take most of the two minutes demo aims at.
 var DemoMethods = []string{MethodCopyPerCompany, MethodS3bulk, MethodAWS, MethodS5cmd, MethodRclone, MethodBatchOps}
 
-// DefaultDemoLatency is the delay demo puts in front of its local server:
-// about the least a real region gives. Without any, the local server is the
-// bottleneck and no client's parallelism can show.
+// DefaultDemoLatency is the delay demo --server local puts in front of its
+// local server: about the least a real region gives. Without any, the
+// local server is the bottleneck and no client's parallelism can show.
 const DefaultDemoLatency = 10 * time.Millisecond
 
 // DemoOptions say how StartDemo starts its processes.
@@ -88,11 +91,12 @@ func StartDemo(ctx context.Context, opts DemoOptions) (d *Demo, err error) {
 		}
 		return nil, fmt.Errorf("demo: create a temporary directory in %s: %v (set TMPDIR to a writable directory)", dir, store.PathCause(err))
 	}
-	d = &Demo{tmp: tmp, Source: Target{Bucket: demoSource, Prefix: "seed/"}, Dest: Target{Bucket: demoDest, Prefix: "copy/"}}
+	// started is closed on an error: `return nil, err` clears d first.
+	started := &Demo{tmp: tmp, Source: Target{Bucket: demoSource, Prefix: demoSourcePrefix}, Dest: Target{Bucket: demoDest, Prefix: "copy/"}}
+	d = started
 	defer func() {
 		if err != nil {
-			_ = d.Close()
-			d = nil
+			_ = started.Close()
 		}
 	}()
 	cmd, err := opts.ServerCmd(filepath.Join(tmp, "data"))
@@ -281,4 +285,45 @@ func writeFile(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, store.PathCause(err))
 	}
 	return nil
+}
+
+// SimRegionOptions describe the simulated region demo and bench --simulate
+// run in.
+type SimRegionOptions struct {
+	// Latency is every request's round trip.
+	Latency time.Duration
+	// Layout is the data set the region holds, described, under the demo's
+	// source bucket and prefix.
+	Layout Layout
+	// AccessKey and SecretKey are the only keys it accepts.
+	AccessKey, SecretKey string
+}
+
+// ServeSimRegion runs the simulated region until ctx is done: the demo's
+// source bucket holding opts.Layout (described, not stored: every body is
+// the region's pattern of the layout's size), an empty destination bucket
+// to be created, S3's capacity per prefix (SimWriteRate, SimReadRate; a
+// new bucket is one prefix) and opts.Latency per request. It announces its
+// endpoint on out the way the gateway does, so that gateway.Spawn can
+// start it.
+func ServeSimRegion(ctx context.Context, opts SimRegionOptions, out io.Writer) error {
+	if err := opts.Layout.Validate(); err != nil {
+		return err
+	}
+	keys := make([]string, opts.Layout.Objects)
+	for i := range keys {
+		keys[i] = demoSourcePrefix + opts.Layout.Key(i)
+	}
+	srv, err := simregion.Start(simregion.Config{
+		Bucket: demoSource, Keys: keys, Size: opts.Layout.Size, Delay: opts.Latency,
+		Throttle: &faultproxy.Throttle{WriteRate: SimWriteRate, ReadRate: SimReadRate},
+		Auth:     &simregion.Auth{AccessKey: opts.AccessKey, SecretKey: opts.SecretKey, Region: demoRegion},
+		Buckets:  []string{}, HealthPath: gateway.HealthPath,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s%s\n", gateway.EndpointPrefix, srv.URL())
+	<-ctx.Done()
+	return srv.Close()
 }

@@ -43,7 +43,7 @@ func (r *runner) put(ctx context.Context) (outcome, error) {
 	// when it was seeded by Seed; bodies need not match the source anyway.
 	bodies := newBodies(DefaultLayout().Seed)
 	dst := r.cfg.Dest
-	err := r.perCompany(ctx, r.groups, func(ctx context.Context, e Entry, index int) error {
+	err := r.perCompany(ctx, sampleGroups(r.groups, r.sample), func(ctx context.Context, e Entry, index int) error {
 		key := dst.Prefix + e.Key
 		return putObject(ctx, client, dst.Bucket, key, bodies.Body(key, index, e.Size))
 	})
@@ -61,7 +61,7 @@ func (r *runner) copyPerCompany(ctx context.Context) (outcome, error) {
 	if err != nil {
 		return outcome{requests: counter.Counts()}, err
 	}
-	err = r.perCompany(ctx, groupByCompany(entries), func(ctx context.Context, e Entry, _ int) error {
+	err = r.perCompany(ctx, sampleGroups(groupByCompany(entries), r.sample), func(ctx context.Context, e Entry, _ int) error {
 		_, err := client.CopyObject(ctx, &s3.CopyObjectInput{
 			Bucket: aws.String(dst.Bucket), Key: aws.String(dst.Prefix + e.Key),
 			CopySource: aws.String(s3store.CopySource(src.Bucket, src.Prefix+e.Key)),

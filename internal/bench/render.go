@@ -58,7 +58,15 @@ func WriteTable(w io.Writer, r *Report) error {
 	if r.Baseline != "" {
 		fmt.Fprintf(w, "\nSpeed-up is objects/s against %s. Requests marked ~ are estimated from objects and listing pages.\n", r.Baseline)
 	}
-	if r.Environment.Local() {
+	if len(r.Calibration) > 0 {
+		fmt.Fprintln(w, "\nCalibration: the report's own methods in the simulated region, next to the report's figures:")
+		for _, c := range r.Calibration {
+			fmt.Fprintln(w, "  "+c.Line())
+		}
+	}
+	if why := regimeWhy(r.Environment); why != "" {
+		fmt.Fprintf(w, "\n%s\n", why)
+	} else if r.Environment.Local() {
 		fmt.Fprintf(w, "The S3 server runs on this machine and shares its %d CPUs with the clients: figures move with the machine's load, so compare methods within one run.\n", r.Environment.CPUs)
 	}
 	if h := r.Huge; h != nil {
@@ -101,6 +109,12 @@ func intro(r *Report) string {
 	latency := "no latency added"
 	if e.Latency != "" {
 		latency = e.Latency + " added to every request"
+	}
+	switch e.Regime {
+	case RegimeSimulated:
+		where, latency = "a simulated S3 region ("+e.Endpoint+")", orNone(e.Latency)+" per request, S3's capacity"
+	case RegimeLocal:
+		where = "a local S3 server on this machine (" + e.Endpoint + ")"
 	}
 	return fmt.Sprintf("Field report 1's benchmark: copy %d objects of %s (%s) from one bucket to another,\n"+
 		"each method in turn, on %s, %s.\n"+
@@ -195,14 +209,20 @@ func writeMarkdown(w io.Writer, r *Report, chart string) error {
 	if endpoint == "" {
 		endpoint = "AWS"
 	}
-	fmt.Fprintf(&b, "# s3bulk bench: %d objects, %s\n\n", e.Objects, units.HumanExact(e.Bytes))
+	if e.Regime != "" {
+		fmt.Fprintf(&b, "# s3bulk bench %s: %d objects, %s\n\n", e.RegimeTitle(), e.Objects, units.HumanExact(e.Bytes))
+	} else {
+		fmt.Fprintf(&b, "# s3bulk bench: %d objects, %s\n\n", e.Objects, units.HumanExact(e.Bytes))
+	}
 	fmt.Fprintf(&b, "Copied from `%s` to `%s` on %s (region %s", e.Source, e.Dest, endpoint, e.Region)
 	if e.Latency != "" {
 		fmt.Fprintf(&b, ", %s added to every request", e.Latency)
 	}
 	fmt.Fprintf(&b, "), %s, %s on %s/%s with %d CPUs. Per-company methods ran %d companies at a time, one object at a time inside each.\n\n",
 		e.Started.UTC().Format(time.DateTime+" MST"), e.GoVersion, e.OS, e.Arch, e.CPUs, e.CompanyConcurrency)
-	if e.Local() {
+	if why := regimeWhy(e); why != "" {
+		fmt.Fprintf(&b, "%s\n\n", strings.ReplaceAll(why, "\n", " "))
+	} else if e.Local() {
 		fmt.Fprintf(&b, "The S3 server ran on this machine, sharing its %d CPUs with the clients: figures move with the machine's load, so compare methods within one run.\n\n", e.CPUs)
 	}
 	if chart != "" {
@@ -218,6 +238,19 @@ func writeMarkdown(w io.Writer, r *Report, chart string) error {
 	b.WriteString("\n")
 	if r.Baseline != "" {
 		fmt.Fprintf(&b, "Speed-up is objects/s against `%s`. Requests marked ~ are estimated from objects and listing pages, not counted. Costs use %s prices.\n\n", r.Baseline, e.PriceRegion)
+	}
+	if len(r.Calibration) > 0 {
+		b.WriteString("## Calibration\n\nThe report's own methods in the simulated region, next to the report's figures: the simulation must reproduce them.\n\n")
+		b.WriteString("| method | objects/s | the report's | difference | tolerance |\n|---|--:|--:|--:|---|\n")
+		for _, c := range r.Calibration {
+			verdict := "within"
+			if !c.Within {
+				verdict = "outside"
+			}
+			fmt.Fprintf(&b, "| %s | %.1f | %.2f | %+.0f%% | %s ±%.0f%% |\n", c.Method, c.ObjectsPerSecond, c.ReportObjectsPerSecond,
+				(c.ObjectsPerSecond/c.ReportObjectsPerSecond-1)*100, verdict, c.Tolerance*100)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("## Methods\n\n")
 	for _, m := range r.Methods {
@@ -269,7 +302,7 @@ func writeMarkdown(w io.Writer, r *Report, chart string) error {
 		}
 	}
 	b.WriteString("\n## The field report, for comparison\n\n")
-	b.WriteString("5,000 objects of 100 KiB in ap-northeast-1 from a 4-core client (about 130 ms per CopyObject).\n\n")
+	b.WriteString("5,000 objects of 100 KiB in ap-northeast-1 from a 4-core client (its SDK program's time implies 119 ms per CopyObject).\n\n")
 	b.WriteString("| method | seconds | objects/s | MiB/s | est. cost $ |\n|---|--:|--:|--:|--:|\n")
 	for _, f := range reportFigures {
 		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %.2f | %.4f |\n", f.desc, f.seconds, f.rate, f.mibPerSec, f.cost)

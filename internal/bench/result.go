@@ -86,25 +86,31 @@ type Report struct {
 	Extrapolation Extrapolation `json:"extrapolation"`
 	Environment   Environment   `json:"environment"`
 	Huge          *HugeReport   `json:"huge,omitempty"`
+	// Calibration compares the report's own methods with its figures, in
+	// the simulated region only.
+	Calibration []Calibration `json:"calibration,omitempty"`
 }
 
 // Environment records where and on what the numbers were taken.
 type Environment struct {
-	Endpoint           string    `json:"endpoint"` // empty: AWS
-	Region             string    `json:"region"`
-	PriceRegion        string    `json:"price_region"`
-	Source             string    `json:"source"`
-	Dest               string    `json:"dest"`
-	Objects            int64     `json:"objects"`
-	Bytes              int64     `json:"bytes"`
-	Companies          int       `json:"companies"`
-	CompanyConcurrency int       `json:"company_concurrency"`
-	Latency            string    `json:"latency,omitempty"` // added per request by demo's proxy
-	GoVersion          string    `json:"go_version"`
-	OS                 string    `json:"os"`
-	Arch               string    `json:"arch"`
-	CPUs               int       `json:"cpus"`
-	Started            time.Time `json:"started"`
+	Endpoint           string `json:"endpoint"` // empty: AWS
+	Region             string `json:"region"`
+	PriceRegion        string `json:"price_region"`
+	Source             string `json:"source"`
+	Dest               string `json:"dest"`
+	Objects            int64  `json:"objects"`
+	Bytes              int64  `json:"bytes"`
+	Companies          int    `json:"companies"`
+	CompanyConcurrency int    `json:"company_concurrency"`
+	Latency            string `json:"latency,omitempty"` // added per request by demo's proxy or the simulated region
+	// Regime is RegimeSimulated or RegimeLocal when demo or bench
+	// --simulate started the endpoint; empty for an endpoint given.
+	Regime    string    `json:"regime,omitempty"`
+	GoVersion string    `json:"go_version"`
+	OS        string    `json:"os"`
+	Arch      string    `json:"arch"`
+	CPUs      int       `json:"cpus"`
+	Started   time.Time `json:"started"`
 	// Tools maps each external tool found to its version line.
 	Tools map[string]string `json:"tools"`
 }

@@ -77,6 +77,14 @@ type Config struct {
 	KeepDest bool
 	// Observe, when set, is told about each stage of each method.
 	Observe func(Event)
+	// Regime is RegimeSimulated or RegimeLocal when the endpoint was
+	// started for the run, recorded in the report; in the simulated
+	// region the report's methods are compared with its figures.
+	Regime string
+	// Sample, above 1, has the report's per-company SDK methods (put,
+	// copy-per-company) copy one in Sample of each company's objects,
+	// the first ones (see SimSample); their rate is what compares.
+	Sample int
 }
 
 // Run measures each method copying Source to Dest, one after another on the
@@ -131,6 +139,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	report.Baseline = setSpeedups(report.Methods)
+	if cfg.Regime == RegimeSimulated {
+		report.Calibration = calibrate(report.Methods)
+	}
 	report.Extrapolation = extrapolate(report.Methods, reportObjectCounts, cfg.Prices)
 	report.Environment.Tools = r.toolVersions
 	if cfg.Huge.Size > 0 {
@@ -166,10 +177,13 @@ func CheckMethods(methods []string) error {
 }
 
 type runner struct {
-	cfg          Config
-	admin        *s3.Client // set-up, clearing, verification: not measured
-	entries      []Entry
-	groups       []Group
+	cfg     Config
+	admin   *s3.Client // set-up, clearing, verification: not measured
+	entries []Entry
+	groups  []Group
+	// sample is the current method's one-in-n sample of each company (0
+	// or 1: all of it).
+	sample       int
 	bytes        int64
 	toolVersions map[string]string
 }
@@ -180,8 +194,8 @@ func (r *runner) environment() Environment {
 		Endpoint: r.cfg.Conn.Endpoint, Region: region, PriceRegion: r.cfg.Prices.Region,
 		Source: r.cfg.Source.String(), Dest: r.cfg.Dest.String(),
 		Objects: int64(len(r.entries)), Bytes: r.bytes, Companies: len(r.groups),
-		CompanyConcurrency: r.cfg.CompanyConcurrency,
-		GoVersion:          runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		CompanyConcurrency: r.cfg.CompanyConcurrency, Regime: r.cfg.Regime,
+		GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
 		Started: time.Now().UTC().Truncate(time.Second), Tools: map[string]string{},
 	}
 }
@@ -206,6 +220,17 @@ func (r *runner) measure(ctx context.Context, method string) (Result, error) {
 			return res, nil
 		}
 		tool = path
+	}
+	r.sample = 0
+	want := r.entries
+	if r.cfg.Sample > 1 && sampled(method) {
+		r.sample = r.cfg.Sample
+		want = nil
+		for _, g := range sampleGroups(r.groups, r.sample) {
+			want = append(want, g.Objects...)
+		}
+		res.Reason = fmt.Sprintf("a sample: the first 1 in %d of each company's objects (%d of %d), %d companies at once as in the report; its rate is what compares",
+			r.sample, len(want), len(r.entries), r.cfg.CompanyConcurrency)
 	}
 	r.cfg.Observe(Event{Method: method, Stage: "clear"})
 	if err := r.clear(ctx, r.cfg.Dest); err != nil {
@@ -236,7 +261,7 @@ func (r *runner) measure(ctx context.Context, method string) (Result, error) {
 		res.EstimatedCostUSD = r.cfg.Prices.BatchOpsCost(int64(len(r.entries)))
 	}
 	r.cfg.Observe(Event{Method: method, Stage: "verify"})
-	objects, bytes, problem, verr := r.verify(ctx)
+	objects, bytes, problem, verr := r.verify(ctx, want)
 	if verr != nil {
 		return res, verr
 	}
@@ -393,7 +418,7 @@ const clearConcurrency = 4
 
 // verify compares the destination with the source listing: the objects
 // and bytes that arrived intact, and a description of what did not.
-func (r *runner) verify(ctx context.Context) (objects, bytes int64, problem string, err error) {
+func (r *runner) verify(ctx context.Context, want []Entry) (objects, bytes int64, problem string, err error) {
 	got, err := r.list(ctx, r.cfg.Dest)
 	if err != nil {
 		return 0, 0, "", err
@@ -404,7 +429,7 @@ func (r *runner) verify(ctx context.Context) (objects, bytes int64, problem stri
 	}
 	var missing, wrong int
 	var example string
-	for _, e := range r.entries {
+	for _, e := range want {
 		size, ok := sizes[e.Key]
 		switch {
 		case !ok:
@@ -424,7 +449,7 @@ func (r *runner) verify(ctx context.Context) (objects, bytes int64, problem stri
 	}
 	if missing+wrong > 0 {
 		problem = fmt.Sprintf("copied %d of %d objects intact (%d missing, %d of the wrong size; e.g. %s)",
-			objects, len(r.entries), missing, wrong, example)
+			objects, len(want), missing, wrong, example)
 	}
 	return objects, bytes, problem, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,10 @@ type benchFlags struct {
 	// roleArn runs the batchops method for real: one job per bench run.
 	roleArn string
 	batch   batchFlags
+	// simulate runs bench in a simulated S3 region started for the run,
+	// latency its round trip.
+	simulate bool
+	latency  time.Duration
 }
 
 func (f *benchFlags) register(cmd *cobra.Command, demo bool) {
@@ -125,6 +130,8 @@ func (f *benchFlags) register(cmd *cobra.Command, demo bool) {
 		fl.StringVar(&f.batch.controlEndpoint, "control-endpoint-url", "", "S3 Control endpoint URL for the batchops method")
 		fl.DurationVar(&f.batch.pollInterval, "poll-interval", defaultPollInterval, "how often the batchops method asks for its job's state")
 		_ = fl.MarkHidden("poll-interval")
+		fl.BoolVar(&f.simulate, "simulate", false, "run in a simulated S3 region started for the run, holding the report's data set (no --source, --dest or AWS account)")
+		fl.DurationVar(&f.latency, "latency", bench.DefaultSimLatency, "with --simulate: the region's round trip per request")
 	}
 	fl.StringSliceVar(&f.methods, "methods", nil, "methods to run, from "+strings.Join(bench.AllMethods, ","))
 	fl.StringVar(&f.prices, "prices", "", "JSON file of prices per region, laid over the built-in table")
@@ -174,8 +181,14 @@ with part sizes from 8 to 512 MiB and with the automatic choice.`,
   s3bulk bench --source s3://my-bucket/seed/ --dest s3://other-bucket/copy/ --report bench.md --chart bench.png`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.simulate {
+				return a.benchSimulated(cmd, f)
+			}
+			if cmd.Flags().Changed("latency") {
+				return usagef("bench: --latency is the simulated region's: use it with --simulate")
+			}
 			if f.source == "" || f.dest == "" {
-				return usagef("bench: --source and --dest are required")
+				return usagef("bench: --source and --dest are required (or --simulate)")
 			}
 			src, err := bench.ParseTarget(f.source)
 			if err != nil {
@@ -200,11 +213,73 @@ with part sizes from 8 to 512 MiB and with the automatic choice.`,
 			if err != nil {
 				return err
 			}
-			return a.runBench(ctx, conn, a.storeConfig(), src, dst, f, prices, "")
+			return a.runBench(ctx, conn, a.storeConfig(), src, dst, f, prices, benchRegime{})
 		},
 	}
 	f.register(cmd, false)
 	return cmd
+}
+
+// benchSimulated is bench --simulate: the report's data set in a
+// simulated region started for the run.
+func (a *app) benchSimulated(cmd *cobra.Command, f benchFlags) error {
+	if f.source != "" || f.dest != "" {
+		return usagef("bench --simulate: the simulated region holds its own data set: drop --source and --dest")
+	}
+	if f.latency < 0 {
+		return usagef("--latency %v: must not be negative", f.latency)
+	}
+	if f.roleArn != "" {
+		return usagef("bench --simulate: S3 Batch Operations runs on AWS only: drop --role-arn")
+	}
+	if err := bench.CheckMethods(f.methods); err != nil {
+		return usageError{err}
+	}
+	prices, err := a.benchPrices(f, bench.DefaultPriceRegion)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	d, err := a.startSimRegion(ctx, f.latency, bench.DefaultLayout(), simSelf)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = d.Close() }()
+	f.keepDest = true // the region goes at the end
+	return a.runBench(ctx, d.Conn, d.Store, d.Source, d.Dest, f, prices, simRegime(f.latency))
+}
+
+// benchRegime is what runBench records of the endpoint it ran against
+// when demo or bench --simulate started it.
+type benchRegime struct {
+	// latency is the delay added to every request ("" for none).
+	latency string
+	// name is bench.RegimeSimulated or bench.RegimeLocal, "" for an
+	// endpoint given.
+	name string
+	// sample has the per-company SDK methods copy one in sample objects.
+	sample int
+}
+
+func simRegime(latency time.Duration) benchRegime {
+	return benchRegime{latency: latency.String(), name: bench.RegimeSimulated, sample: bench.SimSample}
+}
+
+// startSimRegion starts the simulated region, holding layout, as a child
+// process: its CPU time is never the client's.
+func (a *app) startSimRegion(ctx context.Context, latency time.Duration, layout bench.Layout, simCmd func(time.Duration, bench.Layout) (*exec.Cmd, error)) (*bench.Demo, error) {
+	d, err := bench.StartDemo(ctx, bench.DemoOptions{
+		ServerCmd: func(string) (*exec.Cmd, error) { return simCmd(latency, layout) },
+		Env:       a.env.list(), TempDir: a.env.tempDir(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !a.g.quiet {
+		fmt.Fprintf(a.stdio.Err, "demo: simulated S3 region at %s: %v per request, SlowDown above %d writes/s and %d reads/s per prefix; it holds %d objects of %s under %s, described, not stored\n",
+			d.Endpoint, latency, bench.SimWriteRate, bench.SimReadRate, layout.Objects, units.HumanExact(layout.Size), d.Source)
+	}
+	return d, nil
 }
 
 // benchConn loads the AWS configuration the way the report's programs did
@@ -236,9 +311,9 @@ func (a *app) benchPrices(f benchFlags, region string) (bench.Prices, error) {
 }
 
 // runBench runs the methods and writes the table (or JSON) to stdout, the
-// Markdown report and the chart to their files. latency, when set, is the
-// delay demo adds to every request, recorded in the report.
-func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Config, src, dst bench.Target, f benchFlags, prices bench.Prices, latency string) error {
+// Markdown report and the chart to their files. regime, when set, is the
+// endpoint demo or bench --simulate started, recorded in the report.
+func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Config, src, dst bench.Target, f benchFlags, prices bench.Prices, regime benchRegime) error {
 	cfg := bench.Config{
 		Conn: conn, Source: src, Dest: dst, Methods: f.methods,
 		CompanyConcurrency: f.companyConcurrency,
@@ -249,12 +324,14 @@ func (a *app) runBench(ctx context.Context, conn bench.Conn, storeCfg s3store.Co
 		KeepDest:           f.keepDest,
 		Huge:               bench.HugeConfig{Size: int64(f.huge), Repeat: f.hugeRepeat},
 		Observe:            a.benchOutput().Observer(),
+		Regime:             regime.name,
+		Sample:             regime.sample,
 	}
 	report, err := bench.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	report.Environment.Latency = latency
+	report.Environment.Latency = regime.latency
 	if err := a.benchOutput().Report(report); err != nil {
 		return err
 	}
@@ -283,39 +360,69 @@ func (a *app) batchMethod(conn bench.Conn, f benchFlags) bench.BatchFunc {
 type demoFlags struct {
 	bench   benchFlags
 	seed    seedFlags
+	server  string
 	latency time.Duration
 	out     string
-	// serverCmd and proxyCmd make the commands that run the S3 server and
-	// the latency proxy; tests replace them, since a test binary cannot
-	// run s3bulk's commands.
+	// serverCmd, proxyCmd and simCmd make the commands that run the S3
+	// server, the latency proxy and the simulated region; tests replace
+	// them, since a test binary cannot run s3bulk's commands.
 	serverCmd func(dir string) (*exec.Cmd, error)
 	proxyCmd  func(target string, latency time.Duration) (*exec.Cmd, error)
+	simCmd    func(latency time.Duration, layout bench.Layout) (*exec.Cmd, error)
 }
 
+// demo's --server values.
+const (
+	serverSim   = "sim"
+	serverLocal = "local"
+)
+
 func (a *app) demoCmd() *cobra.Command {
-	f := demoFlags{seed: seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}, serverCmd: serveSelf, proxyCmd: proxySelf}
+	f := demoFlags{seed: seedFlags{size: sizeFlag(bench.DefaultLayout().Size)}, serverCmd: serveSelf, proxyCmd: proxySelf, simCmd: simSelf}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Run the benchmark on a local S3 server: no AWS account, no set-up",
-		Long: `Start the embedded S3 server on a temporary directory, seed the field report's
-5,000 objects of 100 KiB, run bench on them, print the table and write the
-Markdown report and the chart to --out. Everything is removed afterwards,
-also when interrupted.
+		Short: "Run the benchmark in a simulated S3 region: no AWS account, no set-up",
+		Long: `Run the field report's benchmark on its 5,000 objects of 100 KiB, print the
+table and write the Markdown report and the chart to --out. Everything is
+removed afterwards, also when interrupted.
 
---latency adds a delay to every request, as a real region has (the report saw
-about 130 ms per CopyObject): the effect of parallelism then shows as it does
-on AWS. The default, 10ms, is about the least a real region gives; with
---latency 0 the local server itself, sharing this machine's cores, is the
-limit and every method that keeps it busy ties. The put baseline is left
-out unless asked for with --methods.`,
+--server sim (the default) runs it in a simulated S3 region, the regime
+users of AWS live in: every request costs a round trip (--latency, default
+120ms, what the report's own figures imply), capacity is S3's (SlowDown above 3,500 writes/s and
+5,500 reads/s per prefix), the region keeps metadata only (the data set is
+described, not stored) and checks signatures, checksums and copy sources.
+The report's own methods reproduce its figures there (the calibration lines
+under the table); the report's SDK program copies a stated sample of each
+company's objects, as at 30 objects/s the whole set would take minutes.
+
+--server local runs it on the embedded S3 server (versitygw) on a
+temporary directory: bodies stored, the server on this machine's cores,
+--latency (default 10ms) added by a proxy. There the server's CPU is the
+bound and every method that keeps it busy ties: the regime of an
+S3-compatible server on your own hardware.
+
+The put baseline is left out unless asked for with --methods.`,
 		Example: `  s3bulk demo
-  s3bulk demo --latency 30ms --out ./demo-report
-  s3bulk demo --objects 1000 --size 1MiB --huge 1GiB`,
+  s3bulk demo --latency 60ms --out ./demo-report
+  s3bulk demo --server local
+  s3bulk demo --server local --objects 1000 --size 1MiB --huge 1GiB`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			layout, err := f.seed.layout()
 			if err != nil {
 				return err
+			}
+			switch f.server {
+			case serverSim:
+				if f.bench.huge > 0 {
+					return usagef("demo: --huge copies in parts, which the simulated region does not simulate: use it with --server local")
+				}
+			case serverLocal:
+				if !cmd.Flags().Changed("latency") {
+					f.latency = bench.DefaultDemoLatency
+				}
+			default:
+				return usagef("demo: --server %q: want sim or local", f.server)
 			}
 			if f.latency < 0 {
 				return usagef("--latency %v: must not be negative", f.latency)
@@ -333,7 +440,7 @@ out unless asked for with --methods.`,
 			if err := bench.CheckMethods(f.bench.methods); err != nil {
 				return usageError{err}
 			}
-			// The local server has no prices of its own: use the report's
+			// Neither server has prices of its own: use the report's
 			// region, so the costs read like the report's.
 			prices, err := a.benchPrices(f.bench, bench.DefaultPriceRegion)
 			if err != nil {
@@ -347,9 +454,10 @@ out unless asked for with --methods.`,
 	fl.IntVar(&f.seed.objects, "objects", bench.DefaultLayout().Objects, "number of objects")
 	fl.Var(&f.seed.size, "size", "size of each object")
 	f.seed.filesPerUser, f.seed.usersPerCompany, f.seed.seed = bench.DefaultLayout().FilesPerUser, bench.DefaultLayout().UsersPerCompany, bench.DefaultLayout().Seed
-	fl.DurationVar(&f.latency, "latency", bench.DefaultDemoLatency, "delay added to every request, e.g. 30ms; 0 for none")
+	fl.StringVar(&f.server, "server", serverSim, "where to run: sim, a simulated S3 region; local, the embedded S3 server on this machine")
+	fl.DurationVar(&f.latency, "latency", bench.DefaultSimLatency, "round trip of every request, e.g. 60ms (default 120ms in the simulated region, 10ms added on the local server); 0 for none")
 	fl.StringVar(&f.out, "out", "s3bulk-demo", "directory for bench.md and bench.png (run inside s3bulk's source tree, the default is s3bulk-demo in the temp directory)")
-	cmd.AddCommand(a.latencyProxyCmd())
+	cmd.AddCommand(a.latencyProxyCmd(), a.simRegionCmd())
 	return cmd
 }
 
@@ -372,6 +480,35 @@ func (a *app) latencyProxyCmd() *cobra.Command {
 	return cmd
 }
 
+// simRegionCmd runs demo's simulated region, with the keys of
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. It is a process of its own
+// so that its CPU time never counts as the client's.
+func (a *app) simRegionCmd() *cobra.Command {
+	var opts bench.SimRegionOptions
+	var size sizeFlag
+	cmd := &cobra.Command{
+		Use:    "sim-region --latency D --objects N --size S",
+		Short:  "Serve a simulated S3 region holding the demo's data set (used by demo)",
+		Hidden: true,
+		Args:   usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l := bench.DefaultLayout()
+			l.Objects, l.Size = opts.Layout.Objects, int64(size)
+			opts.Layout = l
+			opts.AccessKey, opts.SecretKey = a.env.get("AWS_ACCESS_KEY_ID"), a.env.get("AWS_SECRET_ACCESS_KEY")
+			if opts.AccessKey == "" || opts.SecretKey == "" {
+				return usagef("demo sim-region: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to the keys it accepts")
+			}
+			return bench.ServeSimRegion(cmd.Context(), opts, a.stdio.Out)
+		},
+	}
+	size = sizeFlag(bench.DefaultLayout().Size)
+	cmd.Flags().DurationVar(&opts.Latency, "latency", bench.DefaultSimLatency, "round trip of every request")
+	cmd.Flags().IntVar(&opts.Layout.Objects, "objects", bench.DefaultLayout().Objects, "objects of the data set")
+	cmd.Flags().Var(&size, "size", "size of each object")
+	return cmd
+}
+
 // proxySelf runs this executable's latency proxy.
 func proxySelf(target string, latency time.Duration) (*exec.Cmd, error) {
 	exe, err := os.Executable()
@@ -379,6 +516,16 @@ func proxySelf(target string, latency time.Duration) (*exec.Cmd, error) {
 		return nil, fmt.Errorf("find the s3bulk executable: %w", err)
 	}
 	return exec.Command(exe, "demo", "latency-proxy", "--target", target, "--latency", latency.String()), nil
+}
+
+// simSelf runs this executable's simulated region.
+func simSelf(latency time.Duration, layout bench.Layout) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the s3bulk executable: %w", err)
+	}
+	return exec.Command(exe, "demo", "sim-region", "--latency", latency.String(),
+		"--objects", strconv.Itoa(layout.Objects), "--size", strconv.FormatInt(layout.Size, 10)), nil
 }
 
 // serveSelf runs this executable's serve command.
@@ -395,7 +542,14 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return fmt.Errorf("demo: create the report directory %s: %v (choose another with --out)", f.out, store.PathCause(err, f.out))
 	}
-	d, err := bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list(), TempDir: a.env.tempDir()})
+	var d *bench.Demo
+	regime := benchRegime{name: bench.RegimeLocal}
+	if f.server == serverSim {
+		d, err = a.startSimRegion(ctx, f.latency, layout, f.simCmd)
+		regime = simRegime(f.latency)
+	} else {
+		d, err = bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list(), TempDir: a.env.tempDir()})
+	}
 	if err != nil {
 		return err
 	}
@@ -404,26 +558,27 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 			err = cerr
 		}
 	}()
-	if !a.g.quiet {
-		fmt.Fprintf(a.stdio.Err, "demo: S3 server at %s (data in a temporary directory); the report goes to %s\n", d.Endpoint, f.out)
+	if f.server == serverLocal {
+		if !a.g.quiet {
+			fmt.Fprintf(a.stdio.Err, "demo: local S3 server at %s (data in a temporary directory); the report goes to %s\n", d.Endpoint, f.out)
+		}
+		st, secs, err := a.benchOutput().Seed(ctx, d.Conn, d.Source, layout, a.seedOptions())
+		if err != nil {
+			return err
+		}
+		if !a.g.quiet {
+			// stderr: stdout carries only the table or the JSON document.
+			fmt.Fprintf(a.stdio.Err, "demo: seeded %d objects (%s) in %.1f s\n", st.Objects, units.HumanExact(st.Bytes), secs)
+		}
+		if f.latency > 0 {
+			regime.latency = f.latency.String()
+		}
 	}
-	st, secs, err := a.benchOutput().Seed(ctx, d.Conn, d.Source, layout, a.seedOptions())
-	if err != nil {
-		return err
-	}
-	if !a.g.quiet {
-		// stderr: stdout carries only the table or the JSON document.
-		fmt.Fprintf(a.stdio.Err, "demo: seeded %d objects (%s) in %.1f s\n", st.Objects, units.HumanExact(st.Bytes), secs)
-	}
-	// The whole server directory goes at the end: no need to empty it.
+	// The whole server goes at the end: no need to empty it.
 	f.bench.keepDest = true
 	f.bench.report = filepath.Join(f.out, "bench.md")
 	f.bench.chart = filepath.Join(f.out, "bench.png")
-	latency := ""
-	if f.latency > 0 {
-		latency = f.latency.String()
-	}
-	if err := a.runBench(ctx, d.Conn, d.Store, d.Source, d.Dest, f.bench, prices, latency); err != nil {
+	if err := a.runBench(ctx, d.Conn, d.Store, d.Source, d.Dest, f.bench, prices, regime); err != nil {
 		return err
 	}
 	if !a.g.quiet {

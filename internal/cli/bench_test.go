@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"io"
 	"log/slog"
@@ -39,7 +40,11 @@ type benchDoc struct {
 		Objects   int64  `json:"objects"`
 		Companies int    `json:"companies"`
 		Latency   string `json:"latency"`
+		Regime    string `json:"regime"`
 	} `json:"environment"`
+	Calibration []struct {
+		Method string `json:"method"`
+	} `json:"calibration"`
 }
 
 func (d benchDoc) statuses() map[string]string {
@@ -122,6 +127,11 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"seed without a target", []string{"seed"}, "accepts 1 arg"},
 		{"demo with an unknown method", []string{"demo", "--methods", "teleport"}, `unknown method "teleport"`},
 		{"demo with a negative latency", []string{"demo", "--latency", "-1s"}, "--latency"},
+		{"demo on an unknown server", []string{"demo", "--server", "aws"}, `--server "aws": want sim or local`},
+		{"demo of a huge object in the simulated region", []string{"demo", "--huge", "1GiB"}, "use it with --server local"},
+		{"bench --simulate with a source", []string{"bench", "--simulate", "--source", "s3://a/p/"}, "drop --source and --dest"},
+		{"bench --simulate with a role", []string{"bench", "--simulate", "--role-arn", "arn:aws:iam::1:role/r"}, "drop --role-arn"},
+		{"bench --latency without --simulate", []string{"bench", "--source", "s3://a/p/", "--dest", "s3://b/q/", "--latency", "1s"}, "use it with --simulate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,18 +176,29 @@ const (
 	demoServerEnv       = "S3BULK_TEST_DEMO_SERVER_DIR"
 	demoProxyTargetEnv  = "S3BULK_TEST_DEMO_PROXY_TARGET"
 	demoProxyLatencyEnv = "S3BULK_TEST_DEMO_PROXY_LATENCY"
+	demoSimEnv          = "S3BULK_TEST_DEMO_SIM" // latency,objects,size
 )
 
 // TestDemoChildProcesses checks the commands demo starts, and is one of
 // those children when re-executed with the variables above.
 func TestDemoChildProcesses(t *testing.T) {
-	if dir, target := os.Getenv(demoServerEnv), os.Getenv(demoProxyTargetEnv); dir != "" || target != "" {
+	if dir, target, sim := os.Getenv(demoServerEnv), os.Getenv(demoProxyTargetEnv), os.Getenv(demoSimEnv); dir != "" || target != "" || sim != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 		defer stop()
 		var err error
-		if dir != "" {
+		switch {
+		case dir != "":
 			err = gateway.Main(ctx, gateway.Options{Dir: dir, Quiet: true}, os.Stdout)
-		} else {
+		case sim != "":
+			var latency time.Duration
+			l := bench.DefaultLayout()
+			var lat string
+			if _, err = fmt.Sscanf(sim, "%s %d %d", &lat, &l.Objects, &l.Size); err == nil {
+				latency, _ = time.ParseDuration(lat)
+				err = bench.ServeSimRegion(ctx, bench.SimRegionOptions{Latency: latency, Layout: l,
+					AccessKey: os.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: os.Getenv("AWS_SECRET_ACCESS_KEY")}, os.Stdout)
+			}
+		default:
 			latency, _ := time.ParseDuration(os.Getenv(demoProxyLatencyEnv))
 			err = bench.ServeLatencyProxy(ctx, target, latency, os.Stdout)
 		}
@@ -195,10 +216,15 @@ func TestDemoChildProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := [][]string{server.Args[1:], proxy.Args[1:]}
+	sim, err := simSelf(120*time.Millisecond, bench.Layout{Objects: 5000, Size: 102400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [][]string{server.Args[1:], proxy.Args[1:], sim.Args[1:]}
 	want := [][]string{
 		{"serve", "--dir", "/data", "--addr", "127.0.0.1:0"},
 		{"demo", "latency-proxy", "--target", "http://127.0.0.1:1", "--latency", "30ms"},
+		{"demo", "sim-region", "--latency", "120ms", "--objects", "5000", "--size", "102400"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("demo's child commands (-want +got):\n%s", diff)
@@ -221,6 +247,10 @@ func testProxyCmd(target string, latency time.Duration) (*exec.Cmd, error) {
 	return testChild(demoProxyTargetEnv+"="+target, demoProxyLatencyEnv+"="+latency.String()), nil
 }
 
+func testSimCmd(latency time.Duration, l bench.Layout) (*exec.Cmd, error) {
+	return testChild(fmt.Sprintf("%s=%s %d %d", demoSimEnv, latency, l.Objects, l.Size)), nil
+}
+
 // demoApp is an app as Run builds it, for calling runDemo with a test
 // server command, in this process's environment with kv added.
 func demoApp(stdout, stderr io.Writer, json bool, kv ...string) *app {
@@ -233,7 +263,8 @@ func demoApp(stdout, stderr io.Writer, json bool, kv ...string) *app {
 }
 
 func demoFlagsFor(out string, methods ...string) demoFlags {
-	return demoFlags{bench: benchFlags{methods: methods, companyConcurrency: 2}, latency: 0, out: out, serverCmd: testServerCmd, proxyCmd: testProxyCmd}
+	return demoFlags{bench: benchFlags{methods: methods, companyConcurrency: 2}, server: serverLocal, latency: 0, out: out,
+		serverCmd: testServerCmd, proxyCmd: testProxyCmd, simCmd: testSimCmd}
 }
 
 // smallDemo is 3 companies of 2 users of 4 files.
@@ -264,6 +295,50 @@ func TestDemoRunsTheBenchOnItsOwnServerAndCleansUp(t *testing.T) {
 	checkPNG(t, filepath.Join(out, "bench.png"))
 	if _, err := os.Stat(filepath.Join(out, "bench.md")); err != nil {
 		t.Error(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("demo left %d entries in the temp dir, e.g. %s", len(left), left[0].Name())
+	}
+}
+
+// TestDemoRunsInTheSimulatedRegion runs demo's default: the data set is
+// described by the region, not seeded; the report's SDK program runs on a
+// sample; the report says the regime and compares with the report.
+func TestDemoRunsInTheSimulatedRegion(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	out := filepath.Join(t.TempDir(), "report")
+	var stdout, stderr bytes.Buffer
+	f := demoFlagsFor(out, bench.MethodCopyPerCompany, bench.MethodS3bulk)
+	f.server, f.latency = serverSim, 2*time.Millisecond
+	err := demoApp(&stdout, &stderr, true, "TMPDIR="+tmp).runDemo(t.Context(), f, bench.Layout{Objects: 48, Size: 1000, FilesPerUser: 4, UsersPerCompany: 100}, bench.DefaultPrices()["us-east-1"])
+	if err != nil {
+		t.Fatalf("demo: %v\nstderr:\n%s", err, stderr.String())
+	}
+	var doc benchDoc
+	if err := json.NewDecoder(&stdout).Decode(&doc); err != nil {
+		t.Fatalf("demo --json: %v:\n%s", err, stdout.String())
+	}
+	if diff := cmp.Diff(map[string]string{"copy-per-company": "ok", "s3bulk": "ok"}, doc.statuses()); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+	}
+	if e := doc.Environment; e.Regime != "simulated" || e.Latency != "2ms" || e.Objects != 48 {
+		t.Errorf("environment %+v, want the simulated region's, 2ms, 48 objects", e)
+	}
+	for _, m := range doc.Methods {
+		if m.Method == bench.MethodCopyPerCompany && (m.Objects != 4 || !strings.Contains(m.Reason, "sample")) {
+			t.Errorf("copy-per-company copied %d objects (%s), want a stated sample of 4 (1 in 12 of 48)", m.Objects, m.Reason)
+		}
+	}
+	if len(doc.Calibration) != 1 || doc.Calibration[0].Method != bench.MethodCopyPerCompany {
+		t.Errorf("calibration %+v, want copy-per-company's", doc.Calibration)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "bench.md"))
+	if err != nil || !strings.HasPrefix(string(md), "# s3bulk bench in a simulated S3 region (2ms per request") {
+		t.Errorf("bench.md does not name the regime in its title: %.100q (%v)", md, err)
+	}
+	if strings.Contains(stderr.String(), "seeded") {
+		t.Errorf("demo seeded the simulated region, which holds the data set already:\n%s", stderr.String())
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("demo left %d entries in the temp dir, e.g. %s", len(left), left[0].Name())

@@ -53,6 +53,7 @@ func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (s
 	mode, reasons, err := f.engine.c.Pick(batchops.Transfer{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
 		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active(), Journal: f.journal != "",
+		Versions: f.versions.active(),
 	})
 	if err != nil {
 		return "", nil, usageError{err}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/s3bulk/s3bulk/engine"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // Exit codes, documented in `s3bulk help` and tested.
@@ -55,12 +54,9 @@ func exitCode(ctx context.Context, err error) int {
 		return ExitUsage
 	case errors.As(err, &pe), errors.As(err, new(*engine.NoMatchError)):
 		return ExitPartial
-	case errors.Is(err, store.ErrInvalidCredentials),
-		errors.Is(err, store.ErrBucketNotFound),
-		errors.Is(err, store.ErrAccessDenied),
-		errors.Is(err, store.ErrUnreachable):
-		return ExitFatal
 	default:
+		// The command's own error: the run stopped (retry.StopsRun) or
+		// never started.
 		return ExitFatal
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/shard"
-	"github.com/s3bulk/s3bulk/internal/filter"
+	"github.com/s3bulk/s3bulk/filter"
 	"github.com/s3bulk/s3bulk/store"
 )
 

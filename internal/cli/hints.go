@@ -24,6 +24,8 @@ func flagHints(err error) error {
 		return hinted{err, "give a larger --part-size"}
 	case errors.As(err, &te) && (errors.Is(err, store.ErrNotImplemented) || errors.Is(err, store.ErrAccessDenied)):
 		return hinted{err, "--copy-props metadata-directive copies without tags"}
+	case errors.Is(err, store.ErrChecksumsUnsupported):
+		return hinted{err, "--checksum-when-required uploads without checksums"}
 	}
 	return err
 }

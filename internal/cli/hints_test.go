@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // The engine names no flag; the CLI's messages still say which flag fixes
@@ -22,6 +23,8 @@ func TestEngineErrorsGetTheirFlagHints(t *testing.T) {
 		{"a prefix without --recursive", fmt.Errorf("copy s3://b/p/: %w", engine.ErrPrefix), "copy s3://b/p/: is a prefix or directory: use --recursive or a wildcard"},
 		{"a remove of a prefix", &engine.FatalError{Op: "list", URL: "s3://b/p/", Err: engine.ErrPrefix}, "list s3://b/p/: is a prefix or directory: use --recursive or a wildcard"},
 		{"a stream past 10,000 parts", &engine.TaskError{Op: "upload", Src: "-", Dst: "s3://b/k", Err: &engine.PartsLimitError{Size: 42}}, "upload - to s3://b/k: the stream is longer than 10000 parts (42 bytes so far): give a larger --part-size"},
+		{"a server without the upload's checksums", &engine.TaskError{Op: "upload", Src: "f", Dst: "s3://b/k", Err: fmt.Errorf("complete multipart upload s3://b/k: the server gave no CRC32C of part 2: %w", store.ErrChecksumsUnsupported)},
+			"upload f to s3://b/k: complete multipart upload s3://b/k: the server gave no CRC32C of part 2: the server cannot keep the upload's checksums: --checksum-when-required uploads without checksums"},
 		{"anything else is left alone", errors.New("slow down"), "slow down"},
 	}
 	for _, tt := range tests {

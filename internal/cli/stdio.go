@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/progress"
+	"github.com/s3bulk/s3bulk/internal/retry"
 	"github.com/s3bulk/s3bulk/s3url"
-	"github.com/s3bulk/s3bulk/store"
 )
 
 // stdioArg is the argument that names standard input (as a source) or
@@ -97,11 +96,10 @@ func (a *app) uploadStdin(ctx context.Context, dstArg string, f transferFlags) e
 }
 
 // wholeRunError reports whether err is one that every object would share
-// (credentials, bucket, endpoint, an interruption): the command's error,
-// not one object's.
+// (retry.StopsRun, the engine's list too) or an interruption: the
+// command's error, not one object's.
 func wholeRunError(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, store.ErrInvalidCredentials) || errors.Is(err, store.ErrBucketNotFound) ||
-		errors.Is(err, store.ErrAccessDenied) || errors.Is(err, store.ErrUnreachable)
+	return ctx.Err() != nil || retry.StopsRun(err)
 }
 
 // renderer returns the function that prints one result on stdout, as

@@ -23,6 +23,13 @@
 // upload vanished, its bytes did not match their checksum)? The engine
 // then starts the object over, a bounded number of times.
 //
+// StopsRun answers the third, about the run once an object has failed for
+// good: is the failure one no other object can escape (credentials, the
+// bucket, an endpoint that never answered, a server answer Classify calls
+// Fatal)? The engine stops the run with it, and the CLI's one-object
+// commands report it as the command's error; anything else is the object's
+// failure. It is the one such list: a caller does not keep its own.
+//
 // Access denied is the one error whose scope the error itself cannot tell: a
 // policy may deny one key and allow the rest. Classify treats it as Permanent
 // (a per-object failure). A denied request on the bucket as a whole (a

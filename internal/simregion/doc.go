@@ -7,7 +7,7 @@
 //
 // What it simulates, and how:
 //   - Latency: every answer waits Config.Delay first (default in demo: the
-//     field report's ~130 ms per request), requests in flight wait side by
+//     round trip the field report's figures imply, 120 ms), requests in flight wait side by
 //     side, so a client's rate is its requests in flight over the delay.
 //   - Capacity: 503 SlowDown above a rate of writes and of reads per
 //     prefix (Config.Throttle; demo uses S3's documented 3,500 and 5,500

@@ -53,6 +53,9 @@ type Config struct {
 	Buckets []string
 	// Now is the region's clock for signatures; nil is time.Now.
 	Now func() time.Time
+	// HealthPath, when set, answers GET with 200, unsigned: a
+	// supervisor's liveness probe.
+	HealthPath string
 }
 
 // ReportKeys returns the keys of the field report's layout for n objects:
@@ -152,6 +155,7 @@ type handler struct {
 	bufs    sync.Pool
 	objs    *objects
 	signer  *signer // nil: requests are not checked
+	health  string
 
 	// md5 hashes the bodies of PutObjects side by side, one body a lane
 	// (AVX-512 or AVX2; crypto/md5 where neither is there), through the
@@ -178,7 +182,7 @@ func newHandler(cfg Config) *handler {
 	sort.Strings(keys)
 	keys = slices.Compact(keys)
 	mod := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	h := &handler{size: cfg.Size,
+	h := &handler{size: cfg.Size, health: cfg.HealthPath,
 		modTime: mod.Format(http.TimeFormat), modISO: mod.Format("2006-01-02T15:04:05.000Z")}
 	h.body = bytes.Repeat([]byte(pattern), int(min(cfg.Size, 1<<20)/int64(len(pattern))+1))
 	sum := md5.New()
@@ -217,6 +221,9 @@ func (h *handler) closeHashers() {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.health != "" && r.URL.Path == h.health && r.Method == http.MethodGet {
+		return
+	}
 	if h.signer != nil {
 		if err := h.signer.check(r); err != nil {
 			h.refused.Add(1)

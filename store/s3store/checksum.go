@@ -267,16 +267,21 @@ func fullObjectChecksum(typ s3types.ChecksumType, values map[algorithm]*string) 
 // CopyObject without SSE-KMS or SSE-C; a multipart ETag ("...-N") or one of
 // another length is not an MD5.
 func etagMD5(etag string, sse s3types.ServerSideEncryption, sseCustomer *string) (expected, bool) {
-	etag = strings.Trim(etag, `"`)
-	if len(etag) != 2*md5.Size || sseCustomer != nil ||
-		sse == s3types.ServerSideEncryptionAwsKms || sse == s3types.ServerSideEncryptionAwsKmsDsse {
+	e := store.ParseETag(etag)
+	if e.Kind != store.MD5ETag || !etagIsMD5(sse, sseCustomer) {
 		return expected{}, false
 	}
-	want, err := hex.DecodeString(etag)
+	want, err := hex.DecodeString(e.Value)
 	if err != nil {
 		return expected{}, false
 	}
 	return expected{alg: algETagMD5, want: want}, true
+}
+
+// etagIsMD5 reports whether an ETag of an object written with sse and
+// sseCustomer can be an MD5 at all: not with SSE-C or SSE-KMS.
+func etagIsMD5(sse s3types.ServerSideEncryption, sseCustomer *string) bool {
+	return sseCustomer == nil && sse != s3types.ServerSideEncryptionAwsKms && sse != s3types.ServerSideEncryptionAwsKmsDsse
 }
 
 // verifier hashes the bytes of one object as they go by and compares the

@@ -125,7 +125,7 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 		Key:             aws.String(key),
 		UploadId:        aws.String(uploadID),
 		PartNumber:      aws.Int32(number),
-		CopySource:      aws.String(copySource(src.Bucket, src.Key)),
+		CopySource:      aws.String(copySourceOf(src)),
 		CopySourceRange: aws.String(fmt.Sprintf("bytes=%d-%d", first, last)),
 		RequestPayer:    s.payer,
 	}
@@ -215,7 +215,7 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 		s.c.sayOnce("no-list-parts", "the server has no ListParts: multipart uploads are completed with what its UploadPart answers said",
 			"endpoint", s.c.endpoint)
 	case errors.Is(err, store.ErrNotImplemented):
-		return fmt.Errorf("%w (the server has no ListParts, which completing an upload with checksums needs here; --checksum-when-required does without)", err)
+		return fmt.Errorf("%w (the server has no ListParts, which completing an upload with checksums needs here): %w", err, store.ErrChecksumsUnsupported)
 	default:
 		return err
 	}
@@ -264,7 +264,7 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 			continue
 		}
 		if sum == "" {
-			return fail("the server gave no %s of part %d (--checksum-when-required uploads without checksums)", alg, p.Number)
+			return fmt.Errorf("complete multipart upload %s: the server gave no %s of part %d: %w", s.URL(key), alg, p.Number, store.ErrChecksumsUnsupported)
 		}
 		setPartChecksum(&in.MultipartUpload.Parts[i], alg, sum)
 		b, err := alg.parse(sum)

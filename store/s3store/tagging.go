@@ -24,10 +24,11 @@ func taggingHeader(t store.Tags) *string {
 	return aws.String(t.Encode())
 }
 
-// Tags returns key's tag set with one GetObjectTagging.
+// Tags returns key's tag set with one GetObjectTagging (of the version
+// the store is pinned to, if any: AtVersion).
 func (s *Store) Tags(ctx context.Context, key string) (store.Tags, error) {
 	out, err := s.c.s3.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{
-		Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer,
+		Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer, VersionId: optional(s.version),
 	}, s.optFns...)
 	if err != nil {
 		return nil, wrap(err, "get tags of", s.URL(key))

@@ -151,16 +151,16 @@ func (s *Store) etagPartSize(ctx context.Context, key, etag string, n int, size 
 // multipartETag reads an ETag of the form "hex(md5 of the parts' MD5s)-N",
 // which S3 gives multipart uploads not encrypted with SSE-KMS or SSE-C.
 func multipartETag(etag string, sse s3types.ServerSideEncryption, sseCustomer *string) (expected, int, bool) {
-	sum, count, ok := strings.Cut(store.TrimETag(etag), "-")
-	if !ok || sseCustomer != nil || sse == s3types.ServerSideEncryptionAwsKms || sse == s3types.ServerSideEncryptionAwsKmsDsse {
+	e := store.ParseETag(etag)
+	if e.Kind != store.MultipartETag || !etagIsMD5(sse, sseCustomer) {
 		return expected{}, 0, false
 	}
-	n, err := strconv.Atoi(count)
-	want, herr := hex.DecodeString(sum)
-	if err != nil || herr != nil || n < 1 || n > 10000 || len(want) != md5.Size {
+	sum, _, _ := strings.Cut(e.Value, "-")
+	want, err := hex.DecodeString(sum)
+	if err != nil {
 		return expected{}, 0, false
 	}
-	return expected{alg: algETagMD5, want: want}, n, true
+	return expected{alg: algETagMD5, want: want}, int(e.Parts), true
 }
 
 // partSize asks for the size of part number of key as it was uploaded

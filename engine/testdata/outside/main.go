@@ -17,6 +17,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/journal"
+	"github.com/s3bulk/s3bulk/filter"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -56,6 +57,18 @@ func run(ctx context.Context, args []string) error {
 	if err := report(ctx, eng, "copy", engine.Job{
 		Src: bucket("s3://" + srcBucket + "/logs/"), Dst: bucket("s3://" + dstBucket + "/copy/"), Recursive: true,
 	}); err != nil {
+		return err
+	}
+
+	// 1b. The same prefix, kept to what aws s3's filters keep (package
+	// filter): "--exclude '*' --include 'b/*'".
+	keep, err := filter.New(filter.Options{Base: "logs/", Rules: []filter.Rule{filter.Exclude("*"), filter.Include("b/*")}})
+	if err != nil {
+		return err
+	}
+	if err := report(ctx, eng, "filtered", engine.Job{
+		Src: bucket("s3://" + srcBucket + "/logs/"), Dst: bucket("s3://" + dstBucket + "/filtered/"), Recursive: true,
+	}, engine.Options{Filter: keep.Keep}); err != nil {
 		return err
 	}
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/s3bulk/s3bulk/internal/filter"
+	"github.com/s3bulk/s3bulk/filter"
 	"github.com/s3bulk/s3bulk/store"
 )
 

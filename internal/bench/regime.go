@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Regimes: what a run's figures measure.
+const (
+	// RegimeSimulated is a simulated S3 region (internal/simregion): every
+	// request costs a round trip, capacity is S3's, no server CPU to speak
+	// of. The regime users of AWS live in.
+	RegimeSimulated = "simulated"
+	// RegimeLocal is an S3 server on this machine (the embedded
+	// versitygw), sharing its CPUs with the clients measured: the server's
+	// CPU is the bound.
+	RegimeLocal = "local"
+)
+
+// The simulated region's defaults: the report's round trip and S3's
+// documented capacity per prefix. The round trip is the one the report's
+// own figures imply: its SDK program's 166.7 s were, for each of its 4
+// slots, 1,400 CopyObjects one after another (three rounds of companies of
+// 400 objects, then the last company's 200) and a listing of 5 pages:
+// 119 ms a request. (4 in flight over 30 objects/s, 133 ms, overlooks the
+// last company running alone.)
+const (
+	DefaultSimLatency = 120 * time.Millisecond
+	SimWriteRate      = 3500
+	SimReadRate       = 5500
+)
+
+// SimSample is the share, one in SimSample, of each company's objects that
+// the report's per-company SDK methods (put, copy-per-company) copy in the
+// simulated region: at 4 requests in flight they take about 3 minutes
+// for 5,000 objects. The first objects of every company, in proportion to
+// its size, keep the report's shape (its last, smaller company included),
+// so the rate is the whole run's.
+const SimSample = 12
+
+// sampled reports whether method runs on a sample when cfg.Sample is set.
+func sampled(method string) bool {
+	return method == MethodPut || method == MethodCopyPerCompany
+}
+
+// sampleGroups returns the first ceil(len/n) objects of each group.
+func sampleGroups(groups []Group, n int) []Group {
+	if n <= 1 {
+		return groups
+	}
+	out := make([]Group, len(groups))
+	for i, g := range groups {
+		out[i] = Group{Company: g.Company, Objects: g.Objects[:ceilDiv(len(g.Objects), n)]}
+	}
+	return out
+}
+
+// Calibration is one of the report's methods measured in the simulated
+// region against the report's own figure.
+type Calibration struct {
+	Method                 string  `json:"method"`
+	ObjectsPerSecond       float64 `json:"objects_per_second"`
+	ReportObjectsPerSecond float64 `json:"report_objects_per_second"`
+	// Tolerance is the relative difference allowed (0.15 = ±15%).
+	Tolerance float64 `json:"tolerance"`
+	Within    bool    `json:"within"`
+}
+
+// calibrationTolerance is how close the simulated region must bring the
+// report's own methods to the report's figures: its SDK program's rate is
+// set by its 4 requests in flight over the round trip; the CLI's also by
+// Python's start-up and its own pipeline, hence the wider margin.
+var calibrationTolerance = map[string]float64{MethodCopyPerCompany: 0.15, MethodAWS: 0.25}
+
+// calibrate compares the methods that finished with the report's figures.
+func calibrate(methods []Result) []Calibration {
+	var out []Calibration
+	for _, m := range methods {
+		tol, ok := calibrationTolerance[m.Method]
+		if !ok || m.Status != StatusOK {
+			continue
+		}
+		want := reportRate(m.Method)
+		out = append(out, Calibration{Method: m.Method, ObjectsPerSecond: m.ObjectsPerSecond, ReportObjectsPerSecond: want,
+			Tolerance: tol, Within: math.Abs(m.ObjectsPerSecond/want-1) <= tol})
+	}
+	return out
+}
+
+// reportRate is the report's objects/s for method (its first row of it).
+func reportRate(method string) float64 {
+	for _, f := range reportFigures {
+		if f.method == method {
+			return f.rate
+		}
+	}
+	return 0
+}
+
+// Line is the calibration line printed under the table.
+func (c Calibration) Line() string {
+	verdict := "within"
+	if !c.Within {
+		verdict = "OUTSIDE"
+	}
+	return fmt.Sprintf("%s: %.1f objects/s, the report's %.2f: %+.0f%%, %s ±%.0f%%",
+		c.Method, c.ObjectsPerSecond, c.ReportObjectsPerSecond, (c.ObjectsPerSecond/c.ReportObjectsPerSecond-1)*100, verdict, c.Tolerance*100)
+}
+
+// RegimeTitle names the regime in a title: "in a simulated S3 region
+// (120ms per request, S3's capacity)".
+func (e Environment) RegimeTitle() string {
+	switch e.Regime {
+	case RegimeSimulated:
+		return fmt.Sprintf("in a simulated S3 region (%s per request, S3's capacity)", orNone(e.Latency))
+	case RegimeLocal:
+		if e.Latency != "" {
+			return fmt.Sprintf("on a local S3 server (this machine's CPUs, %s added per request)", e.Latency)
+		}
+		return "on a local S3 server (this machine's CPUs)"
+	}
+	if e.Endpoint == "" {
+		return "on AWS"
+	}
+	return "on " + e.Endpoint
+}
+
+func orNone(latency string) string {
+	if latency == "" {
+		return "no latency"
+	}
+	return latency
+}
+
+// regimeWhy says what the regime's figures show and why the other one
+// matters too; "" for a run on a real endpoint.
+func regimeWhy(e Environment) string {
+	switch e.Regime {
+	case RegimeSimulated:
+		return strings.Join([]string{
+			fmt.Sprintf("Regime: a simulated S3 region, the one users of AWS live in. Every request costs a round trip (%s; the report's is 119ms),", orNone(e.Latency)),
+			fmt.Sprintf("capacity is S3's (SlowDown above %d writes/s and %d reads/s per prefix), the region keeps metadata only and checks", SimWriteRate, SimReadRate),
+			"signatures, checksums and copy sources; its CPU cost is next to nothing. A method's rate is its requests in flight over",
+			"the round trip, as on AWS. `--server local` shows the other regime: a server on your own cores, where CPU is the bound.",
+		}, "\n")
+	case RegimeLocal:
+		return strings.Join([]string{
+			fmt.Sprintf("Regime: a local S3 server (the embedded versitygw, bodies stored on disk) sharing this machine's %d CPUs with the clients.", e.CPUs),
+			"The server's CPU is the bound: every method that keeps it busy ties, and figures move with the machine's load.",
+			"It is the regime of an S3-compatible server on your own hardware; the default demo shows AWS's, where latency is the bound.",
+		}, "\n")
+	}
+	return ""
+}
