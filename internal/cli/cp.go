@@ -62,7 +62,10 @@ func (a *app) cpCmd() *cobra.Command {
 
 Wildcards are s5cmd's: '*' matches any run of characters, '/' included
 (so 's3://b/dir/*' is the whole tree below dir/, and '**' is the same as
-'*'), '?' one character; --raw makes them ordinary characters. A wildcard
+'*'), '?' one character; --raw makes them ordinary characters. In a local
+path they stay within one directory level, as s5cmd's and a shell's do
+('src/*.json' is not 'src/sub/x.json'; a directory matched is taken
+whole) and '**' crosses levels ('src/**.json' takes both). A wildcard
 source needs a bucket, a prefix ending in '/' or a directory as its
 destination, and one that matches nothing exits 1. Destination keys keep
 the part of the source key after the source prefix (or after the last '/'
