@@ -192,7 +192,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	}
 	if f.from.given() {
 		if mode == engineBatchOps {
-			return usagef("--engine batchops: give the job its manifest with batch cp (--files-from and --from-inventory run on this machine)")
+			return a.runInventoryJob(ctx, f, srcArg, dstArg)
 		}
 		mode = engineLocal // the list is the source: nothing to count for auto
 	}

@@ -99,3 +99,16 @@ func fromError(flag string, err error) error {
 	}
 	return err
 }
+
+// runInventoryJob is cp --engine batchops --from-inventory: the report's
+// manifest.json is the job's manifest, as it is (pickEngine has refused
+// filters and shards, which a job cannot apply).
+func (a *app) runInventoryJob(ctx context.Context, f transferFlags, srcArg, dstArg string) error {
+	if f.from.filesFrom != "" {
+		return usagef("--engine batchops with --files-from: a job takes an inventory report (--from-inventory) or a manifest it is given by batch cp --manifest; or run on this machine")
+	}
+	q := jobRequest(f.engine, f.raw, srcArg, dstArg, "")
+	q.Inventory = f.from.inventory
+	bf := f.engine.batch
+	return fromError("--from-inventory", a.runBatchCp(ctx, &bf, q))
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
 	"github.com/s3bulk/s3bulk/internal/invtest"
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
@@ -120,11 +121,19 @@ func TestShardsOfAnInventoryCoverItOnce(t *testing.T) {
 	manifest := inventoryOf(t, srv, src, inv, "CSV", nil, nil)
 	seen := map[string]int{}
 	for i := range 3 {
-		out := mustRun(t, srv, "--json", "plan", "cp", "--from-inventory", manifest, "--shard", fmt.Sprintf("%d/3", i), "s3://"+src+"/", "s3://"+dst+"/")
+		shard := fmt.Sprintf("%d/3", i)
+		out := mustRun(t, srv, "--json", "plan", "cp", "--from-inventory", manifest, "--shard", shard, "s3://"+src+"/", "s3://"+dst+"/")
+		var lines []string
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 			if l != "" {
 				seen[l]++
+				lines = append(lines, l)
 			}
+		}
+		// The same shard of a listing plans the same objects.
+		listed := mustRun(t, srv, "--json", "plan", "cp", "--recursive", "--shard", shard, "s3://"+src+"/", "s3://"+dst+"/")
+		if diff := cmp.Diff(sortLines(listed), sortLines(strings.Join(lines, "\n")+"\n")); diff != "" {
+			t.Errorf("shard %s: listing and report plan differently (-listing +report):\n%s", shard, diff)
 		}
 	}
 	if len(seen) != 60 {
@@ -197,3 +206,42 @@ func TestBadListsExitTwoAndCopyNothing(t *testing.T) {
 }
 
 func slicesOf(m map[string]string) []string { return keys(maps.Clone(m)) }
+
+func TestBatchOpsJobTakesTheInventoryAsItsManifest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newBatchEnv(t, fakecontrol.Options{})
+	e.seed(t, map[string]string{"a/1.json": "1", "a/2 +.json": "2", "b/3.json": "3"})
+	inv := e.srv.NewBucket(t)
+	csv := inventoryOf(t, e.srv, e.src, inv, "CSV", nil, nil)
+	jobArgs := []string{"cp", "--engine", "batchops", "--role-arn", batchRole,
+		"--control-endpoint-url", e.fake.URL, "--account-id", e.fake.AccountID(), "--poll-interval", "1ms"}
+	r := e.run(ctx, append(jobArgs, "--from-inventory", csv, "s3://"+e.src+"/", "s3://"+e.dst+"/job/")...)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d:\n%s", r.code, r.err)
+	}
+	want := map[string]string{"job/a/1.json": "1", "job/a/2 +.json": "2", "job/b/3.json": "3"}
+	if diff := cmp.Diff(want, bucketContents(t, e.srv, e.dst, "job/")); diff != "" {
+		t.Errorf("destination (-want +got):\n%s\nstderr:\n%s", diff, r.err)
+	}
+	parquet := inventoryOf(t, e.srv, e.src, inv, "Parquet", nil, nil)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a Parquet report", []string{"--from-inventory", parquet, "s3://" + e.src + "/", "s3://" + e.dst + "/p/"}, "takes CSV inventory reports only"},
+		{"a source prefix", []string{"--from-inventory", csv, "s3://" + e.src + "/a/", "s3://" + e.dst + "/p/"}, "a job keeps whole source keys"},
+		{"a filter", []string{"--from-inventory", csv, "--exclude", "*.json", "s3://" + e.src + "/", "s3://" + e.dst + "/p/"}, "filters, shards and metadata flags need --engine local"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.run(ctx, append(jobArgs, tc.args...)...)
+			if lines := errorLines(r.err); r.code != ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+				t.Errorf("exit %d, stderr %q: want exit 2 and one line with %q", r.code, r.err, tc.want)
+			}
+			if got := bucketContents(t, e.srv, e.dst, "p/"); len(got) != 0 {
+				t.Errorf("copied %v", slicesOf(got))
+			}
+		})
+	}
+}
