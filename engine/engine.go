@@ -216,6 +216,9 @@ type Options struct {
 	// Metadata, when set, changes what is written with each uploaded or
 	// copied object.
 	Metadata *MetadataOptions
+	// CopyLock copies Object Lock settings from each source object (one
+	// HEAD of it per server-side copy).
+	CopyLock LockCopy
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)

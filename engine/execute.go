@@ -141,7 +141,7 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		c := dst.(store.Copier)
 		bucket, _ := c.CanCopyFrom(e.job.Src.Store)
 		var replace *store.Metadata // nil: the source's, with no extra request
-		if e.opts.Metadata != nil {
+		if e.opts.Metadata != nil || e.opts.CopyLock.any() {
 			m, err := e.headMeta(ctx, t)
 			if err != nil {
 				return false, err
@@ -195,12 +195,13 @@ func (e *executor) headMeta(ctx context.Context, t Task) (store.Metadata, error)
 // withMetadata applies the run's MetadataOptions to m, the metadata an
 // object would otherwise be written with under key.
 func (e *executor) withMetadata(m store.Metadata, key string) store.Metadata {
+	m.Lock = e.lockToWrite(m.Lock)
 	o := e.opts.Metadata
 	if o == nil {
 		return m
 	}
 	if o.Replace {
-		m = store.Metadata{ContentType: mime.TypeByExtension(path.Ext(key))}
+		m = store.Metadata{ContentType: mime.TypeByExtension(path.Ext(key)), Lock: m.Lock}
 	}
 	set := func(dst *string, v string) {
 		if v != "" {
