@@ -164,6 +164,11 @@ type Job struct {
 	// Remove makes the job a deletion of the objects Src names (Dst is not
 	// used): see delete.go.
 	Remove bool
+	// From, when set, gives the objects to copy, move or sync instead of a
+	// listing of Src, which still names the prefix and the base of their
+	// destination names: objects outside it are left out. Src must not
+	// hold a wildcard, and a remove does not take it.
+	From Objects
 	// Sync, when set, makes the job a sync of Src's prefix to Dst's: see
 	// SyncOptions.
 	Sync *SyncOptions

@@ -63,6 +63,9 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	}
 	src, dst := e.job.Src, e.job.Dst
 	send := e.sender(ctx, out)
+	if e.job.From != nil {
+		return e.planFrom(ctx, send)
+	}
 
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
@@ -112,16 +115,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if rel == "" {
 			return nil // the prefix itself (its folder marker): nothing to name
 		}
-		if isFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
-			// A folder marker is no object of the tree, and a key ending
-			// in '/' has no file to become.
-			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
-		}
-		key, err := destKey(loc, o.Key, dst.Loc, false)
-		if err != nil {
-			return err
-		}
-		return send(e.journaled(e.task(o, key)))
+		return e.planObject(loc, rel, o, send)
 	}
 	err := e.do(ctx, func(ctx context.Context) error { return nil }) // fail fast on a cancelled run
 	if err != nil {
@@ -138,6 +132,21 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		return &NoMatchError{URL: src.Loc.String()}
 	}
 	return nil
+}
+
+// planObject sends the task of one object of a tree, whose key relative
+// to the source's base is rel, kept by the run's filter and shard.
+func (e *executor) planObject(loc s3url.Location, rel string, o store.Object, send func(Task) error) error {
+	if isFolderMarker(o) || dstIsLocal(e.job.Dst) && strings.HasSuffix(rel, "/") {
+		// A folder marker is no object of the tree, and a key ending
+		// in '/' has no file to become.
+		return send(Task{Op: OpSkip, Src: e.job.Src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
+	}
+	key, err := destKey(loc, o.Key, e.job.Dst.Loc, false)
+	if err != nil {
+		return err
+	}
+	return send(e.journaled(e.task(o, key)))
 }
 
 // listing returns what a location lists as a prefix or a wildcard, and

@@ -33,6 +33,7 @@ type transferFlags struct {
 	obj                objectFlags
 	versions           versionFlags
 	lock               lockFlags
+	from               fromFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -50,6 +51,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	f.meta.register(cmd)
 	f.obj.register(cmd)
 	f.lock.register(cmd)
+	f.from.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
@@ -62,7 +64,10 @@ func (a *app) cpCmd() *cobra.Command {
 
 Wildcards are s5cmd's: '*' matches any run of characters, '/' included
 (so 's3://b/dir/*' is the whole tree below dir/, and '**' is the same as
-'*'), '?' one character; --raw makes them ordinary characters. A wildcard
+'*'), '?' one character; --raw makes them ordinary characters. In a local
+path they stay within one directory level, as s5cmd's and a shell's do
+('src/*.json' is not 'src/sub/x.json'; a directory matched is taken
+whole) and '**' crosses levels ('src/**.json' takes both). A wildcard
 source needs a bucket, a prefix ending in '/' or a directory as its
 destination, and one that matches nothing exits 1. Destination keys keep
 the part of the source key after the source prefix (or after the last '/'
@@ -147,6 +152,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
 	}
+	if err := f.from.check(src); err != nil {
+		return err
+	}
 	var sel engine.Options
 	if err := f.sel.apply(&sel, a.env); err != nil {
 		return err
@@ -178,12 +186,21 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if f.versions.all && f.noClobber {
 		return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
 	}
-	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
+	if f.versions.active() && f.from.given() {
+		return usagef("--version-id and --all-versions: not with --files-from or --from-inventory, whose entries name their versions")
+	}
+	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive && !f.from.given() {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
 	mode, blockers, err := pickEngine(f, src, dst, move, meta != nil)
 	if err != nil {
 		return err
+	}
+	if f.from.given() {
+		if mode == engineBatchOps {
+			return a.runInventoryJob(ctx, f, srcArg, dstArg)
+		}
+		mode = engineLocal // the list is the source: nothing to count for auto
 	}
 	if mode == engineBatchOps {
 		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
@@ -197,7 +214,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 			return err
 		}
 	}
-	many := f.recursive || src.HasWildcard()
+	from, closeFrom, err := f.from.open(ctx, a, s, src, srcEP, side, srcOpts)
+	if err != nil {
+		return err
+	}
+	defer closeFrom()
+	many := f.recursive || src.HasWildcard() || from != nil
 	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
 	if err != nil {
 		return err
@@ -210,7 +232,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err := f.lock.checkObjectLock(ctx, dstEP); err != nil {
 		return err
 	}
-	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all}
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all, From: from}
 	opts := engine.Options{
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
@@ -225,7 +247,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if !many {
 		opts.Workers = 1
 	}
-	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env)}
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env) + f.from.fingerprint()}
 	if f.versions.active() {
 		// A copy of versions is another job than a copy of the objects.
 		fields = append(fields, "versions", f.versions.id, fmt.Sprint(f.versions.all))
