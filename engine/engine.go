@@ -454,7 +454,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 			}
 			r := e.executeInTurn(ctx, t)
 			switch {
-			case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
+			case r.Status == StatusDone && t.DeleteSource && e.moves != nil && t.VersionID == "":
 				e.moves.add(r) // finished once its source is deleted
 			case r.Status == StatusFailed && retry.StopsRun(r.Err):
 				if !e.firstFatal(r.Err) {

@@ -72,7 +72,9 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 			e.restartsLost.Add(1)
 		}
 	}
-	if err == nil && t.DeleteSource && e.moves == nil {
+	// A version is moved by deleting that version, which the batches of
+	// keys of moveDeletes cannot name.
+	if err == nil && t.DeleteSource && (e.moves == nil || t.VersionID != "") {
 		err = e.do(ctx, func(ctx context.Context) error { return e.source(t).Delete(ctx, t.SrcKey) })
 		if err != nil {
 			err = fmt.Errorf("delete source after copy: %w", err)
