@@ -227,6 +227,9 @@ type Options struct {
 	// Tags, when not nil, is the tag set of every object written (an
 	// empty set: none), instead of the source's.
 	Tags store.Tags
+	// CopyLock copies Object Lock settings from each source object (one
+	// HEAD of it per server-side copy).
+	CopyLock LockCopy
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)
@@ -457,7 +460,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 			}
 			r := e.executeInTurn(ctx, t)
 			switch {
-			case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
+			case r.Status == StatusDone && t.DeleteSource && e.moves != nil && t.VersionID == "":
 				e.moves.add(r) // finished once its source is deleted
 			case r.Status == StatusFailed && retry.StopsRun(r.Err):
 				if !e.firstFatal(r.Err) {

@@ -69,6 +69,9 @@ type Metadata struct {
 	// reports it (x-amz-tagging-count); writes ignore it. A stream of a
 	// small object asks for the tags only when it is not 0.
 	TagCount int
+	// Lock is the object's Object Lock settings: what a Head found, and
+	// what a write sets (beside what the store's own options set).
+	Lock ObjectLock
 }
 
 // Lister streams a listing.

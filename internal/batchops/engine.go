@@ -35,7 +35,7 @@ type Transfer struct {
 	Move      bool
 	NoClobber bool
 	// Selected: filters or a shard; Metadata: metadata flags; Object:
-	// encryption, ACL, Requester Pays or source-* flags; Journal: a
+	// encryption, ACL, Object Lock, Requester Pays or source-* flags; Journal: a
 	// journal.
 	Selected, Metadata, Object, Journal bool
 	// Versions: --version-id or --all-versions.
@@ -56,7 +56,7 @@ func (t Transfer) Refusals() []string {
 		out = append(out, "filters, shards and metadata flags need --engine local")
 	}
 	if t.Object {
-		out = append(out, "encryption, ACL, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)")
+		out = append(out, "encryption, ACL, Object Lock, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)")
 	}
 	if t.Journal {
 		out = append(out, "--journal needs --engine local: a job's record is its completion report")

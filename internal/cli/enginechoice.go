@@ -52,7 +52,7 @@ func (f *engineFlags) register(cmd *cobra.Command) {
 func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (string, []string, error) {
 	mode, reasons, err := f.engine.c.Pick(batchops.Transfer{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
-		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active(), Journal: f.journal != "",
+		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active() || f.lock.active(), Journal: f.journal != "",
 		Versions: f.versions.active(),
 	})
 	if err != nil {

@@ -36,5 +36,6 @@ func getMetadata(out *s3.GetObjectOutput) store.Metadata {
 		StorageClass:       metadataClass(out.StorageClass),
 		User:               out.Metadata,
 		TagCount:           int(aws.ToInt32(out.TagCount)),
+		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
 	}
 }
