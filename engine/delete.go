@@ -43,7 +43,11 @@ func (e *executor) planRemove(ctx context.Context, out chan<- Task) error {
 	src := e.job.Src
 	send := e.sender(ctx, out)
 	return e.walk(ctx, e.opts.Filter != nil, func(o store.Object) error {
-		return send(Task{Op: OpDelete, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, ETag: o.ETag, ModTime: o.ModTime})
+		t := Task{Op: OpDelete, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, ETag: o.ETag, ModTime: o.ModTime}
+		if id := e.job.VersionID; id != "" {
+			t.Src, t.VersionID = versionURL(src.Store, o.Key, id), id
+		}
+		return send(t)
 	})
 }
 
@@ -136,6 +140,11 @@ func (e *executor) sender(ctx context.Context, out chan<- Task) func(Task) error
 // result; a fatal failure cancels the run.
 func (e *executor) deleteAll(ctx context.Context, cancel context.CancelCauseFunc, st store.Store, in <-chan Task) {
 	bd, batched := st.(store.BatchDeleter)
+	if e.job.AllVersions {
+		_, batched = st.(store.VersionDeleter)
+	} else if e.job.VersionID != "" {
+		batched = false // one version: one request
+	}
 	var g errgroup.Group
 	if batched {
 		g.SetLimit(deleteBatchesInFlight)
@@ -172,7 +181,7 @@ func (e *executor) deleteAll(ctx context.Context, cancel context.CancelCauseFunc
 		case !batched:
 			g.Go(func() error {
 				start := time.Now()
-				err := e.do(ctx, func(ctx context.Context) error { return st.Delete(ctx, t.SrcKey) })
+				err := e.do(ctx, func(ctx context.Context) error { return pinned(st, t.VersionID).Delete(ctx, t.SrcKey) })
 				r := Result{Task: t, Status: StatusDone, Duration: time.Since(start)}
 				if err != nil {
 					r = e.failed(r, err, start)
@@ -208,7 +217,11 @@ func (e *executor) deleteBatch(ctx context.Context, bd store.BatchDeleter, batch
 	var failed []store.DeleteError
 	err := e.do(ctx, func(ctx context.Context) error {
 		var err error
-		failed, err = bd.DeleteKeys(ctx, keys)
+		if e.job.AllVersions {
+			failed, err = e.deleteVersions(ctx, batch)
+		} else {
+			failed, err = bd.DeleteKeys(ctx, keys)
+		}
 		return err
 	})
 	d := time.Since(start)
@@ -221,7 +234,11 @@ func (e *executor) deleteBatch(ctx context.Context, bd store.BatchDeleter, batch
 	}
 	for _, t := range batch {
 		r := Result{Task: t, Status: StatusDone, Duration: d}
-		switch kerr, ok := byKey[t.SrcKey]; {
+		name := t.SrcKey
+		if e.job.AllVersions {
+			name += "?versionId=" + t.VersionID
+		}
+		switch kerr, ok := byKey[name]; {
 		case err != nil:
 			r = e.failed(r, err, start)
 		case ok:

@@ -164,9 +164,23 @@ type Job struct {
 	// Remove makes the job a deletion of the objects Src names (Dst is not
 	// used): see delete.go.
 	Remove bool
+	// From, when set, gives the objects to copy, move or sync instead of a
+	// listing of Src, which still names the prefix and the base of their
+	// destination names: objects outside it are left out. Src must not
+	// hold a wildcard, and a remove does not take it.
+	From Objects
 	// Sync, when set, makes the job a sync of Src's prefix to Dst's: see
 	// SyncOptions.
 	Sync *SyncOptions
+	// VersionID, for a job of one source object, copies (or moves, or
+	// removes) that version of it rather than the current one: a move
+	// deletes that version for good. The source store must be a
+	// store.VersionPinner.
+	VersionID string
+	// AllVersions copies every version and delete marker of every key
+	// Src names, each key's oldest first, so that a versioned destination
+	// ends with the same history (see versions.go).
+	AllVersions bool
 }
 
 // Options say how one run goes. The zero value is usable.
@@ -331,6 +345,8 @@ type executor struct {
 	copyObjectMax int64
 	// said holds the fallbacks already logged (sayOnce).
 	said sync.Map
+	// chains orders the tasks of each destination key (Job.AllVersions).
+	chains *chains
 	// sourceObjects counts the objects a sync's source listed, folder
 	// markers aside, before filters: none, with deletes held, is an
 	// EmptySourceError.
@@ -369,9 +385,13 @@ func (en *Engine) newExecutor(job Job, opts Options) *executor {
 	if stopAfter == 0 {
 		stopAfter = DefaultStopAfter
 	}
-	return &executor{job: job, opts: opts, lim: en.lim, concurrency: en.lim.Ceiling(), logger: en.logger, progress: p,
+	e := &executor{job: job, opts: opts, lim: en.lim, concurrency: en.lim.Ceiling(), logger: en.logger, progress: p,
 		buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
 		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject}
+	if job.AllVersions && !job.Remove {
+		e.chains = newChains()
+	}
+	return e
 }
 
 // maxWorkers is the most object workers the run may start.
@@ -400,7 +420,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	// runs ahead of the copies by at most this many tasks, so memory stays
 	// flat whatever the number of keys.
 	tasks, planned := e.startPlanner(ctx, cancel, 2*e.concurrency+1000)
-	if bd, ok := e.job.Src.Store.(store.BatchDeleter); ok && e.job.Move && !e.opts.DryRun {
+	if bd, ok := e.job.Src.Store.(store.BatchDeleter); ok && e.job.Move && !e.opts.DryRun && e.job.VersionID == "" {
 		e.moves = e.startMoveDeletes(ctx, bd)
 	}
 
@@ -429,7 +449,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 			if ctx.Err() != nil {
 				continue // drain so the planner can finish; start nothing new
 			}
-			r := e.execute(ctx, t)
+			r := e.executeInTurn(ctx, t)
 			switch {
 			case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
 				e.moves.add(r) // finished once its source is deleted

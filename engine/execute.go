@@ -73,7 +73,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		}
 	}
 	if err == nil && t.DeleteSource && e.moves == nil {
-		err = e.do(ctx, func(ctx context.Context) error { return e.job.Src.Store.Delete(ctx, t.SrcKey) })
+		err = e.do(ctx, func(ctx context.Context) error { return e.source(t).Delete(ctx, t.SrcKey) })
 		if err != nil {
 			err = fmt.Errorf("delete source after copy: %w", err)
 		}
@@ -136,13 +136,13 @@ func (e *TaskError) Unwrap() error { return e.Err }
 // single moves an object with one request (two for a stream). It reports
 // whether the bytes read went unchecked (store.Unverified).
 func (e *executor) single(ctx context.Context, t Task) (unverified bool, err error) {
-	src, dst := e.job.Src.Store, e.job.Dst.Store
+	src, dst := e.source(t), e.job.Dst.Store
 	if t.Op == OpCopy {
 		c := dst.(store.Copier)
-		bucket, _ := c.CanCopyFrom(src)
+		bucket, _ := c.CanCopyFrom(e.job.Src.Store)
 		var replace *store.Metadata // nil: the source's, with no extra request
 		if e.opts.Metadata != nil {
-			m, err := e.headMeta(ctx, t.SrcKey)
+			m, err := e.headMeta(ctx, t)
 			if err != nil {
 				return false, err
 			}
@@ -150,7 +150,7 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 			replace = &m
 		}
 		return false, e.do(ctx, func(ctx context.Context) error {
-			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}, t.DstKey, replace)
+			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, VersionID: t.VersionID}, t.DstKey, replace)
 		})
 	}
 	meta := store.Metadata{}
@@ -158,7 +158,7 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
 	}
 	if t.Op == OpStream && !e.job.Src.Loc.Local {
-		m, err := e.headMeta(ctx, t.SrcKey)
+		m, err := e.headMeta(ctx, t)
 		if err != nil {
 			return false, err
 		}
@@ -182,11 +182,11 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 	return unverified && err == nil, err
 }
 
-func (e *executor) headMeta(ctx context.Context, key string) (store.Metadata, error) {
+func (e *executor) headMeta(ctx context.Context, t Task) (store.Metadata, error) {
 	var meta store.Metadata
 	err := e.do(ctx, func(ctx context.Context) error {
 		var err error
-		_, meta, err = e.job.Src.Store.Head(ctx, key)
+		_, meta, err = e.source(t).Head(ctx, t.SrcKey)
 		return err
 	})
 	return meta, err
@@ -286,7 +286,7 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	// rename, and checked against what the source keeps of the whole
 	// object (a full-object checksum, an MD5 or multipart ETag).
 	var check store.PartsVerifier
-	if v, ok := e.job.Src.Store.(store.Verifier); ok {
+	if v, ok := e.source(t).(store.Verifier); ok {
 		err := e.do(ctx, func(ctx context.Context) error {
 			var err error
 			check, err = v.VerifyParts(ctx, t.SrcKey, t.ETag, t.Size)
@@ -309,7 +309,7 @@ func (e *executor) rangedDownload(ctx context.Context, t Task, layout parts.Layo
 	for p := range layout.All() {
 		g.Go(func() error {
 			return e.do(gctx, func(ctx context.Context) error {
-				body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
+				body, err := e.source(t).Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
 				if err != nil {
 					return fmt.Errorf("read part %d: %w", p.Number, err)
 				}
@@ -377,7 +377,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 	// uploaded by an earlier run were not read by this one: a resumed
 	// upload relies on the checksums the destination verified per part.
 	var check store.PartsVerifier
-	if v, ok := e.job.Src.Store.(store.Verifier); ok && t.Op == OpStream && len(already) == 0 {
+	if v, ok := e.source(t).(store.Verifier); ok && t.Op == OpStream && len(already) == 0 {
 		err = e.do(ctx, func(ctx context.Context) error {
 			var err error
 			check, err = v.VerifyParts(ctx, t.SrcKey, t.ETag, t.Size)
@@ -426,7 +426,7 @@ func (e *executor) uploadMetadata(ctx context.Context, t Task) (store.Metadata, 
 		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
 	} else {
 		var err error
-		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
+		if meta, err = e.headMeta(ctx, t); err != nil {
 			return meta, err
 		}
 	}
@@ -501,7 +501,7 @@ func (e *executor) sendParts(ctx context.Context, t Task, layout parts.Layout, m
 	var copySrc store.CopySource
 	if t.Op == OpCopy {
 		bucket, _ := mp.(store.Copier).CanCopyFrom(e.job.Src.Store)
-		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size}
+		copySrc = store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, VersionID: t.VersionID}
 	}
 	for p := range layout.All() {
 		if part, ok := already[p.Number]; ok {
@@ -573,7 +573,7 @@ func (e *uploadLeftError) Unwrap() error { return e.err }
 //
 // check, when set, sees the bytes of every part read from memory.
 func (e *executor) uploadPart(ctx context.Context, t Task, uploadID string, mp store.Multipart, p parts.Part, check store.PartsVerifier) (store.Part, error) {
-	body, err := e.job.Src.Store.Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
+	body, err := e.source(t).Get(ctx, t.SrcKey, p.Offset, p.Size, t.ETag)
 	if err != nil {
 		return store.Part{}, fmt.Errorf("read: %w", err)
 	}

@@ -52,13 +52,20 @@ func (e *executor) planTo(ctx context.Context, fn func(Task) error) error {
 // plan lists the source and sends one task per object. It mutates nothing.
 func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	switch {
+	case e.job.Remove && e.job.AllVersions:
+		return e.planRemoveVersions(ctx, out)
 	case e.job.Remove:
 		return e.planRemove(ctx, out)
+	case e.job.AllVersions:
+		return e.planVersions(ctx, out)
 	case e.job.Sync != nil:
 		return e.planSync(ctx, out)
 	}
 	src, dst := e.job.Src, e.job.Dst
 	send := e.sender(ctx, out)
+	if e.job.From != nil {
+		return e.planFrom(ctx, send)
+	}
 
 	if !src.Loc.HasWildcard() && !e.job.Recursive {
 		if src.Loc.IsDirLike() {
@@ -67,7 +74,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		var obj store.Object
 		err := e.do(ctx, func(ctx context.Context) error {
 			var err error
-			obj, _, err = src.Store.Head(ctx, src.Loc.Key)
+			obj, _, err = e.source(Task{VersionID: e.job.VersionID}).Head(ctx, src.Loc.Key)
 			return err
 		})
 		if err != nil {
@@ -76,7 +83,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 			}
 			return &FatalError{Op: "head", URL: src.Loc.String(), Err: err}
 		}
-		obj.Key = src.Loc.Key
+		obj.Key, obj.VersionID = src.Loc.Key, e.job.VersionID
 		if !e.keep(obj.Key[len(src.Loc.Base()):], obj) {
 			return nil
 		}
@@ -108,16 +115,7 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		if rel == "" {
 			return nil // the prefix itself (its folder marker): nothing to name
 		}
-		if isFolderMarker(o) || dstIsLocal(dst) && strings.HasSuffix(rel, "/") {
-			// A folder marker is no object of the tree, and a key ending
-			// in '/' has no file to become.
-			return send(Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
-		}
-		key, err := destKey(loc, o.Key, dst.Loc, false)
-		if err != nil {
-			return err
-		}
-		return send(e.journaled(e.task(o, key)))
+		return e.planObject(loc, rel, o, send)
 	}
 	err := e.do(ctx, func(ctx context.Context) error { return nil }) // fail fast on a cancelled run
 	if err != nil {
@@ -134,6 +132,21 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 		return &NoMatchError{URL: src.Loc.String()}
 	}
 	return nil
+}
+
+// planObject sends the task of one object of a tree, whose key relative
+// to the source's base is rel, kept by the run's filter and shard.
+func (e *executor) planObject(loc s3url.Location, rel string, o store.Object, send func(Task) error) error {
+	if isFolderMarker(o) || dstIsLocal(e.job.Dst) && strings.HasSuffix(rel, "/") {
+		// A folder marker is no object of the tree, and a key ending
+		// in '/' has no file to become.
+		return send(Task{Op: OpSkip, Src: e.job.Src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "folder marker"})
+	}
+	key, err := destKey(loc, o.Key, e.job.Dst.Loc, false)
+	if err != nil {
+		return err
+	}
+	return send(e.journaled(e.task(o, key)))
 }
 
 // listing returns what a location lists as a prefix or a wildcard, and

@@ -49,6 +49,8 @@ func (e *executor) restarts() int {
 // it returns (its multipart upload aborted, its temp file removed).
 func (e *executor) transfer(ctx context.Context, t Task) (parts int, unverified bool, err error) {
 	switch {
+	case t.Op == OpMarker:
+		return 0, false, e.do(ctx, func(ctx context.Context) error { return e.job.Dst.Store.Delete(ctx, t.DstKey) })
 	case t.Op == OpStream && !e.job.Src.Loc.Local:
 		return e.stream(ctx, t)
 	case t.PartSize > 0:
@@ -97,13 +99,13 @@ func (e *executor) restart(ctx context.Context, t Task, attempt int, err error) 
 	var obj store.Object
 	herr := e.do(ctx, func(ctx context.Context) error {
 		var err error
-		obj, _, err = e.job.Src.Store.Head(ctx, t.SrcKey)
+		obj, _, err = e.source(t).Head(ctx, t.SrcKey)
 		return err
 	})
 	if herr != nil {
 		return t, false // gone or unreadable: the attempt's own error says more
 	}
-	obj.Key = t.SrcKey
+	obj.Key, obj.VersionID = t.SrcKey, t.VersionID
 	if !restart && obj.Size == t.Size && obj.ModTime.Equal(t.ModTime) {
 		return t, false // unchanged: the failure is the attempt's own
 	}

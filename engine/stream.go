@@ -57,7 +57,7 @@ func (e *executor) stream(ctx context.Context, t Task) (int, bool, error) {
 // mismatch, a source that changed) writes nothing, and the write can be
 // retried from memory.
 func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err error) {
-	src, dst := e.job.Src.Store, e.job.Dst.Store
+	src, dst := e.source(t), e.job.Dst.Store
 	buf, err := e.partBuffers.get(ctx, t.Size)
 	if err != nil {
 		return false, err
@@ -84,7 +84,7 @@ func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err 
 		return false, err
 	}
 	if _, ok := src.(store.MetadataReader); !ok {
-		if meta, err = e.headMeta(ctx, t.SrcKey); err != nil {
+		if meta, err = e.headMeta(ctx, t); err != nil {
 			return false, err
 		}
 	}

@@ -178,6 +178,9 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	// stream.
 	listSrc := diff.Relative(pagedLister{e: e, st: src.Store, ordered: true}, srcLoc.Prefix(), srcBase)
 	listDst := diff.Relative(pagedLister{e: e, st: dst.Store, ordered: true}, dstLoc.Prefix(), dstBase)
+	if e.job.From != nil {
+		listSrc = e.fromList(srcBase)
+	}
 	if dst.Loc.Local {
 		// A directory not made yet (a dry run makes none) is empty.
 		l := listDst

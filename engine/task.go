@@ -79,5 +79,5 @@ type Result struct {
 
 // object returns the task's source as a store.Object.
 func (t Task) object() store.Object {
-	return store.Object{Key: t.SrcKey, Size: t.Size, ETag: t.ETag, ModTime: t.ModTime}
+	return store.Object{Key: t.SrcKey, Size: t.Size, ETag: t.ETag, ModTime: t.ModTime, VersionID: t.VersionID}
 }

@@ -15,6 +15,12 @@
 //
 // "s3://b/dir/*" is everything below dir/, at any depth, and
 // "s3://b/logs/*.json" matches "logs/a.json" and "logs/2026/01/a.json".
+// A local path globs as s5cmd globs one (Go's filepath.Glob), one
+// directory level at a time, and a directory the pattern names is taken
+// whole: in a local pattern "*" is any run of characters but '/', "?" one
+// character but '/', and "**" (s3bulk's own) any run of characters, '/'
+// included. "dir/*.json" takes "dir/a.json", not "dir/sub/x.json";
+// "dir/s*" takes all of "dir/sub/"; "dir/**.json" takes both.
 // Character classes ("[abc]") are not wildcards here: '[' and ']' are
 // ordinary characters, because they are common in real keys (the
 // --include and --exclude filters do read classes, as the AWS CLI does).

@@ -11,6 +11,44 @@ import (
 // The zero Glob matches only the empty string.
 type Glob struct {
 	tokens []token
+	// path: a local path's glob ([newPathGlob]), whose stars may stop at '/'.
+	path bool
+}
+
+// newPathGlob compiles the pattern of a local path, as s5cmd globs one
+// (Go's filepath.Glob): '*' is any run of characters but '/', '?' one
+// character but '/'; and, s3bulk's own, "**" (or more stars) is any run of
+// characters, '/' included. '[' is an ordinary character, as in an S3
+// pattern.
+func newPathGlob(p string) Glob {
+	var out []token
+	for i := 0; i < len(p); {
+		r, w := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == '*':
+			n := len(p[i:]) - len(strings.TrimLeft(p[i:], "*"))
+			k := tokSegStar
+			if n > 1 {
+				k = tokStar
+			}
+			// A star next to a double star adds nothing to it.
+			if len(out) > 0 && (out[len(out)-1].kind == tokStar || out[len(out)-1].kind == tokSegStar) {
+				if k == tokStar {
+					out[len(out)-1].kind = tokStar
+				}
+			} else {
+				out = append(out, token{kind: k})
+			}
+			i += n
+			continue
+		case r == '?':
+			out = append(out, token{kind: tokSegOne})
+		default:
+			out = append(out, token{kind: tokLiteral, r: r})
+		}
+		i += w
+	}
+	return Glob{tokens: out, path: true}
 }
 
 // NewGlob compiles p. In both dialects a run of '*' is any run of
@@ -57,6 +95,8 @@ const (
 	tokStar                     // any run of characters, '/' included
 	tokOne                      // exactly one character, '/' included
 	tokClass                    // one character of a [...] set, or not of a [!...] one
+	tokSegStar                  // a path's '*': any run of characters but '/'
+	tokSegOne                   // a path's '?': one character but '/'
 )
 
 type token struct {
@@ -105,6 +145,8 @@ func (t token) matches(r rune) bool {
 		return r == t.r
 	case tokOne:
 		return true
+	case tokSegOne:
+		return r != '/'
 	case tokClass:
 		in := false
 		for _, rg := range t.ranges {
@@ -123,6 +165,9 @@ func (t token) matches(r rune) bool {
 // one character: time is O(len(pattern)*len(s)) at worst, and no pattern
 // makes it backtrack exponentially.
 func (g Glob) Match(s string) bool {
+	if g.path {
+		return g.matchPath(s)
+	}
 	p := g.tokens
 	pi, si := 0, 0
 	starP, starS := -1, -1 // where to resume after the last star
@@ -154,4 +199,42 @@ func (g Glob) Match(s string) bool {
 		pi++
 	}
 	return pi == len(p)
+}
+
+// matchPath is Match for a path's glob, where a star may or may not cross
+// '/': the table of which suffixes of s match which suffixes of the
+// pattern, one row at a time, O(len(pattern)*len(s)) time. A character
+// is a UTF-8 sequence; a byte that is not valid UTF-8 is one character.
+func (g Glob) matchPath(s string) bool {
+	var pos []int // the byte offsets of s's characters, then len(s)
+	for i := 0; i < len(s); {
+		pos = append(pos, i)
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	n := len(pos)
+	pos = append(pos, len(s))
+	// next[j]: the tokens after the current one match s from character j.
+	next, cur := make([]bool, n+1), make([]bool, n+1)
+	next[n] = true
+	for i := len(g.tokens) - 1; i >= 0; i-- {
+		t := g.tokens[i]
+		for j := n; j >= 0; j-- {
+			switch {
+			case t.kind == tokStar:
+				cur[j] = next[j] || j < n && cur[j+1]
+			case t.kind == tokSegStar:
+				cur[j] = next[j] || j < n && s[pos[j]] != '/' && cur[j+1]
+			default:
+				if j == n {
+					cur[j] = false
+					continue
+				}
+				r, _ := utf8.DecodeRuneInString(s[pos[j]:pos[j+1]])
+				cur[j] = next[j+1] && t.matches(r)
+			}
+		}
+		next, cur = cur, next
+	}
+	return next[0]
 }

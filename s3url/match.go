@@ -16,6 +16,9 @@ func (l Location) Matcher() func(key string) bool {
 		exact := l.Key
 		return func(key string) bool { return key == exact }
 	}
+	if l.Local {
+		return l.pathMatcher()
+	}
 	// The literal ends of the pattern rule out most keys of a listing
 	// before the glob runs.
 	lit := l.Prefix()
@@ -26,5 +29,30 @@ func (l Location) Matcher() func(key string) bool {
 			return false
 		}
 		return g.Match(key[len(lit) : len(key)-len(suffix)])
+	}
+}
+
+// pathMatcher is Matcher for a local pattern, which selects as s5cmd's
+// (Go's filepath.Glob, then each directory found walked whole): a path
+// whose name, or the name of a directory it is in, matches the pattern,
+// where '*' and '?' stay within one directory level and "**" crosses
+// them.
+func (l Location) pathMatcher() func(key string) bool {
+	lit := l.Prefix()
+	g := newPathGlob(l.Key[len(lit):])
+	return func(key string) bool {
+		rest, ok := strings.CutPrefix(key, lit)
+		if !ok {
+			return false
+		}
+		if g.Match(rest) {
+			return true
+		}
+		for i := 0; i < len(rest); i++ {
+			if rest[i] == '/' && g.Match(rest[:i]) {
+				return true
+			}
+		}
+		return false
 	}
 }

@@ -52,7 +52,18 @@ func TestMatch(t *testing.T) {
 		{"a raw star is literal", "s3://b12/a*b", true, "a*b", true},
 		{"a raw star does not match other characters", "s3://b12/a*b", true, "axb", false},
 		{"a local glob matches a local path", "photos/*.jpg", false, "photos/a.jpg", true},
-		{"a local glob matches a deeper local path", "photos/*.jpg", false, "photos/2026/a.jpg", true},
+		{"a local star stays in its directory, as s5cmd's", "photos/*.jpg", false, "photos/2026/a.jpg", false},
+		{"a local star matches a directory, taken whole", "photos/*", false, "photos/2026/a.jpg", true},
+		{"a local directory a star names is taken whole", "photos/20*", false, "photos/2026/x/a.jpg", true},
+		{"a local directory named like the files is taken whole", "photos/*.jpg", false, "photos/old.jpg/a.png", true},
+		{"a local star mid path matches one level", "dir/*/c.json", false, "dir/sub/c.json", true},
+		{"a local star mid path does not cross levels", "dir/*/c.json", false, "dir/sub/deep/c.json", false},
+		{"a local question mark is not a slash", "a?c", false, "a/c", false},
+		{"a local question mark is one character", "a?c", false, "abc", true},
+		{"a local double star crosses levels", "photos/**.jpg", false, "photos/2026/01/a.jpg", true},
+		{"a local double star segment needs its slashes", "a/**/b", false, "a/b", false},
+		{"a local star then a double star cross levels", "a*/**", false, "ab/c/d", true},
+		{"a local match is on the whole name", "photos/*.jpg", false, "photos/a.jpg.gz", false},
 		{"a bucket root pattern matches nothing but the empty key", "s3://b12", false, "a", false},
 	}
 	for _, tt := range tests {
@@ -65,7 +76,11 @@ func TestMatch(t *testing.T) {
 				t.Errorf("Parse(%q).Match(%q) = %v, want %v", tt.pattern, tt.key, got, tt.want)
 			}
 			if !tt.raw {
-				if ref := refMatch(t, l.Key, tt.key); ref != tt.want {
+				ref := refMatch
+				if l.Local {
+					ref = refPathMatch
+				}
+				if ref := ref(t, l.Key, tt.key); ref != tt.want {
 					t.Errorf("reference matcher disagrees with the table for %q on %q", tt.pattern, tt.key)
 				}
 			}
@@ -101,6 +116,60 @@ func refMatch(t testing.TB, pattern, key string) bool {
 		t.Fatalf("reference regexp for %q: %v", pattern, err)
 	}
 	return re.MatchString(key)
+}
+
+// refPathMatch is the reference semantics of a local pattern, s5cmd's
+// (filepath.Glob, each directory found walked whole) with "**" crossing
+// levels: "**" (or more stars) made ".*", "*" made "[^/]*", "?" made
+// "[^/]"; the path or one of its directories matches.
+func refPathMatch(t testing.TB, pattern, key string) bool {
+	var b strings.Builder
+	for i := 0; i < len(pattern); {
+		switch {
+		case strings.HasPrefix(pattern[i:], "**"):
+			b.WriteString(".*")
+			i += len(pattern[i:]) - len(strings.TrimLeft(pattern[i:], "*"))
+			continue
+		case pattern[i] == '*':
+			b.WriteString("[^/]*")
+		case pattern[i] == '?':
+			b.WriteString("[^/]")
+		default:
+			_, w := utf8.DecodeRuneInString(pattern[i:])
+			b.WriteString(regexp.QuoteMeta(pattern[i : i+w]))
+			i += w
+			continue
+		}
+		i++
+	}
+	re, err := regexp.Compile(`(?s)^` + b.String() + `(/.*)?$`)
+	if err != nil {
+		t.Fatalf("reference regexp for %q: %v", pattern, err)
+	}
+	return re.MatchString(key)
+}
+
+func FuzzMatchLocal(f *testing.F) {
+	for _, s := range [][2]string{
+		{"dir/*.json", "dir/sub/x.json"},
+		{"dir/*", "dir/sub/x.json"},
+		{"a*/**", "ab/c/d"},
+		{"a?c", "a/c"},
+		{"*/*/*", "a/b/c/d"},
+		{"x**/y*", "xq/r/yz"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, key string) {
+		l, err := Parse(pattern)
+		if err != nil || !l.Local || !l.HasWildcard() || !utf8.ValidString(key) || !utf8.ValidString(l.Key) {
+			return
+		}
+		got := l.Match(key)
+		if want := refPathMatch(t, l.Key, key); got != want {
+			t.Errorf("Match(%q, %q) = %v, reference says %v", l.Key, key, got, want)
+		}
+	})
 }
 
 func FuzzMatch(f *testing.F) {

@@ -55,7 +55,7 @@ mkdir "$work/base-src"
 git archive "$base" | tar -x -C "$work/base-src"
 (cd "$work/base-src" && go build -o "$work/base" ./cmd/s3bulk)
 local_credentials
-echo "load before: $(load); base $base; delay $delay"
+echo "load before: $(load); base $base; delay $delay; regime: simulated S3 region (internal/simregion, fixture mode: no signatures asked)"
 START_TIMEOUT=60 # a million keys take a while to make
 
 # measure NAME ITEMS CMD...: runs CMD, prints NAME seconds items/s MiB cpu

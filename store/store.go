@@ -102,6 +102,9 @@ type CopySource struct {
 	// Size is the source object's size, 0 when unknown. A server copies
 	// before it answers, so how long an answer may take grows with it.
 	Size int64
+	// VersionID, when not empty, copies that version of the source
+	// rather than its current one.
+	VersionID string
 }
 
 // Copier is implemented by stores that copy server-side.

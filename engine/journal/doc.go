@@ -14,6 +14,7 @@
 //	{"format":"s3bulk-journal","version":1,"job":"…","crc":"…"}
 //	{"t":"done","src":"a/k","dst":"b/k","size":12,"etag":"…","crc":"…"}
 //	{"t":"failed","src":"a/j","dst":"b/j","size":3,"etag":"…","err":"…","crc":"…"}
+//	{"t":"done","src":"a/v","dst":"b/v","version":"…","size":5,"etag":"…","crc":"…"}
 //	{"t":"mpu","src":"a/big","dst":"b/big","size":…,"etag":"…","upload":"…","part_size":…,"crc":"…"}
 //	{"t":"part","upload":"…","part":1,"etag":"…","size":…,"crc":"…"}
 //	{"t":"complete","dst":"b/big","upload":"…","crc":"…"}

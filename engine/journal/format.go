@@ -74,10 +74,13 @@ type header struct {
 // record is the union of every record kind; fields a kind does not use are
 // left out of its line.
 type record struct {
-	T        string `json:"t"`
-	Src      string `json:"src,omitempty"`
-	SrcB64   []byte `json:"src_b64,omitempty"`
-	Dst      string `json:"dst,omitempty"`
+	T      string `json:"t"`
+	Src    string `json:"src,omitempty"`
+	SrcB64 []byte `json:"src_b64,omitempty"`
+	Dst    string `json:"dst,omitempty"`
+	// Version is the source's version ID, for a copy of versions: each
+	// version of a key is an object of its own.
+	Version  string `json:"version,omitempty"`
 	DstB64   []byte `json:"dst_b64,omitempty"`
 	Size     int64  `json:"size,omitempty"`
 	ETag     string `json:"etag,omitempty"`

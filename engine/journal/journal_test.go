@@ -131,6 +131,12 @@ func TestRoundTrip(t *testing.T) {
 	})
 }
 
+// versionOf is o as one version of it is listed.
+func versionOf(o store.Object, id string) store.Object {
+	o.VersionID = id
+	return o
+}
+
 func TestLastRecordDecides(t *testing.T) {
 	newer := objA
 	newer.ETag = "etag-a2"
@@ -156,6 +162,20 @@ func TestLastRecordDecides(t *testing.T) {
 			must(t, w.Done(objA, "d"))
 			must(t, w.Done(newer, "d"))
 		}, newer, true},
+		{"a version copied is done", func(w *Writer) {
+			must(t, w.Done(versionOf(objA, "v1"), "d"))
+		}, versionOf(objA, "v1"), true},
+		{"another version with the same bytes is not", func(w *Writer) {
+			must(t, w.Done(versionOf(objA, "v1"), "d"))
+		}, versionOf(objA, "v2"), false},
+		{"nor is the object copied without a version", func(w *Writer) {
+			must(t, w.Done(versionOf(objA, "v1"), "d"))
+		}, objA, false},
+		{"a version's failure is its own", func(w *Writer) {
+			must(t, w.Done(versionOf(objA, "v1"), "d"))
+			must(t, w.Done(versionOf(objA, "v2"), "d"))
+			must(t, w.Failed(versionOf(objA, "v2"), "d", nil))
+		}, versionOf(objA, "v1"), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

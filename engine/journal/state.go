@@ -74,7 +74,7 @@ func (s *State) Fingerprint() string { return s.fingerprint }
 // the source has no ETag, as local files). A source changed since is not
 // done.
 func (s *State) Done(src store.Object, dstKey string) bool {
-	hi, lo := keyHash(src.Key, dstKey)
+	hi, lo := keyHash(versionKey(src.Key, src.VersionID), dstKey)
 	i, ok := slices.BinarySearchFunc(s.done, entry{hi: hi, lo: lo}, compareKey)
 	return ok && s.done[i].ver == version(src.Size, src.ETag, src.ModTime)
 }
@@ -127,6 +127,16 @@ func keyHash(src, dst string) (hi, lo uint64) {
 	return binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])
 }
 
+// versionKey is what identifies a source in keyHash: its key, and its
+// version ID when the job copies versions (a NUL, which no S3 key holds,
+// keeps "a" of version "b" apart from a key "a\x00b").
+func versionKey(key, versionID string) string {
+	if versionID == "" {
+		return key
+	}
+	return key + "\x00" + versionID
+}
+
 // version identifies one version of a source object. S3 objects have an
 // ETag; local files do not, and their modification time stands in. The
 // result is never 0, which marks a failed object while loading.
@@ -169,7 +179,7 @@ func (l *loading) apply(r *record) {
 	l.st.stats.Records++
 	switch r.T {
 	case kindDone, kindFailed:
-		hi, lo := keyHash(r.src(), r.dst())
+		hi, lo := keyHash(versionKey(r.src(), r.Version), r.dst())
 		var ver uint64
 		if r.T == kindDone {
 			ver = version(r.Size, r.ETag, fromUnixNano(r.MTime))

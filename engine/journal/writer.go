@@ -171,6 +171,7 @@ func (w *Writer) Done(src store.Object, dstKey string) error {
 	r := record{T: kindDone, Size: src.Size, ETag: src.ETag, MTime: unixNano(src.ModTime)}
 	r.setSrc(src.Key)
 	r.setDst(dstKey)
+	r.Version = src.VersionID
 	return w.append(&r)
 }
 
@@ -180,6 +181,7 @@ func (w *Writer) Failed(src store.Object, dstKey string, cause error) error {
 	r := record{T: kindFailed, Size: src.Size, ETag: src.ETag, MTime: unixNano(src.ModTime)}
 	r.setSrc(src.Key)
 	r.setDst(dstKey)
+	r.Version = src.VersionID
 	if cause != nil {
 		r.Err = cause.Error()
 		if len(r.Err) > maxErrLen {

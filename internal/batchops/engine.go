@@ -38,6 +38,8 @@ type Transfer struct {
 	// encryption, ACL, Requester Pays or source-* flags; Journal: a
 	// journal.
 	Selected, Metadata, Object, Journal bool
+	// Versions: --version-id or --all-versions.
+	Versions bool
 }
 
 // RefusalKind is what a copy job cannot honour in a transfer.
@@ -58,6 +60,9 @@ const (
 	RefuseJournal
 	// RefuseOneObject: a job copies a prefix or a wildcard match.
 	RefuseOneObject
+	// RefuseVersions: a job copies the current version of each object, not
+	// a version asked for, nor every version.
+	RefuseVersions
 	// RefuseLocations: what Blockers says of the source and destination.
 	RefuseLocations
 )
@@ -111,6 +116,9 @@ func (t Transfer) Refusals() []Refusal {
 	}
 	if t.Journal {
 		add(RefuseJournal, "a job's record is its completion report, not a journal")
+	}
+	if t.Versions {
+		add(RefuseVersions, "a job copies the current version of each object")
 	}
 	if t.Src.IsS3() && t.Dst.IsS3() && !t.Src.HasWildcard() && !t.Recursive && !t.Src.IsDirLike() {
 		add(RefuseOneObject, "a job copies a prefix or a wildcard match, not one object")

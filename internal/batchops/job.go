@@ -361,6 +361,14 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 			EnableManifestOutput: false,
 			Filter:               g.filter(),
 		}}
+	} else if s.Manifest.Inventory {
+		in.Manifest = &types.JobManifest{
+			Spec: &types.JobManifestSpec{Format: types.JobManifestFormatS3InventoryReportCsv20161130},
+			Location: &types.JobManifestLocation{
+				ObjectArn: aws.String(s.Manifest.ARN(part)),
+				ETag:      aws.String(s.Manifest.ETag),
+			},
+		}
 	} else {
 		fields := []types.JobManifestFieldName{types.JobManifestFieldNameBucket, types.JobManifestFieldNameKey}
 		if s.Manifest.Versioned {

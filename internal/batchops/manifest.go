@@ -166,6 +166,9 @@ type Manifest struct {
 	// Versioned manifests have a third column, the VersionId of each
 	// object: the job copies that version, not the current one.
 	Versioned bool
+	// Inventory marks the manifest.json of an S3 Inventory report (CSV)
+	// given to the job as it is (S3InventoryReport_CSV_20161130).
+	Inventory bool
 	Stats     ManifestStats
 }
 

@@ -43,6 +43,11 @@ type CopyRequest struct {
 	Wait            bool
 	NoLocalFallback bool
 
+	// Inventory is the s3:// URL of an S3 Inventory report's
+	// manifest.json (CSV) that the job takes as its manifest: nothing is
+	// listed, and the job copies every object of the report.
+	Inventory string
+
 	// Generator lets S3 list the source (S3JobManifestGenerator), with
 	// S3's own filters: the other fields need it.
 	Generator                   bool
@@ -119,6 +124,11 @@ func (q CopyRequest) Options(dryRun bool) (CopyOptions, error) {
 		desc = TruncateDescription("s3bulk cp " + p.Src.String() + " " + p.Dst.String())
 	}
 	o := CopyOptions{Plan: p, NoLocalFallback: q.NoLocalFallback, DryRun: dryRun, Wait: q.Wait}
+	if q.Inventory != "" {
+		if o.Inventory, err = inventoryLocation(q, p); err != nil {
+			return CopyOptions{}, err
+		}
+	}
 	o.Spec = CopySpec{
 		RoleArn:      q.RoleArn,
 		DestBucket:   p.Dst.Bucket,

@@ -108,6 +108,9 @@ type CopyOptions struct {
 	DryRun bool
 	// Wait follows the job to its end and reads its report.
 	Wait bool
+	// Inventory, when set, is the manifest.json of an S3 Inventory report
+	// given to the job as its manifest (CopyRequest.Inventory).
+	Inventory s3url.Location
 }
 
 // Copy runs one batch copy: it plans the source through the engine,
@@ -125,6 +128,9 @@ func (r *Runner) Copy(ctx context.Context, o CopyOptions) error {
 	}
 	if o.Generator != nil {
 		return r.generated(ctx, o)
+	}
+	if o.Inventory.Key != "" {
+		return r.fromInventory(ctx, o)
 	}
 	src, mst := r.Store(p.Src.Bucket), r.Store(p.Manifest.Bucket)
 	pl := &planned{}
@@ -458,7 +464,13 @@ func (r *Runner) generated(ctx context.Context, o CopyOptions) error {
 	if o.DryRun {
 		return nil
 	}
-	jc, err := r.Jobs(ctx, p.Dst.Bucket)
+	return r.startJob(ctx, p.Dst.Bucket, spec, o.Wait)
+}
+
+// startJob creates the job spec describes, which writes into bucket, and
+// with wait follows it to its end and reads its report.
+func (r *Runner) startJob(ctx context.Context, bucket string, spec CopySpec, wait bool) error {
+	jc, err := r.Jobs(ctx, bucket)
 	if err != nil {
 		return err
 	}
@@ -467,7 +479,7 @@ func (r *Runner) generated(ctx context.Context, o CopyOptions) error {
 		return err
 	}
 	r.created(id, jc.Region())
-	if !o.Wait {
+	if !wait {
 		return nil
 	}
 	return r.WaitAndReport(ctx, jc, id, 0)

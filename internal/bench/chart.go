@@ -58,8 +58,11 @@ func methodColor(method string) color.Color {
 // chartTitle names the regime, the data set and the latency added to
 // every request.
 func chartTitle(r *Report) string {
-	if r.Environment.Regime != "" {
-		return fmt.Sprintf("Objects per second %s, %d objects of %s", r.Environment.RegimeTitle(), r.Environment.Objects, sizeOf(r))
+	switch e := r.Environment; e.Regime {
+	case RegimeSimulated:
+		return fmt.Sprintf("Objects/s in a simulated S3 region (%s/request; %d x %s)", orNone(e.Latency), e.Objects, sizeOf(r))
+	case RegimeLocal:
+		return fmt.Sprintf("Objects/s on a local S3 server (%s added; %d x %s)", orNone(e.Latency), e.Objects, sizeOf(r))
 	}
 	latency := "no latency added"
 	if l := r.Environment.Latency; l != "" {

@@ -60,7 +60,7 @@ func TestCalibrationComparesWithTheReport(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
 	}
-	if title := chartTitle(r); !strings.Contains(title, "in a simulated S3 region (120ms per request") {
+	if title := chartTitle(r); !strings.Contains(title, "in a simulated S3 region (120ms/request") {
 		t.Errorf("chart title %q does not name the regime", title)
 	}
 }

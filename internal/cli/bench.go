@@ -240,7 +240,7 @@ func (a *app) benchSimulated(cmd *cobra.Command, f benchFlags) error {
 		return err
 	}
 	ctx := cmd.Context()
-	d, err := a.startSimRegion(ctx, f.latency, bench.DefaultLayout(), simSelf)
+	d, err := a.startSimRegion(ctx, "bench", f.latency, bench.DefaultLayout(), simSelf)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func simRegime(latency time.Duration) benchRegime {
 
 // startSimRegion starts the simulated region, holding layout, as a child
 // process: its CPU time is never the client's.
-func (a *app) startSimRegion(ctx context.Context, latency time.Duration, layout bench.Layout, simCmd func(time.Duration, bench.Layout) (*exec.Cmd, error)) (*bench.Demo, error) {
+func (a *app) startSimRegion(ctx context.Context, who string, latency time.Duration, layout bench.Layout, simCmd func(time.Duration, bench.Layout) (*exec.Cmd, error)) (*bench.Demo, error) {
 	d, err := bench.StartDemo(ctx, bench.DemoOptions{
 		ServerCmd: func(string) (*exec.Cmd, error) { return simCmd(latency, layout) },
 		Env:       a.env.list(), TempDir: a.env.tempDir(),
@@ -276,8 +276,8 @@ func (a *app) startSimRegion(ctx context.Context, latency time.Duration, layout 
 		return nil, err
 	}
 	if !a.g.quiet {
-		fmt.Fprintf(a.stdio.Err, "demo: simulated S3 region at %s: %v per request, SlowDown above %d writes/s and %d reads/s per prefix; it holds %d objects of %s under %s, described, not stored\n",
-			d.Endpoint, latency, bench.SimWriteRate, bench.SimReadRate, layout.Objects, units.HumanExact(layout.Size), d.Source)
+		fmt.Fprintf(a.stdio.Err, "%s: simulated S3 region at %s: %v per request, SlowDown above %d writes/s and %d reads/s per prefix; it holds %d objects of %s under %s, described, not stored\n",
+			who, d.Endpoint, latency, bench.SimWriteRate, bench.SimReadRate, layout.Objects, units.HumanExact(layout.Size), d.Source)
 	}
 	return d, nil
 }
@@ -545,7 +545,7 @@ func (a *app) runDemo(ctx context.Context, f demoFlags, layout bench.Layout, pri
 	var d *bench.Demo
 	regime := benchRegime{name: bench.RegimeLocal}
 	if f.server == serverSim {
-		d, err = a.startSimRegion(ctx, f.latency, layout, f.simCmd)
+		d, err = a.startSimRegion(ctx, "demo", f.latency, layout, f.simCmd)
 		regime = simRegime(f.latency)
 	} else {
 		d, err = bench.StartDemo(ctx, bench.DemoOptions{Latency: f.latency, ServerCmd: f.serverCmd, ProxyCmd: f.proxyCmd, Env: a.env.list(), TempDir: a.env.tempDir()})

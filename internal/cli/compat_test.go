@@ -77,13 +77,21 @@ func TestWildcardsAreS5cmds(t *testing.T) {
 		}
 	})
 
-	t.Run("a local wildcard walks the tree the same way", func(t *testing.T) {
+	t.Run("a local wildcard globs one directory level, as s5cmd's; a double star crosses them", func(t *testing.T) {
 		local := t.TempDir()
 		testfs.Write(t, local, tree)
-		dst := srv.NewBucket(t)
-		mustRun(t, srv, "cp", filepath.Join(local, "dir")+"/*.json", "s3://"+dst+"/")
-		if diff := cmp.Diff([]string{"a.json", "sub/c.json"}, s3test.ListKeys(t, srv.Client(t), dst, "")); diff != "" {
-			t.Errorf("uploaded (-want +got):\n%s", diff)
+		for _, c := range []struct {
+			pattern string
+			want    []string
+		}{
+			{"/*.json", []string{"a.json"}},
+			{"/**.json", []string{"a.json", "sub/c.json"}},
+		} {
+			dst := srv.NewBucket(t)
+			mustRun(t, srv, "cp", filepath.Join(local, "dir")+c.pattern, "s3://"+dst+"/")
+			if diff := cmp.Diff(c.want, s3test.ListKeys(t, srv.Client(t), dst, "")); diff != "" {
+				t.Errorf("dir%s uploaded (-want +got):\n%s", c.pattern, diff)
+			}
 		}
 	})
 

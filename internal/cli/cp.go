@@ -31,6 +31,8 @@ type transferFlags struct {
 	sel                selectFlags
 	meta               metaFlags
 	obj                objectFlags
+	versions           versionFlags
+	from               fromFlags
 }
 
 func (f *transferFlags) register(cmd *cobra.Command) {
@@ -47,6 +49,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
 	f.obj.register(cmd)
+	f.from.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
 
@@ -59,7 +62,10 @@ func (a *app) cpCmd() *cobra.Command {
 
 Wildcards are s5cmd's: '*' matches any run of characters, '/' included
 (so 's3://b/dir/*' is the whole tree below dir/, and '**' is the same as
-'*'), '?' one character; --raw makes them ordinary characters. A wildcard
+'*'), '?' one character; --raw makes them ordinary characters. In a local
+path they stay within one directory level, as s5cmd's and a shell's do
+('src/*.json' is not 'src/sub/x.json'; a directory matched is taken
+whole) and '**' crosses levels ('src/**.json' takes both). A wildcard
 source needs a bucket, a prefix ending in '/' or a directory as its
 destination, and one that matches nothing exits 1. Destination keys keep
 the part of the source key after the source prefix (or after the last '/'
@@ -105,6 +111,7 @@ memory bounded by --max-buffer) or standard output.`,
 		},
 	}
 	f.register(cmd)
+	f.versions.register(cmd, "copy", true)
 	return cmd
 }
 
@@ -120,6 +127,9 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
 	if srcArg == stdioArg || dstArg == stdioArg {
+		if f.versions.active() {
+			return usagef("--version-id and --all-versions: not with '-' (standard input or output)")
+		}
 		return a.runStdio(ctx, srcArg, dstArg, f, move)
 	}
 	src, dst, err := parsePair(srcArg, dstArg, f.raw)
@@ -130,6 +140,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return usageError{err}
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
+		return err
+	}
+	if err := f.from.check(src); err != nil {
 		return err
 	}
 	var sel engine.Options
@@ -148,12 +161,31 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive {
+	verb := "cp"
+	if move {
+		verb = "mv"
+	}
+	if err := f.versions.check(verb, src, f.recursive); err != nil {
+		return err
+	}
+	if f.versions.all && f.noClobber {
+		return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
+	}
+	if f.versions.active() && f.from.given() {
+		return usagef("--version-id and --all-versions: not with --files-from or --from-inventory, whose entries name their versions")
+	}
+	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive && !f.from.given() {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
 	}
 	mode, blockers, err := pickEngine(f, src, dst, move, meta != nil)
 	if err != nil {
 		return err
+	}
+	if f.from.given() {
+		if mode == engineBatchOps {
+			return a.runInventoryJob(ctx, f, srcArg, dstArg)
+		}
+		mode = engineLocal // the list is the source: nothing to count for auto
 	}
 	if mode == engineBatchOps {
 		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
@@ -167,12 +199,22 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 			return err
 		}
 	}
-	many := f.recursive || src.HasWildcard()
+	from, closeFrom, err := f.from.open(ctx, a, s, src, srcEP, side, srcOpts)
+	if err != nil {
+		return err
+	}
+	defer closeFrom()
+	many := f.recursive || src.HasWildcard() || from != nil
 	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
 	if err != nil {
 		return err
 	}
-	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive, Move: move}
+	if f.versions.all {
+		if err := checkVersioned(ctx, dstEP); err != nil {
+			return err
+		}
+	}
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all, From: from}
 	opts := engine.Options{
 		NoClobber:          f.noClobber,
 		PartSize:           int64(f.partSize),
@@ -186,11 +228,11 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if !many {
 		opts.Workers = 1
 	}
-	verb := "cp"
-	if move {
-		verb = "mv"
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env) + f.from.fingerprint()}
+	if f.versions.active() {
+		// A copy of versions is another job than a copy of the objects.
+		fields = append(fields, "versions", f.versions.id, fmt.Sprint(f.versions.all))
 	}
-	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env)}
 	if side != (sourceSide{}) {
 		// Another source is another job.
 		fields = append(fields, "source", side.endpointURL, side.profile)

@@ -55,6 +55,7 @@ func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (s
 	mode, refusals, err := c.Pick(batchops.Transfer{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
 		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active(), Journal: f.journal != "",
+		Versions: f.versions.active(),
 	})
 	var ce *batchops.ChoiceError
 	var re *batchops.RefusedError
@@ -93,6 +94,8 @@ func refusalWords(r batchops.Refusal) string {
 		return "encryption, ACL, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)"
 	case batchops.RefuseJournal:
 		return "--journal needs --engine local: a job's record is its completion report"
+	case batchops.RefuseVersions:
+		return "--version-id and --all-versions need --engine local: a job copies the current version of each object"
 	case batchops.RefuseOneObject:
 		return "a job copies a prefix or a wildcard match, not one object: use --recursive or --engine local"
 	}

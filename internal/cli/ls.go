@@ -14,7 +14,7 @@ import (
 )
 
 func (a *app) lsCmd() *cobra.Command {
-	var recursive, human, summarize bool
+	var recursive, human, summarize, allVersions bool
 	var sel selectFlags
 	cmd := &cobra.Command{
 		Use:   "ls [s3://bucket[/prefix]]",
@@ -28,13 +28,25 @@ each page of 1,000 entries), --recursive and wildcards full keys. So
 "awk '{print $4}'" gets what it gets from aws. --json prints one JSON
 document per entry instead (docs/json.md).
 
+--all-versions lists every version and delete marker of every key under
+the prefix (or matched by a wildcard), full keys, in the order of aws
+s3api list-object-versions: keys in byte order, each key's entries newest
+first. A line is an object's line followed by the version ID, and
+"latest" for the key's current entry; a delete marker's size reads MARKER:
+
+  2026-01-02 15:04:05         12 a.json 3sL4kqtJlcpXroDTDmJ+rmSpXd3dIbrH latest
+  2026-01-02 15:03:01     MARKER b.json 9dL4kqtJlcpXroDTDmJ+rmSpXd3dIbrH latest
+
+--summarize counts versions, not delete markers.
+
 Listing a key or prefix that holds nothing exits 1, as aws and s5cmd do;
 an empty bucket exits 0.`,
 		Example: `  s3bulk ls                                  the buckets
   s3bulk ls s3://bucket/logs/                one level: PRE lines, then objects
   s3bulk ls --recursive s3://bucket/logs/    every object below, full keys
   s3bulk ls 's3://bucket/logs/*.json'        a wildcard: matching keys, full
-  s3bulk ls --recursive --human-readable --summarize s3://bucket/`,
+  s3bulk ls --recursive --human-readable --summarize s3://bucket/
+  s3bulk ls --all-versions s3://bucket/logs/  every version and delete marker`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -58,14 +70,23 @@ an empty bucket exits 0.`,
 				return err
 			}
 			b := c.Bucket(loc.Bucket)
-			p := &progress.ListLines{Out: a.stdio.Out, Human: human, Full: recursive || loc.HasWildcard(), Dir: loc.Base()}
+			p := &progress.ListLines{Out: a.stdio.Out, Human: human, Full: recursive || allVersions || loc.HasWildcard(), Dir: loc.Base()}
 			enc := progress.NewJSON(a.stdio.Out)
-			err = engine.List(ctx, s.eng.Lister(b), loc, recursive, keep, func(o store.Object) error {
-				if a.g.json {
-					return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
-				}
-				return p.Add(o)
-			})
+			if allVersions {
+				err = engine.ListVersions(ctx, b, loc, keep, func(v store.Version) error {
+					if a.g.json {
+						return enc.Encode(progress.NewVersionRecord(v, b.URL(v.Key)))
+					}
+					return p.AddVersion(v)
+				})
+			} else {
+				err = engine.List(ctx, s.eng.Lister(b), loc, recursive, keep, func(o store.Object) error {
+					if a.g.json {
+						return enc.Encode(progress.NewListRecord(o, b.URL(o.Key)))
+					}
+					return p.Add(o)
+				})
+			}
 			var none *engine.NoMatchError
 			if err != nil && !errors.As(err, &none) {
 				return err // the store names the operation and the URL
@@ -84,6 +105,7 @@ an empty bucket exits 0.`,
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "list every object under the prefix, not just one level, with full keys")
 	cmd.Flags().BoolVarP(&human, "human-readable", "H", false, "sizes as aws prints them: Bytes, KiB, MiB, GiB...")
 	cmd.Flags().BoolVar(&summarize, "summarize", false, "print the number of objects and their total size")
+	cmd.Flags().BoolVar(&allVersions, "all-versions", false, "list every version and delete marker under the prefix, with version IDs")
 	sel.register(cmd, false)
 	return cmd
 }

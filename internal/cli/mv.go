@@ -24,5 +24,6 @@ Folder markers are left in the source.`,
 		},
 	}
 	f.register(cmd)
+	f.versions.register(cmd, "move", false)
 	return cmd
 }

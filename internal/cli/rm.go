@@ -11,6 +11,7 @@ import (
 func (a *app) rmCmd() *cobra.Command {
 	var recursive, raw bool
 	var sel selectFlags
+	var versions versionFlags
 	cmd := &cobra.Command{
 		Use:   "rm s3://bucket/key...",
 		Short: "Delete objects: one key, a prefix (--recursive) or a wildcard match",
@@ -24,11 +25,18 @@ refused: use --raw to delete only that object. Filters are those of cp
 (the AWS CLI's: --exclude 'sub/*' keeps everything below sub/). --dry-run
 prints what would be deleted and deletes nothing. Local files are not
 deleted by rm. With several arguments, each is deleted in turn and
-summarized.`,
+summarized.
+
+In a versioned bucket deleting a key adds a delete marker, and its
+versions stay. --version-id deletes one version of one object for good;
+--all-versions deletes every version and delete marker of the key, or
+with --recursive of every key under the prefix, so that rb can then
+remove the bucket.`,
 		Example: `  s3bulk rm s3://bucket/old.json
   s3bulk rm --recursive s3://bucket/tmp/
   s3bulk rm 's3://bucket/logs/2025-*/*.json'
-  s3bulk --dry-run rm --recursive --older-than 90d s3://bucket/logs/`,
+  s3bulk --dry-run rm --recursive --older-than 90d s3://bucket/logs/
+  s3bulk rm --all-versions --recursive s3://versioned-bucket/ && s3bulk rb s3://versioned-bucket`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts engine.Options
@@ -40,6 +48,9 @@ summarized.`,
 			for _, arg := range args {
 				loc, err := parseLocation(arg, raw)
 				if err != nil {
+					return err
+				}
+				if err := versions.check("rm", loc, recursive); err != nil {
 					return err
 				}
 				switch {
@@ -55,7 +66,7 @@ summarized.`,
 				if err := checkLiteral(cmd.Context(), "rm", loc, ep); err != nil {
 					return err
 				}
-				jobs = append(jobs, engine.Job{Src: ep, Recursive: recursive, Remove: true})
+				jobs = append(jobs, engine.Job{Src: ep, Recursive: recursive, Remove: true, VersionID: versions.id, AllVersions: versions.all})
 			}
 			// Every argument is checked before the first is deleted; a
 			// failed object does not stop the next argument.
@@ -82,5 +93,6 @@ summarized.`,
 	cmd.Flags().BoolVarP(&recursive, "recursive", "r", false, "delete every object under the prefix")
 	cmd.Flags().BoolVar(&raw, "raw", false, "treat '*' and '?' as ordinary characters")
 	sel.register(cmd, true)
+	versions.register(cmd, "delete", true)
 	return cmd
 }

@@ -30,6 +30,7 @@ type syncFlags struct {
 	sel                selectFlags
 	meta               metaFlags
 	obj                objectFlags
+	from               fromFlags
 }
 
 func (a *app) syncCmd() *cobra.Command {
@@ -87,6 +88,7 @@ memory.`,
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
 	f.obj.register(cmd)
+	f.from.register(cmd)
 	return cmd
 }
 
@@ -109,6 +111,12 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
 		return err
+	}
+	if err := f.from.check(src); err != nil {
+		return err
+	}
+	if f.del && f.from.filesFrom != "" {
+		return usagef("--delete with --files-from: a key list names what to copy, not what the source holds (an inventory does: --from-inventory)")
 	}
 	var opts engine.Options
 	if err := f.sel.apply(&opts, a.env); err != nil {
@@ -140,6 +148,11 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if err != nil {
 		return err
 	}
+	from, closeFrom, err := f.from.open(ctx, a, s, src, srcEP, side, srcOpts)
+	if err != nil {
+		return err
+	}
+	defer closeFrom()
 	dstEP, err := s.openDest(ctx, dst, true, dstOpts)
 	if err != nil {
 		return err
@@ -155,7 +168,7 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	opts.PartStreams = f.partConcurrency
 	opts.MaxBufferBytes = int64(f.maxBuffer)
 	opts.MultipartThreshold = int64(f.multipartThreshold)
-	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: true, Sync: so}
+	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: true, Sync: so, From: from}
 	err = a.execute(ctx, s, job, opts)
 	var le *engine.DeleteLimitError
 	var ee *engine.EmptySourceError

@@ -187,9 +187,16 @@ var cases = []tcase{
 	{name: "wild/download", src: tree, cmd: []string{"cp", "@src/dir/*.json", "@local/"}, aws: na, verdict: asS5cmd},
 	{name: "wild/mv", src: tree, cmd: []string{"mv", "@src/dir/*", "@dst/p/"}, aws: na, verdict: asS5cmd},
 	{name: "wild/rm", src: tree, cmd: []string{"rm", "@src/dir/*.tmp"}, aws: na, verdict: asS5cmd},
-	{name: "wild/local-source-crosses-slash", loc: localTree, cmd: []string{"cp", "@local/dir/*.tmp", "@dst/p/"}, aws: na, verdict: deliberate,
+	// A local wildcard globs one directory level per '*', as s5cmd (and a
+	// shell) does, and takes a directory it names whole.
+	{name: "wild/local-star-one-level", loc: localTree, cmd: []string{"cp", "@local/dir/*.tmp", "@dst/p/"}, aws: na, verdict: asS5cmd},
+	{name: "wild/local-star-skips-subdirectories", loc: localTree, cmd: []string{"cp", "@local/dir/*.json", "@dst/p/"}, aws: na, verdict: asS5cmd},
+	{name: "wild/local-star-mid-path", loc: localTree, cmd: []string{"cp", "@local/dir/*/c.json", "@dst/p/"}, aws: na, verdict: asS5cmd},
+	{name: "wild/local-star-names-a-directory", loc: localTree, cmd: []string{"cp", "@local/dir/s*", "@dst/p/"}, aws: na, verdict: asS5cmd},
+	{name: "wild/local-question", loc: localTree, cmd: []string{"cp", "@local/dir/?.json", "@dst/p/"}, aws: na, verdict: asS5cmd},
+	{name: "wild/local-double-star", loc: localTree, cmd: []string{"cp", "@local/dir/**.tmp", "@dst/p/"}, aws: na, verdict: deliberate,
 		want: &outcome{Dst: map[string]string{"p/sub/d.tmp": "loc:dir/sub/d.tmp", "p/sub/deep/h.tmp": "loc:dir/sub/deep/h.tmp"}, Local: files(localTree)},
-		note: "a local wildcard walks the tree as an S3 one does; s5cmd globs local paths one directory at a time and finds no *.tmp in dir/"},
+		note: "'**' crosses directory levels in a local path, as '*' does in an S3 key; s5cmd's filepath.Glob reads '**' as '*' and finds no *.tmp in dir/"},
 	{name: "wild/local-source", loc: localTree, cmd: []string{"cp", "@local/dir/*", "@dst/p/"}, aws: na, verdict: asS5cmd},
 	{name: "wild/local-odd-names", loc: oddLocal, cmd: []string{"cp", "@local/odd/*", "@dst/p/"}, aws: na, verdict: asS5cmd},
 	{name: "wild/mv-download", src: tree, cmd: []string{"mv", "@src/dir/sub/*", "@local/"}, aws: na, verdict: asS5cmd},

@@ -18,6 +18,7 @@ var verbs = map[engine.Op]string{
 	engine.OpDownload: "cp",
 	engine.OpStream:   "cp",
 	engine.OpDelete:   "rm",
+	engine.OpMarker:   "cp", // a delete marker copied
 	engine.OpSkip:     "skip",
 }
 

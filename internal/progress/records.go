@@ -52,6 +52,11 @@ type ListRecord struct {
 	ETag         string `json:"etag,omitempty"`
 	StorageClass string `json:"storage_class,omitempty"`
 	IsPrefix     bool   `json:"is_prefix,omitempty"`
+	// VersionID, IsLatest and DeleteMarker describe one entry of a
+	// key's history (ls --all-versions).
+	VersionID    string `json:"version_id,omitempty"`
+	IsLatest     bool   `json:"is_latest,omitempty"`
+	DeleteMarker bool   `json:"delete_marker,omitempty"`
 }
 
 // NewListRecord is the record of o, listed at url.

@@ -172,7 +172,7 @@ func deleteVersions(ctx context.Context, client *s3.Client, bucket string) error
 			return nil
 		}
 		for _, id := range ids {
-			if _, err := client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: id.Key, VersionId: id.VersionId}); err != nil {
+			if err := deleteVersion(ctx, client, bucket, id.Key, id.VersionId); err != nil {
 				return fmt.Errorf("empty bucket %s: delete %s version %s: %w", bucket, aws.ToString(id.Key), aws.ToString(id.VersionId), err)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/s3bulk/s3bulk/internal/gateway"
 )
 
 // Capability is something S3 does that some S3-compatible servers do not.
@@ -94,6 +98,9 @@ const (
 	PrefixesVanish Capability = "prefixes that vanish with their last key"
 	// SSECPartCopy: UploadPartCopy from an SSE-C source.
 	SSECPartCopy Capability = "UploadPartCopy of SSE-C objects"
+	// HealthPath: the embedded gateway's health path
+	// (gateway.HealthPath) answers 200 to a request without credentials.
+	HealthPath Capability = "an unauthenticated health path"
 )
 
 // probes says how to find out whether a server has a capability: nil when
@@ -124,6 +131,7 @@ var probes = map[Capability]func(ctx context.Context, p *prober) error{
 	NoAutoCreate:           probeNoAutoCreate,
 	PrefixesVanish:         probePrefixesVanish,
 	SSECPartCopy:           probeSSECPartCopy,
+	HealthPath:             probeHealthPath,
 }
 
 // probed caches each capability's answer for the binary's one server.
@@ -625,4 +633,21 @@ func short(err error) string {
 		return fmt.Sprintf("%s, status %d", apiErr.ErrorCode(), re.HTTPStatusCode())
 	}
 	return err.Error()
+}
+
+func probeHealthPath(ctx context.Context, p *prober) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.s.Endpoint+gateway.HealthPath, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s without credentials answers %s", gateway.HealthPath, resp.Status)
+	}
+	return nil
 }

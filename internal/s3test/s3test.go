@@ -84,6 +84,12 @@ func Main(m *testing.M, checks ...func() error) {
 	if shared.tmp != "" {
 		_ = os.RemoveAll(shared.tmp)
 	}
+	if err := stopVersioned(); err != nil {
+		fmt.Fprintf(os.Stderr, "s3test: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	for _, check := range checks {
 		if code != 0 {
 			break

@@ -89,6 +89,7 @@ func TestCopyObjectWorks(t *testing.T) {
 
 func TestMultipartUploadWorks(t *testing.T) {
 	srv := Start(t)
+	srv.Require(t, MultipartUploadListing, PartCopy)
 	client := srv.Client(t)
 	bucket := srv.NewBucket(t)
 	ctx := context.Background()
@@ -173,22 +174,24 @@ func TestRequestsAreAuthenticated(t *testing.T) {
 	// where AWS answers 403 InvalidAccessKeyId.
 	tests := []struct {
 		name       string
+		needs      Capability
 		modify     func(*s3.Options)
 		wantCode   []string
 		wantStatus []int
 	}{
-		{"a wrong secret key is refused", func(o *s3.Options) {
+		{"a wrong secret key is refused", Auth, func(o *s3.Options) {
 			o.Credentials = credentials.NewStaticCredentialsProvider(srv.AccessKey, "wrong", "")
 		}, []string{"SignatureDoesNotMatch"}, []int{403}},
-		{"an unknown access key is refused", func(o *s3.Options) {
+		{"an unknown access key is refused", Auth, func(o *s3.Options) {
 			o.Credentials = credentials.NewStaticCredentialsProvider("nobody", srv.SecretKey, "")
 		}, []string{"InvalidAccessKeyId", "XAdminUserNotFound"}, []int{403, 404}},
-		{"a signature for another region is refused", func(o *s3.Options) {
+		{"a signature for another region is refused", SigningScope, func(o *s3.Options) {
 			o.Region = "eu-west-1"
 		}, []string{"AuthorizationHeaderMalformed"}, []int{400}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			srv.Require(t, tt.needs)
 			client := s3.New(srv.Client(t).Options(), tt.modify)
 			_, err := client.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
 			var apiErr smithy.APIError
@@ -211,6 +214,7 @@ func TestRequestsAreAuthenticated(t *testing.T) {
 
 func TestHealthPathNeedsNoCredentials(t *testing.T) {
 	srv := Start(t)
+	srv.Require(t, HealthPath)
 	resp, err := http.Get(srv.Endpoint + gateway.HealthPath)
 	if err != nil {
 		t.Fatal(err)

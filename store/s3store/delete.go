@@ -32,18 +32,25 @@ func (c *Client) DeleteObjects(ctx context.Context, bucket string, keys []string
 // deleteObjects is DeleteObjects with a store's request payer and
 // per-request options.
 func (c *Client) deleteObjects(ctx context.Context, bucket string, keys []string, payer s3types.RequestPayer, optFns []func(*s3.Options)) ([]DeleteError, error) {
+	ids := make([]s3types.ObjectIdentifier, len(keys))
+	for i, k := range keys {
+		ids[i] = s3types.ObjectIdentifier{Key: aws.String(k)}
+	}
+	return c.deleteIDs(ctx, bucket, ids, payer, optFns)
+}
+
+// deleteIDs is deleteObjects of keys or of versions of keys (an
+// identifier with a VersionId). A version that could not be deleted is
+// named "key?versionId=ID" in its DeleteError.
+func (c *Client) deleteIDs(ctx context.Context, bucket string, ids []s3types.ObjectIdentifier, payer s3types.RequestPayer, optFns []func(*s3.Options)) ([]DeleteError, error) {
 	var failed []DeleteError
-	for len(keys) > 0 {
-		batch := keys[:min(len(keys), maxDeleteKeys)]
-		keys = keys[len(batch):]
-		ids := make([]s3types.ObjectIdentifier, len(batch))
-		for i, k := range batch {
-			ids[i] = s3types.ObjectIdentifier{Key: aws.String(k)}
-		}
+	for len(ids) > 0 {
+		batch := ids[:min(len(ids), maxDeleteKeys)]
+		ids = ids[len(batch):]
 		out, err := c.s3.DeleteObjects(ctx, &s3.DeleteObjectsInput{
 			Bucket: aws.String(bucket),
 			// Quiet: the response lists only failures, not 1,000 successes.
-			Delete:       &s3types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+			Delete:       &s3types.Delete{Objects: batch, Quiet: aws.Bool(true)},
 			RequestPayer: payer,
 		}, optFns...)
 		if err != nil {
@@ -51,10 +58,13 @@ func (c *Client) deleteObjects(ctx context.Context, bucket string, keys []string
 		}
 		for _, e := range out.Errors {
 			code := aws.ToString(e.Code)
-			if code == "NoSuchKey" {
+			if code == "NoSuchKey" || code == "NoSuchVersion" {
 				continue
 			}
 			key := aws.ToString(e.Key)
+			if v := aws.ToString(e.VersionId); v != "" {
+				key += "?versionId=" + v
+			}
 			apiErr := &smithy.GenericAPIError{Code: code, Message: aws.ToString(e.Message)}
 			failed = append(failed, DeleteError{Key: key, Err: wrap(apiErr, "delete", "s3://"+bucket+"/"+key)})
 		}

@@ -124,7 +124,7 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 		Key:             aws.String(key),
 		UploadId:        aws.String(uploadID),
 		PartNumber:      aws.Int32(number),
-		CopySource:      aws.String(copySource(src.Bucket, src.Key)),
+		CopySource:      aws.String(copySourceOf(src)),
 		CopySourceRange: aws.String(fmt.Sprintf("bytes=%d-%d", first, last)),
 		RequestPayer:    s.payer,
 	}

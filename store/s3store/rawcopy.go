@@ -178,7 +178,7 @@ func (r *rawClient) do(req *http.Request) (*http.Response, error) {
 
 func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, key string) (int, error) {
 	req := r.request(ctx, http.MethodPut, "CopyObject", dst.bucket, key)
-	req.Header.Set("X-Amz-Copy-Source", copySource(src.Bucket, src.Key))
+	req.Header.Set("X-Amz-Copy-Source", copySourceOf(src))
 	req.Header.Set("X-Amz-Metadata-Directive", "COPY")
 	if src.IfMatch != "" {
 		req.Header.Set("X-Amz-Copy-Source-If-Match", store.QuoteETag(src.IfMatch))

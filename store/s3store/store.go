@@ -30,6 +30,9 @@ type Store struct {
 	srcSSEC *customerKey // the key of copy sources
 	payer   s3types.RequestPayer
 	optFns  []func(*s3.Options) // per-request overrides (region); nil for none
+	// version, when set, is the version of an object that reads ask for
+	// (AtVersion).
+	version string
 }
 
 var (
@@ -157,7 +160,7 @@ func (s *Store) getObject(ctx context.Context, key string, off, end int64, ifMat
 	case off > 0:
 		rng = fmt.Sprintf("bytes=%d-", off)
 	}
-	if s.c.raw != nil {
+	if s.c.raw != nil && s.version == "" {
 		return s.c.raw.getObject(ctx, s, key, rng, ifMatch, checksums)
 	}
 	in := s.getInput(key)
@@ -351,9 +354,10 @@ func optional(v string) *string {
 	return aws.String(v)
 }
 
-// Delete removes one object; a missing object is not an error.
+// Delete removes one object; a missing object is not an error. A store
+// pinned to a version (AtVersion) deletes that version for good.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	_, err := s.c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer}, s.optFns...)
+	_, err := s.c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer, VersionId: optional(s.version)}, s.optFns...)
 	if err := wrap(err, "delete", s.URL(key)); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -385,7 +389,7 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 	in := &s3.CopyObjectInput{
 		Bucket:       aws.String(s.bucket),
 		Key:          aws.String(key),
-		CopySource:   aws.String(copySource(src.Bucket, src.Key)),
+		CopySource:   aws.String(copySourceOf(src)),
 		RequestPayer: s.payer,
 		ACL:          s3types.ObjectCannedACL(s.opts.ACL),
 	}
@@ -448,14 +452,14 @@ func (s *Store) headError(ctx context.Context, key string, err error) error {
 
 // headInput is a HeadObject of key with the store's options.
 func (s *Store) headInput(key string) *s3.HeadObjectInput {
-	in := &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer}
+	in := &s3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer, VersionId: optional(s.version)}
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	return in
 }
 
 // getInput is a GetObject of key with the store's options.
 func (s *Store) getInput(key string) *s3.GetObjectInput {
-	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer}
+	in := &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer, VersionId: optional(s.version)}
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	return in
 }

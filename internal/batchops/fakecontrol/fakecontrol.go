@@ -458,9 +458,11 @@ func (s *Server) validate(req *createJobRequest) string {
 		return "specify either Manifest or ManifestGenerator, not both"
 	case req.Generator != nil:
 		return s.validateGenerator(req, arn)
-	case req.Manifest.Spec.Format != "S3BatchOperations_CSV_20180820":
-		return "the fake reads only S3BatchOperations_CSV_20180820 manifests, not " + req.Manifest.Spec.Format
-	case !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key"}) && !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key", "VersionId"}):
+	case req.Manifest.Spec.Format == inventoryFormat && len(req.Manifest.Spec.Fields) > 0:
+		return "the fake reads an S3InventoryReport_CSV_20161130 manifest's columns from its fileSchema: give no Fields"
+	case req.Manifest.Spec.Format != "S3BatchOperations_CSV_20180820" && req.Manifest.Spec.Format != inventoryFormat:
+		return "the fake reads only S3BatchOperations_CSV_20180820 and S3InventoryReport_CSV_20161130 manifests, not " + req.Manifest.Spec.Format
+	case req.Manifest.Spec.Format != inventoryFormat && !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key"}) && !slices.Equal(req.Manifest.Spec.Fields, []string{"Bucket", "Key", "VersionId"}):
 		return fmt.Sprintf("the fake reads only Bucket,Key and Bucket,Key,VersionId manifests, not %v", req.Manifest.Spec.Fields)
 	case !strings.HasPrefix(req.Manifest.Location.ObjectArn, arn):
 		return "manifest ObjectArn is not an S3 object ARN of partition " + partition(s.opts.Region) + ": " + req.Manifest.Location.ObjectArn
@@ -720,6 +722,9 @@ func (s *Server) run(j *job) {
 	mBucket, mKey, _ := strings.Cut(s.unARN(j.req.Manifest.Location.ObjectArn), "/")
 	versioned := slices.Contains(j.req.Manifest.Spec.Fields, "VersionId")
 	tasks := func(fn func(task int, r row) (bool, error)) error {
+		if j.req.Manifest.Spec.Format == inventoryFormat {
+			return s.eachInventoryRow(ctx, mBucket, mKey, fn)
+		}
 		return s.eachLine(ctx, mBucket, mKey, versioned, fn)
 	}
 	var total int64
@@ -734,7 +739,7 @@ func (s *Server) run(j *job) {
 			fcode, freason = "ManifestEmpty", "the generated manifest lists no objects"
 		}
 	} else {
-		total, fcode, freason = s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag, versioned)
+		total, fcode, freason = s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag, tasks)
 	}
 	if fcode != "" {
 		s.mu.Lock()
@@ -840,7 +845,7 @@ func (s *Server) finish(ctx context.Context, j *job, results []result, ing, fina
 }
 
 // prepare checks the manifest's ETag and counts its tasks.
-func (s *Server) prepare(ctx context.Context, bucket, key, etag string, versioned bool) (int64, string, string) {
+func (s *Server) prepare(ctx context.Context, bucket, key, etag string, tasks func(func(int, row) (bool, error)) error) (int64, string, string) {
 	head, err := s.s3.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
 		return 0, "ManifestNotFound", fmt.Sprintf("reading the manifest s3://%s/%s: %v", bucket, key, err)
@@ -849,7 +854,7 @@ func (s *Server) prepare(ctx context.Context, bucket, key, etag string, versione
 		return 0, "ManifestETagMismatch", fmt.Sprintf("the manifest's ETag is %s, the job names %s", got, etag)
 	}
 	var n int64
-	err = s.eachLine(ctx, bucket, key, versioned, func(int, row) (bool, error) { n++; return true, nil })
+	err = tasks(func(int, row) (bool, error) { n++; return true, nil })
 	if err != nil {
 		return 0, "ManifestParseFailed", err.Error()
 	}
