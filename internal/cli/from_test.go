@@ -121,11 +121,19 @@ func TestShardsOfAnInventoryCoverItOnce(t *testing.T) {
 	manifest := inventoryOf(t, srv, src, inv, "CSV", nil, nil)
 	seen := map[string]int{}
 	for i := range 3 {
-		out := mustRun(t, srv, "--json", "plan", "cp", "--from-inventory", manifest, "--shard", fmt.Sprintf("%d/3", i), "s3://"+src+"/", "s3://"+dst+"/")
+		shard := fmt.Sprintf("%d/3", i)
+		out := mustRun(t, srv, "--json", "plan", "cp", "--from-inventory", manifest, "--shard", shard, "s3://"+src+"/", "s3://"+dst+"/")
+		var lines []string
 		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 			if l != "" {
 				seen[l]++
+				lines = append(lines, l)
 			}
+		}
+		// The same shard of a listing plans the same objects.
+		listed := mustRun(t, srv, "--json", "plan", "cp", "--recursive", "--shard", shard, "s3://"+src+"/", "s3://"+dst+"/")
+		if diff := cmp.Diff(sortLines(listed), sortLines(strings.Join(lines, "\n")+"\n")); diff != "" {
+			t.Errorf("shard %s: listing and report plan differently (-listing +report):\n%s", shard, diff)
 		}
 	}
 	if len(seen) != 60 {
