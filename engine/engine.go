@@ -221,6 +221,9 @@ type Options struct {
 	// Metadata, when set, changes what is written with each uploaded or
 	// copied object.
 	Metadata *MetadataOptions
+	// CopyLock copies Object Lock settings from each source object (one
+	// HEAD of it per server-side copy).
+	CopyLock LockCopy
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)
@@ -451,7 +454,7 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 			}
 			r := e.executeInTurn(ctx, t)
 			switch {
-			case r.Status == StatusDone && t.DeleteSource && e.moves != nil:
+			case r.Status == StatusDone && t.DeleteSource && e.moves != nil && t.VersionID == "":
 				e.moves.add(r) // finished once its source is deleted
 			case r.Status == StatusFailed && retry.StopsRun(r.Err):
 				if !e.firstFatal(r.Err) {

@@ -72,7 +72,9 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 			e.restartsLost.Add(1)
 		}
 	}
-	if err == nil && t.DeleteSource && e.moves == nil {
+	// A version is moved by deleting that version, which the batches of
+	// keys of moveDeletes cannot name.
+	if err == nil && t.DeleteSource && (e.moves == nil || t.VersionID != "") {
 		err = e.do(ctx, func(ctx context.Context) error { return e.source(t).Delete(ctx, t.SrcKey) })
 		if err != nil {
 			err = fmt.Errorf("delete source after copy: %w", err)
@@ -141,7 +143,7 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 		c := dst.(store.Copier)
 		bucket, _ := c.CanCopyFrom(e.job.Src.Store)
 		var replace *store.Metadata // nil: the source's, with no extra request
-		if e.opts.Metadata != nil {
+		if e.opts.Metadata != nil || e.opts.CopyLock.any() {
 			m, err := e.headMeta(ctx, t)
 			if err != nil {
 				return false, err
@@ -195,12 +197,13 @@ func (e *executor) headMeta(ctx context.Context, t Task) (store.Metadata, error)
 // withMetadata applies the run's MetadataOptions to m, the metadata an
 // object would otherwise be written with under key.
 func (e *executor) withMetadata(m store.Metadata, key string) store.Metadata {
+	m.Lock = e.lockToWrite(m.Lock)
 	o := e.opts.Metadata
 	if o == nil {
 		return m
 	}
 	if o.Replace {
-		m = store.Metadata{ContentType: mime.TypeByExtension(path.Ext(key))}
+		m = store.Metadata{ContentType: mime.TypeByExtension(path.Ext(key)), Lock: m.Lock}
 	}
 	set := func(dst *string, v string) {
 		if v != "" {

@@ -61,6 +61,9 @@ type Metadata struct {
 	ContentDisposition string
 	StorageClass       string
 	User               map[string]string
+	// Lock is the object's Object Lock settings: what a Head found, and
+	// what a write sets (beside what the store's own options set).
+	Lock ObjectLock
 }
 
 // Lister streams a listing.

@@ -35,7 +35,7 @@ type Transfer struct {
 	Move      bool
 	NoClobber bool
 	// Selected: filters or a shard; Metadata: metadata flags; Object:
-	// encryption, ACL, Requester Pays or source-* flags; Journal: a
+	// encryption, ACL, Object Lock, Requester Pays or source-* flags; Journal: a
 	// journal.
 	Selected, Metadata, Object, Journal bool
 	// Versions: --version-id or --all-versions.
@@ -53,7 +53,7 @@ const (
 	RefuseNoClobber
 	// RefuseSelection: filters, a shard or metadata changes.
 	RefuseSelection
-	// RefuseObjectOptions: encryption, an ACL, Requester Pays, a source
+	// RefuseObjectOptions: encryption, an ACL, Object Lock, Requester Pays, a source
 	// region or source-* options (a job cannot read SSE-C sources at all).
 	RefuseObjectOptions
 	// RefuseJournal: a job's record is its completion report.
@@ -112,7 +112,7 @@ func (t Transfer) Refusals() []Refusal {
 		add(RefuseSelection, "a job copies every key, with its metadata: no filters, shards or metadata changes")
 	}
 	if t.Object {
-		add(RefuseObjectOptions, "a job takes no encryption, ACL, Requester Pays or source options (and cannot read SSE-C sources at all)")
+		add(RefuseObjectOptions, "a job takes no encryption, ACL, Object Lock, Requester Pays or source options (and cannot read SSE-C sources at all)")
 	}
 	if t.Journal {
 		add(RefuseJournal, "a job's record is its completion report, not a journal")

@@ -32,6 +32,7 @@ type transferFlags struct {
 	meta               metaFlags
 	obj                objectFlags
 	versions           versionFlags
+	lock               lockFlags
 	from               fromFlags
 }
 
@@ -49,6 +50,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 	f.sel.register(cmd, true)
 	f.meta.register(cmd)
 	f.obj.register(cmd)
+	f.lock.register(cmd)
 	f.from.register(cmd)
 	fl.StringVar(&f.journal, "journal", "", "record progress in this file so that rerunning the same command resumes ('auto': a file in the user cache directory)")
 }
@@ -87,6 +89,14 @@ read; for an S3 to S3 copy --sse-c is the key of the copies and
 --sse-c-copy-source with --sse-c-copy-source-key that of the sources.
 --request-payer requester is sent on every request to both buckets;
 --source-region names the source bucket's region when it is not --region.
+
+--version-id copies one version of one object. --all-versions copies every
+version and delete marker of every key, each key's oldest first, into a
+bucket whose versioning is Enabled, so that it ends with the same history.
+--object-lock-mode with --object-lock-retain-until-date, and
+--object-lock-legal-hold, set the Object Lock of the objects written, each
+a value or 'copy' (the source's); the destination bucket must have Object
+Lock.
 
 A source on another provider or account is named with --source-endpoint-url
 and/or --source-profile (the profile wins over AWS_* credentials in the
@@ -127,8 +137,8 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
 	if srcArg == stdioArg || dstArg == stdioArg {
-		if f.versions.active() {
-			return usagef("--version-id and --all-versions: not with '-' (standard input or output)")
+		if f.versions.active() || f.lock.active() {
+			return usagef("--version-id, --all-versions and --object-lock-*: not with '-' (standard input or output)")
 		}
 		return a.runStdio(ctx, srcArg, dstArg, f, move)
 	}
@@ -157,6 +167,11 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
+	lock, err := f.lock.plan(src, dst)
+	if err != nil {
+		return err
+	}
+	dstOpts.ObjectLock = lock.Fixed
 	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
@@ -214,6 +229,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 			return err
 		}
 	}
+	if err := f.lock.checkObjectLock(ctx, dstEP); err != nil {
+		return err
+	}
 	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all, From: from}
 	opts := engine.Options{
 		NoClobber:          f.noClobber,
@@ -224,6 +242,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		Filter:             sel.Filter,
 		Shard:              sel.Shard,
 		Metadata:           meta,
+		CopyLock:           lock.Copy,
 	}
 	if !many {
 		opts.Workers = 1

@@ -54,7 +54,7 @@ func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (s
 	c := f.engine.c
 	mode, refusals, err := c.Pick(batchops.Transfer{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
-		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active(), Journal: f.journal != "",
+		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active() || f.lock.active(), Journal: f.journal != "",
 		Versions: f.versions.active(),
 	})
 	var ce *batchops.ChoiceError
@@ -91,7 +91,7 @@ func refusalWords(r batchops.Refusal) string {
 	case batchops.RefuseSelection:
 		return "filters, shards and metadata flags need --engine local"
 	case batchops.RefuseObjectOptions:
-		return "encryption, ACL, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)"
+		return "encryption, ACL, Object Lock, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)"
 	case batchops.RefuseJournal:
 		return "--journal needs --engine local: a job's record is its completion report"
 	case batchops.RefuseVersions:

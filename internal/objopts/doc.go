@@ -2,7 +2,8 @@
 // as a user types them: metadata (storage class, content headers, user
 // metadata, the COPY or REPLACE directive) and the request options of the
 // stores (server-side encryption, SSE-C keys, canned ACL, Requester Pays,
-// the source's region). It checks every value against the direction of a
+// the source's region), and Object Lock settings (a retention, a legal
+// hold, given or copied from each source). It checks every value against the direction of a
 // transfer and turns them into engine.MetadataOptions and s3store.Options,
 // so that a bad value fails before the first request. Its messages name the
 // flags of cp, mv and sync; the CLI only registers the flags and treats

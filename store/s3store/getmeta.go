@@ -35,5 +35,6 @@ func getMetadata(out *s3.GetObjectOutput) store.Metadata {
 		ContentDisposition: aws.ToString(out.ContentDisposition),
 		StorageClass:       metadataClass(out.StorageClass),
 		User:               out.Metadata,
+		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
 	}
 }

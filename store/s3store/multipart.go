@@ -54,6 +54,7 @@ func (s *Store) createMultipart(ctx context.Context, key string, meta store.Meta
 	}
 	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
+	in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(meta))
 	if checksum {
 		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
 		in.ChecksumType = s3types.ChecksumTypeFullObject

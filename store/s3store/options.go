@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // Options are settings of one bucket's requests, applied by the Store to
@@ -40,6 +42,11 @@ type Options struct {
 	// objects of server-side copies into this bucket (CopyObject and
 	// UploadPartCopy).
 	CopySourceSSECustomerKey []byte
+	// ObjectLock is the Object Lock settings of objects written
+	// (PutObject, CreateMultipartUpload, CopyObject), where the
+	// Metadata written with them sets none of their own. The bucket
+	// must have Object Lock (ObjectLockEnabled).
+	ObjectLock store.ObjectLock
 }
 
 // CannedACLs are the canned ACLs an object can be written with.
@@ -65,6 +72,9 @@ func (s *Store) WithOptions(o Options) (*Store, error) {
 	}
 	if o.ACL != "" && !slices.Contains(CannedACLs, o.ACL) {
 		return nil, fmt.Errorf("canned ACL %q: want one of %v", o.ACL, CannedACLs)
+	}
+	if err := checkLock(o.ObjectLock); err != nil {
+		return nil, err
 	}
 	n := &Store{c: s.c, bucket: s.bucket, opts: o}
 	var err error

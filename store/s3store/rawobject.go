@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -139,6 +140,13 @@ func getObjectOutput(resp *http.Response) *s3.GetObjectOutput {
 	if v := header(h, "Last-Modified"); v != nil {
 		if t, err := http.ParseTime(*v); err == nil {
 			out.LastModified = &t
+		}
+	}
+	out.ObjectLockMode = s3types.ObjectLockMode(aws.ToString(header(h, "X-Amz-Object-Lock-Mode")))
+	out.ObjectLockLegalHoldStatus = s3types.ObjectLockLegalHoldStatus(aws.ToString(header(h, "X-Amz-Object-Lock-Legal-Hold")))
+	if v := header(h, "X-Amz-Object-Lock-Retain-Until-Date"); v != nil {
+		if t, err := time.Parse(time.RFC3339, *v); err == nil {
+			out.ObjectLockRetainUntilDate = &t
 		}
 	}
 	if v := header(h, "X-Amz-Mp-Parts-Count"); v != nil {

@@ -106,6 +106,7 @@ func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metad
 		ContentDisposition: aws.ToString(out.ContentDisposition),
 		StorageClass:       metadataClass(out.StorageClass),
 		User:               out.Metadata,
+		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
 	}
 	return o, m, nil
 }
@@ -211,12 +212,15 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		}()
 		rs = f
 	}
-	if mem, ok := body.(*store.BytesReader); ok && s.rawPut(size) {
+	// The hand-built requests carry no Object Lock headers: a write with
+	// settings goes through the SDK.
+	raw := s.lockOf(meta).IsZero()
+	if mem, ok := body.(*store.BytesReader); ok && raw && s.rawPut(size) {
 		// seekable checked that exactly size bytes are left.
 		if refused, err := s.c.raw.putBytes(ctx, s, key, mem.Bytes(), meta); !refused {
 			return err
 		}
-	} else if ra, ok := rs.(io.ReaderAt); ok && s.rawPut(size) {
+	} else if ra, ok := rs.(io.ReaderAt); ok && raw && s.rawPut(size) {
 		off, err := rs.Seek(0, io.SeekCurrent)
 		if err != nil {
 			return fmt.Errorf("put %s: %w", s.URL(key), err)
@@ -238,6 +242,7 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		in.Body = &exactReader{r: body, left: size}
 	}
 	applyPutMetadata(in, meta)
+	in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(meta))
 	in.RequestPayer = s.payer
 	in.ACL = s3types.ObjectCannedACL(s.opts.ACL)
 	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
@@ -383,7 +388,7 @@ func (s *Store) CanCopyFrom(src store.Store) (string, bool) {
 // Copy copies src to key with one CopyObject (objects up to 5 GiB). With
 // meta nil the source's metadata is kept; otherwise it is replaced.
 func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta *store.Metadata) error {
-	if meta == nil && s.c.raw != nil {
+	if meta == nil && s.c.raw != nil && s.opts.ObjectLock.IsZero() {
 		return s.c.raw.copy(ctx, s, src, key)
 	}
 	in := &s3.CopyObjectInput{
@@ -401,7 +406,9 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 	}
 	if meta == nil {
 		in.MetadataDirective = s3types.MetadataDirectiveCopy
+		in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.opts.ObjectLock)
 	} else {
+		in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(*meta))
 		in.MetadataDirective = s3types.MetadataDirectiveReplace
 		in.ContentType = optional(meta.ContentType)
 		in.ContentEncoding = optional(meta.ContentEncoding)
