@@ -391,78 +391,27 @@ var downloadBuffers = sync.Pool{New: func() any {
 // It reports whether a stream's parts went unchecked: the source keeps
 // nothing to check them against, or only what needs them read back.
 func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart) (unverified bool, err error) {
-	src := e.source(t)
-	var meta store.Metadata
-	switch {
-	case e.job.Src.Loc.Local:
-		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
-	case e.opts.Props == CopyPropsNone:
-		// Nothing of the source's: no HEAD.
-	default:
-		// UploadPartCopy carries no metadata: read it from the source so a
-		// big copy looks exactly like a small one.
-		if meta, err = e.headMeta(ctx, t); err != nil {
-			return false, err
-		}
+	meta, err := e.uploadMetadata(ctx, t)
+	if err != nil {
+		return false, err
 	}
-	meta = e.withMetadata(meta, t.DstKey)
 	// Neither UploadPartCopy nor UploadPart carries tags: read them from
 	// the source so that a big copy has them as a small one does.
 	if meta.Tags, err = e.writeTags(ctx, t, 0, true); err != nil {
 		return false, err
 	}
-	uploadID, already, resuming := e.resumeUpload(ctx, t, layout, mp)
-	if !resuming {
-		create := mp.CreateMultipart
-		if c, ok := mp.(store.ChecksumMultipart); ok && t.Op != OpCopy {
-			// The bytes pass through this process: the server can check
-			// them against a checksum of the whole object.
-			create = c.CreateMultipartChecksum
-		}
-		err = e.do(ctx, func(ctx context.Context) error {
-			var err error
-			uploadID, err = create(ctx, t.DstKey, meta)
-			return err
-		})
-		if err != nil {
-			return false, taggedWrite(err, meta.Tags)
-		}
+	uploadID, already, err := e.startUpload(ctx, t, layout, mp, meta)
+	if err != nil {
+		return false, taggedWrite(err, meta.Tags)
 	}
-	j := e.opts.Journal
-	if j != nil && !resuming {
-		if err := j.UploadStarted(journalUpload(t, uploadID, layout)); err != nil {
-			return false, err
-		}
-	}
-	defer func() {
-		if err == nil {
-			if j != nil {
-				_ = j.UploadCompleted(t.DstKey, uploadID)
-			}
-			return
-		}
-		if j != nil && ctx.Err() != nil {
-			// Interrupted with a journal: keep the upload and its
-			// checkpoint; rerunning the command resumes it.
-			return
-		}
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
-		defer cancel()
-		// An upload that vanished (the cause of NoSuchUpload) needs no
-		// abort: it is gone as if aborted.
-		if aerr := mp.AbortMultipart(actx, t.DstKey, uploadID); aerr != nil && !errors.Is(aerr, store.ErrNoSuchUpload) {
-			err = &uploadLeftError{err: err, uploadID: uploadID, abort: aerr}
-		} else if j != nil {
-			_ = j.UploadAborted(t.DstKey, uploadID)
-		}
-	}()
+	defer func() { err = e.endUpload(ctx, t, mp, uploadID, err) }()
 
 	// Parts read from another store are checked, together, against the
 	// source's full-object checksum before the upload completes. Parts
 	// uploaded by an earlier run were not read by this one: a resumed
 	// upload relies on the checksums the destination verified per part.
 	var check store.PartsVerifier
-	if v, ok := src.(store.Verifier); ok && t.Op == OpStream && len(already) == 0 {
+	if v, ok := e.source(t).(store.Verifier); ok && t.Op == OpStream && len(already) == 0 {
 		err = e.do(ctx, func(ctx context.Context) error {
 			var err error
 			check, err = v.VerifyParts(ctx, t.SrcKey, t.ETag, t.Size)
@@ -472,9 +421,118 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return false, err
 		}
 	}
-	done := make([]store.Part, layout.Count)
+	// The parts' bytes count as moved until the object is done or failed,
+	// completion included.
 	pb := &partBytes{p: e.progress}
 	defer pb.end()
+	done, err := e.sendParts(ctx, t, layout, mp, uploadID, already, check, pb)
+	if err != nil {
+		return false, err
+	}
+	// A stream from a source that keeps nothing to check its parts
+	// against is unverified, and so is a resumed one (an earlier run read
+	// some parts) and one whose parts can only be checked by reading them
+	// back (an MD5 or multipart ETag): nothing of a stream is kept. The
+	// destination's per-part checksums only show that it stored what this
+	// process read.
+	unverified = t.Op == OpStream && !e.job.Src.Loc.Local && check == nil
+	if check != nil {
+		switch err = check.Verify(ctx, nil); {
+		case errors.Is(err, store.ErrUnverifiable):
+			unverified, err = true, nil
+		case err != nil:
+			return false, err // the deferred abort leaves nothing behind
+		}
+	}
+	err = e.do(ctx, func(ctx context.Context) error {
+		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
+	})
+	if err == nil {
+		err = e.lateTags(ctx, t.DstKey, meta.Tags)
+	}
+	return unverified && err == nil, err
+}
+
+// uploadMetadata is the metadata t's multipart upload is created with: a
+// local file's content type, or the source object's own (UploadPartCopy
+// carries none, so a big copy must read it to look exactly like a small
+// one), with the run's metadata options applied.
+func (e *executor) uploadMetadata(ctx context.Context, t Task) (store.Metadata, error) {
+	var meta store.Metadata
+	if e.job.Src.Loc.Local {
+		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
+	} else if e.opts.Props != CopyPropsNone { // none: nothing of the source's, no HEAD
+		var err error
+		if meta, err = e.headMeta(ctx, t); err != nil {
+			return meta, err
+		}
+	}
+	return e.withMetadata(meta, t.DstKey), nil
+}
+
+// startUpload resumes t's upload from the journal, or creates one (and
+// journals it). already holds the parts a resumed upload has.
+func (e *executor) startUpload(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart, meta store.Metadata) (uploadID string, already map[int32]store.Part, err error) {
+	uploadID, already, resuming := e.resumeUpload(ctx, t, layout, mp)
+	if resuming {
+		return uploadID, already, nil
+	}
+	create := mp.CreateMultipart
+	if c, ok := mp.(store.ChecksumMultipart); ok && t.Op != OpCopy {
+		// The bytes pass through this process: the server can check
+		// them against a checksum of the whole object.
+		create = c.CreateMultipartChecksum
+	}
+	err = e.do(ctx, func(ctx context.Context) error {
+		var err error
+		uploadID, err = create(ctx, t.DstKey, meta)
+		return err
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if j := e.opts.Journal; j != nil {
+		if err := j.UploadStarted(journalUpload(t, uploadID, layout)); err != nil {
+			return "", nil, err
+		}
+	}
+	return uploadID, already, nil
+}
+
+// endUpload settles an upload whose transfer ended with err: journals a
+// completion, or aborts it (journaled too), and returns the transfer's
+// error, or an uploadLeftError when the abort failed. An interrupted
+// upload with a journal is kept, for a rerun to resume.
+func (e *executor) endUpload(ctx context.Context, t Task, mp store.Multipart, uploadID string, err error) error {
+	j := e.opts.Journal
+	if err == nil {
+		if j != nil {
+			_ = j.UploadCompleted(t.DstKey, uploadID)
+		}
+		return nil
+	}
+	if j != nil && ctx.Err() != nil {
+		// Interrupted with a journal: keep the upload and its
+		// checkpoint; rerunning the command resumes it.
+		return err
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	defer cancel()
+	// An upload that vanished (the cause of NoSuchUpload) needs no
+	// abort: it is gone as if aborted.
+	if aerr := mp.AbortMultipart(actx, t.DstKey, uploadID); aerr != nil && !errors.Is(aerr, store.ErrNoSuchUpload) {
+		return &uploadLeftError{err: err, uploadID: uploadID, abort: aerr}
+	} else if j != nil {
+		_ = j.UploadAborted(t.DstKey, uploadID)
+	}
+	return err
+}
+
+// sendParts uploads (or copies) the parts of layout that already lacks,
+// in parallel, counting their bytes in pb, and returns every part in order.
+func (e *executor) sendParts(ctx context.Context, t Task, layout parts.Layout, mp store.Multipart, uploadID string, already map[int32]store.Part, check store.PartsVerifier, pb *partBytes) ([]store.Part, error) {
+	j := e.opts.Journal
+	done := make([]store.Part, layout.Count)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(e.concurrency)
 	var copySrc store.CopySource
@@ -527,31 +585,7 @@ func (e *executor) multipartUpload(ctx context.Context, t Task, layout parts.Lay
 			return err
 		})
 	}
-	if err = g.Wait(); err != nil {
-		return false, err
-	}
-	// A stream from a source that keeps nothing to check its parts
-	// against is unverified, and so is a resumed one (an earlier run read
-	// some parts) and one whose parts can only be checked by reading them
-	// back (an MD5 or multipart ETag): nothing of a stream is kept. The
-	// destination's per-part checksums only show that it stored what this
-	// process read.
-	unverified = t.Op == OpStream && !e.job.Src.Loc.Local && check == nil
-	if check != nil {
-		switch err = check.Verify(ctx, nil); {
-		case errors.Is(err, store.ErrUnverifiable):
-			unverified, err = true, nil
-		case err != nil:
-			return false, err // the deferred abort leaves nothing behind
-		}
-	}
-	err = e.do(ctx, func(ctx context.Context) error {
-		return mp.CompleteMultipart(ctx, t.DstKey, uploadID, done)
-	})
-	if err == nil {
-		err = e.lateTags(ctx, t.DstKey, meta.Tags)
-	}
-	return unverified && err == nil, err
+	return done, g.Wait()
 }
 
 // uploadLeftError is the failure of an attempt whose multipart upload could

@@ -167,24 +167,8 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 	}
 	meta := e.withMetadata(store.Metadata{}, key)
 	meta.Tags = e.opts.Tags
-	bufs := e.partBuffers
-	read := func(ctx context.Context, number int32) ([]byte, bool, error) {
-		buf, err := bufs.get(ctx, streamPartSize(first, number))
-		if err != nil {
-			return nil, false, err
-		}
-		n, err := io.ReadFull(r, buf)
-		switch {
-		case err == nil:
-			return buf[:n], false, nil
-		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return buf[:n], true, nil
-		}
-		bufs.put(buf)
-		return nil, false, fmt.Errorf("read %d bytes into part %d: %w", n, number, err)
-	}
-
-	buf, eof, err := read(ctx, 1)
+	pr := streamParts{r: r, bufs: e.partBuffers, first: first}
+	buf, eof, err := pr.read(ctx, 1)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -193,7 +177,7 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		if !eof {
 			return 0, 0, fmt.Errorf("the destination cannot take a stream longer than %d bytes", len(buf))
 		}
-		defer bufs.put(buf)
+		defer pr.bufs.put(buf)
 		err := e.do(ctx, func(ctx context.Context) error {
 			return dst.Put(ctx, key, store.NewBytesReader(buf), int64(len(buf)), meta)
 		})
@@ -214,7 +198,7 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		return err
 	})
 	if err != nil {
-		bufs.put(buf)
+		pr.bufs.put(buf)
 		return 0, 0, err
 	}
 	defer func() {
@@ -228,14 +212,56 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		}
 	}()
 
+	size, number, done, err := e.sendStream(ctx, mp, key, uploadID, pr, buf, eof)
+	if err != nil {
+		return size, int(number), err
+	}
+	slices.SortFunc(done, func(a, b store.Part) int { return cmp.Compare(a.Number, b.Number) })
+	err = e.do(ctx, func(ctx context.Context) error {
+		return mp.CompleteMultipart(ctx, key, uploadID, done)
+	})
+	if err == nil {
+		err = e.lateTags(ctx, key, meta.Tags)
+	}
+	return size, int(number), err
+}
+
+// streamParts reads a stream's parts, each into a buffer of the run's
+// budget: part sizes grow with the part number (streamPartSize).
+type streamParts struct {
+	r     io.Reader
+	bufs  *partBuffers
+	first int64
+}
+
+// read reads part number; eof is set when the stream ended in it.
+func (pr streamParts) read(ctx context.Context, number int32) (buf []byte, eof bool, err error) {
+	buf, err = pr.bufs.get(ctx, streamPartSize(pr.first, number))
+	if err != nil {
+		return nil, false, err
+	}
+	n, err := io.ReadFull(pr.r, buf)
+	switch {
+	case err == nil:
+		return buf[:n], false, nil
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return buf[:n], true, nil
+	}
+	pr.bufs.put(buf)
+	return nil, false, fmt.Errorf("read %d bytes into part %d: %w", n, number, err)
+}
+
+// sendStream uploads the stream's parts, buf (part 1, eof if it was the
+// last) and the rest as pr reads them, while it reads on. It returns the
+// bytes and the number of parts sent and the parts, unordered.
+func (e *executor) sendStream(ctx context.Context, mp store.Multipart, key, uploadID string, pr streamParts, buf []byte, eof bool) (size int64, number int32, done []store.Part, err error) {
 	var mu sync.Mutex
-	var done []store.Part
 	g, gctx := errgroup.WithContext(ctx)
 	// send uploads a part under a slot of e.streams, which the reader took
 	// before reading it: the stream is read no faster than parts go out.
 	send := func(number int32, buf []byte) {
 		g.Go(func() error {
-			defer bufs.put(buf)
+			defer pr.bufs.put(buf)
 			var part store.Part
 			err := e.do(gctx, func(ctx context.Context) error {
 				var err error
@@ -257,10 +283,10 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 			return nil
 		})
 	}
-	number := int32(1)
+	number = 1
 	if err = e.streams.Acquire(ctx); err != nil {
-		bufs.put(buf)
-		return 0, 0, err
+		pr.bufs.put(buf)
+		return 0, 0, nil, err
 	}
 	for {
 		size += int64(len(buf))
@@ -282,10 +308,10 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 		}
 		// Reading stops as soon as a part failed. A stream that ended on
 		// a part boundary leaves an empty last read, which is not sent.
-		if buf, eof, err = read(gctx, number); err != nil || (eof && len(buf) == 0) {
+		if buf, eof, err = pr.read(gctx, number); err != nil || (eof && len(buf) == 0) {
 			e.streams.Release(0)
 			if buf != nil {
-				bufs.put(buf)
+				pr.bufs.put(buf)
 			}
 			if gctx.Err() != nil && ctx.Err() == nil {
 				err = nil // the failed part's error is g.Wait's
@@ -300,15 +326,5 @@ func (e *executor) putStream(ctx context.Context, r io.Reader, key string) (size
 	if err == nil {
 		err = ctx.Err()
 	}
-	if err != nil {
-		return size, int(number), err
-	}
-	slices.SortFunc(done, func(a, b store.Part) int { return cmp.Compare(a.Number, b.Number) })
-	err = e.do(ctx, func(ctx context.Context) error {
-		return mp.CompleteMultipart(ctx, key, uploadID, done)
-	})
-	if err == nil {
-		err = e.lateTags(ctx, key, meta.Tags)
-	}
-	return size, int(number), err
+	return size, number, done, err
 }

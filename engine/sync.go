@@ -170,117 +170,13 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	}
 	srcLoc, srcBase := listing(src.Loc)
 	dstLoc, dstBase := listing(dst.Loc)
-	send := e.sender(ctx, out)
-	copyTask := func(o store.Object, why string) Task {
-		rel := o.Key
-		o.Key = srcBase + rel
-		if dst.Loc.Local && strings.HasSuffix(rel, "/") {
-			// A "directory marker" object has no file to become.
-			return Task{Op: OpSkip, Src: src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "directory marker"}
-		}
-		t := e.task(o, dstBase+rel)
-		t.Reason = why
-		return t
-	}
-	// marker skips a source folder marker; a destination one is left
-	// alone, never deleted (as the AWS CLI and s5cmd do).
-	marker := func(s store.Object) (bool, error) {
-		if !isFolderMarker(s) {
-			e.sourceObjects.Add(1)
-			return false, nil
-		}
-		if !e.keep(s.Key, s) {
-			return true, nil
-		}
-		key := srcBase + s.Key
-		return true, send(Task{Op: OpSkip, Src: src.Store.URL(key), SrcKey: key, Reason: "folder marker"})
-	}
+	sp := &syncPlan{e: e, send: e.sender(ctx, out), srcBase: srcBase, dstBase: dstBase}
 	h := diff.Handler{
-		OnlySource: func(s store.Object) error {
-			if skip, err := marker(s); skip {
-				return err
-			}
-			if !e.keep(s.Key, s) {
-				return nil
-			}
-			return send(copyTask(s, "missing at the destination"))
-		},
-		Both: func(s, d store.Object) error {
-			if skip, err := marker(s); skip {
-				return err
-			}
-			if !e.keep(s.Key, s) {
-				return nil
-			}
-			cs, cd := s, d // the task keeps the listed ETag, the comparison a computed one
-			if so.Mode == diff.Checksum {
-				if err := e.localChecksums(ctx, srcBase, dstBase, &cs, &cd); err != nil {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
-					return send(Task{Op: OpSkip, Src: src.Store.URL(srcBase + s.Key), SrcKey: srcBase + s.Key, Size: s.Size,
-						Reason: "cannot compare checksums: " + err.Error()})
-				}
-			}
-			copy, why := diff.Decide(&cs, &cd, so.Mode)
-			if !copy && so.Mode == diff.Checksum && strings.HasPrefix(why, "cannot compare") {
-				c, w, ok, err := e.fullChecksums(ctx, srcBase+s.Key, dstBase+d.Key)
-				switch {
-				case err != nil && ctx.Err() != nil:
-					return ctx.Err()
-				case err != nil:
-					why = "cannot compare checksums: " + err.Error()
-				case ok:
-					copy, why = c, w
-				default:
-					why += "; no full-object checksum common to both sides"
-				}
-			}
-			if !copy && so.CompareTags && !strings.HasPrefix(why, "cannot compare") {
-				differ, err := e.tagsDiffer(ctx, srcBase+s.Key, dstBase+d.Key)
-				switch {
-				case err != nil && ctx.Err() != nil:
-					return ctx.Err()
-				case err != nil:
-					why = "cannot compare tags: " + err.Error()
-				case differ:
-					copy, why = true, "tags differ"
-				}
-			}
-			switch {
-			case copy:
-				return send(copyTask(s, why))
-			case strings.HasPrefix(why, "cannot compare"):
-				return send(Task{Op: OpSkip, Src: src.Store.URL(srcBase + s.Key), SrcKey: srcBase + s.Key, Size: s.Size, Reason: why})
-			}
-			// Unchanged: counted, not reported one by one, so that a sync
-			// of an unchanged tree prints nothing but its summary.
-			e.progress.skipped.Add(1)
-			e.mu.Lock()
-			e.summary.Skipped++
-			e.mu.Unlock()
-			return nil
-		},
+		OnlySource: sp.onlySource,
+		Both:       func(s, d store.Object) error { return sp.both(ctx, s, d) },
 	}
 	if so.Delete {
-		var prot *protection
-		h.OnlyDest = func(d store.Object) error {
-			if isFolderMarker(d) || !e.keep(d.Key, d) {
-				return nil
-			}
-			if prot == nil {
-				// The listings have ended: what the source skipped is known.
-				prot = newProtection(src.Store, srcBase)
-			}
-			if prot.covers(d.Key) {
-				t := e.syncDelete(d)
-				t.Op, t.Reason = OpSkip, "not deleted: the source listing skipped this name (unreadable, a symlink or a special file)"
-				return send(t)
-			}
-			e.progress.planned.Add(1)
-			e.progress.plannedBytes.Add(d.Size)
-			return e.deletes.Add(d)
-		}
+		h.OnlyDest = sp.onlyDest
 	}
 	// Both listings in parallel and in order: the merge pairs them as they
 	// stream.
@@ -310,6 +206,133 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 		return &FatalError{Op: "sync", URL: src.Store.URL(src.Loc.Key) + " to " + dst.Store.URL(dst.Loc.Key), Err: err}
 	}
 	return nil
+}
+
+// syncPlan is one sync's decisions on the merged listings: what the source
+// has alone is copied, what both have is compared, what the destination has
+// alone is deleted (SyncOptions.Delete). Keys are relative to the bases.
+type syncPlan struct {
+	e                *executor
+	send             func(Task) error
+	srcBase, dstBase string
+	prot             *protection // made once the listings have ended
+}
+
+// copyTask is the task copying source object o (its key relative) for why.
+func (sp *syncPlan) copyTask(o store.Object, why string) Task {
+	e := sp.e
+	rel := o.Key
+	o.Key = sp.srcBase + rel
+	if e.job.Dst.Loc.Local && strings.HasSuffix(rel, "/") {
+		// A "directory marker" object has no file to become.
+		return Task{Op: OpSkip, Src: e.job.Src.Store.URL(o.Key), SrcKey: o.Key, Size: o.Size, Reason: "directory marker"}
+	}
+	t := e.task(o, sp.dstBase+rel)
+	t.Reason = why
+	return t
+}
+
+// marker skips a source folder marker; a destination one is left alone,
+// never deleted (as the AWS CLI and s5cmd do).
+func (sp *syncPlan) marker(s store.Object) (bool, error) {
+	e := sp.e
+	if !isFolderMarker(s) {
+		e.sourceObjects.Add(1)
+		return false, nil
+	}
+	if !e.keep(s.Key, s) {
+		return true, nil
+	}
+	key := sp.srcBase + s.Key
+	return true, sp.send(Task{Op: OpSkip, Src: e.job.Src.Store.URL(key), SrcKey: key, Reason: "folder marker"})
+}
+
+func (sp *syncPlan) onlySource(s store.Object) error {
+	if skip, err := sp.marker(s); skip {
+		return err
+	}
+	if !sp.e.keep(s.Key, s) {
+		return nil
+	}
+	return sp.send(sp.copyTask(s, "missing at the destination"))
+}
+
+func (sp *syncPlan) both(ctx context.Context, s, d store.Object) error {
+	e, mode := sp.e, sp.e.job.Sync.Mode
+	if skip, err := sp.marker(s); skip {
+		return err
+	}
+	if !e.keep(s.Key, s) {
+		return nil
+	}
+	srcURL := e.job.Src.Store.URL(sp.srcBase + s.Key)
+	cs, cd := s, d // the task keeps the listed ETag, the comparison a computed one
+	if mode == diff.Checksum {
+		if err := e.localChecksums(ctx, sp.srcBase, sp.dstBase, &cs, &cd); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return sp.send(Task{Op: OpSkip, Src: srcURL, SrcKey: sp.srcBase + s.Key, Size: s.Size,
+				Reason: "cannot compare checksums: " + err.Error()})
+		}
+	}
+	copy, why := diff.Decide(&cs, &cd, mode)
+	if !copy && mode == diff.Checksum && strings.HasPrefix(why, "cannot compare") {
+		c, w, ok, err := e.fullChecksums(ctx, sp.srcBase+s.Key, sp.dstBase+d.Key)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			why = "cannot compare checksums: " + err.Error()
+		case ok:
+			copy, why = c, w
+		default:
+			why += "; no full-object checksum common to both sides"
+		}
+	}
+	if !copy && e.job.Sync.CompareTags && !strings.HasPrefix(why, "cannot compare") {
+		differ, err := e.tagsDiffer(ctx, sp.srcBase+s.Key, sp.dstBase+d.Key)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			why = "cannot compare tags: " + err.Error()
+		case differ:
+			copy, why = true, "tags differ"
+		}
+	}
+	switch {
+	case copy:
+		return sp.send(sp.copyTask(s, why))
+	case strings.HasPrefix(why, "cannot compare"):
+		return sp.send(Task{Op: OpSkip, Src: srcURL, SrcKey: sp.srcBase + s.Key, Size: s.Size, Reason: why})
+	}
+	// Unchanged: counted, not reported one by one, so that a sync of an
+	// unchanged tree prints nothing but its summary.
+	e.progress.skipped.Add(1)
+	e.mu.Lock()
+	e.summary.Skipped++
+	e.mu.Unlock()
+	return nil
+}
+
+func (sp *syncPlan) onlyDest(d store.Object) error {
+	e := sp.e
+	if isFolderMarker(d) || !e.keep(d.Key, d) {
+		return nil
+	}
+	if sp.prot == nil {
+		// The listings have ended: what the source skipped is known.
+		sp.prot = newProtection(e.job.Src.Store, sp.srcBase)
+	}
+	if sp.prot.covers(d.Key) {
+		t := e.syncDelete(d)
+		t.Op, t.Reason = OpSkip, "not deleted: the source listing skipped this name (unreadable, a symlink or a special file)"
+		return sp.send(t)
+	}
+	e.progress.planned.Add(1)
+	e.progress.plannedBytes.Add(d.Size)
+	return e.deletes.Add(d)
 }
 
 // protection answers whether a destination name may be deleted, given the

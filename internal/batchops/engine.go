@@ -42,60 +42,120 @@ type Transfer struct {
 	Versions bool
 }
 
+// RefusalKind is what a copy job cannot honour in a transfer.
+type RefusalKind int
+
+const (
+	// RefuseMove: a job cannot delete the sources.
+	RefuseMove RefusalKind = iota + 1
+	// RefuseNoClobber: a job overwrites keys that exist (it has no
+	// condition on the destination).
+	RefuseNoClobber
+	// RefuseSelection: filters, a shard or metadata changes.
+	RefuseSelection
+	// RefuseObjectOptions: encryption, an ACL, Object Lock, Requester Pays, a source
+	// region or source-* options (a job cannot read SSE-C sources at all).
+	RefuseObjectOptions
+	// RefuseJournal: a job's record is its completion report.
+	RefuseJournal
+	// RefuseOneObject: a job copies a prefix or a wildcard match.
+	RefuseOneObject
+	// RefuseVersions: a job copies the current version of each object, not
+	// a version asked for, nor every version.
+	RefuseVersions
+	// RefuseLocations: what Blockers says of the source and destination.
+	RefuseLocations
+)
+
+// Refusal is one reason a copy job cannot do a transfer. Why says it in
+// words that name no flag; a caller with flags (the CLI) words each kind
+// with its own.
+type Refusal struct {
+	Kind RefusalKind
+	Why  string
+}
+
+func (r Refusal) String() string { return r.Why }
+
+// RefusedError is a job asked for (EngineBatchOps) that cannot do the
+// transfer: the first of its refusals.
+type RefusedError struct{ Refusal Refusal }
+
+func (e *RefusedError) Error() string { return "a copy job cannot do this transfer: " + e.Refusal.Why }
+
+// ErrNoRole: a job was asked for without the IAM role it runs as
+// (EngineChoice.RoleArn).
+var ErrNoRole = errors.New("a copy job needs an IAM role")
+
+// ChoiceError is an EngineChoice field with a value Pick does not take.
+type ChoiceError struct {
+	Field string // "Engine", "Prefer" or "JobStartup/JobRate"
+	Value string
+}
+
+func (e *ChoiceError) Error() string {
+	return fmt.Sprintf("engine choice: %s %s is not one Pick takes", e.Field, e.Value)
+}
+
 // Refusals lists why a copy job cannot do t (docs/batchops.md has the whole
 // mapping of cp's flags), Blockers included; none means it can.
-func (t Transfer) Refusals() []string {
-	var out []string
+func (t Transfer) Refusals() []Refusal {
+	var out []Refusal
+	add := func(k RefusalKind, why string) { out = append(out, Refusal{k, why}) }
 	if t.Move {
-		out = append(out, "mv runs locally only (a job cannot delete the sources)")
+		add(RefuseMove, "a job cannot delete the sources")
 	}
 	if t.NoClobber {
-		out = append(out, "--no-clobber needs --engine local: a job overwrites keys that exist (it has no condition on the destination)")
+		add(RefuseNoClobber, "a job overwrites keys that exist (it has no condition on the destination)")
 	}
 	if t.Selected || t.Metadata {
-		out = append(out, "filters, shards and metadata flags need --engine local")
+		add(RefuseSelection, "a job copies every key, with its metadata: no filters, shards or metadata changes")
 	}
 	if t.Object {
-		out = append(out, "encryption, ACL, Object Lock, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)")
+		add(RefuseObjectOptions, "a job takes no encryption, ACL, Object Lock, Requester Pays or source options (and cannot read SSE-C sources at all)")
 	}
 	if t.Journal {
-		out = append(out, "--journal needs --engine local: a job's record is its completion report")
+		add(RefuseJournal, "a job's record is its completion report, not a journal")
 	}
 	if t.Versions {
-		out = append(out, "--version-id and --all-versions need --engine local: a job copies the current version of each object")
+		add(RefuseVersions, "a job copies the current version of each object")
 	}
 	if t.Src.IsS3() && t.Dst.IsS3() && !t.Src.HasWildcard() && !t.Recursive && !t.Src.IsDirLike() {
-		out = append(out, "a job copies a prefix or a wildcard match, not one object: use --recursive or --engine local")
+		add(RefuseOneObject, "a job copies a prefix or a wildcard match, not one object")
 	}
-	return append(out, Blockers(t.Src, t.Dst)...)
+	for _, b := range Blockers(t.Src, t.Dst) {
+		add(RefuseLocations, b)
+	}
+	return out
 }
 
 // Pick checks the choice and returns the engine to run t with and, for
 // auto, why a job is out of the question (auto then copies locally). Its
-// errors are the user's to fix and name cp's flags.
-func (c EngineChoice) Pick(t Transfer) (string, []string, error) {
+// errors are typed for the caller to word: *ChoiceError, *RefusedError,
+// ErrNoRole.
+func (c EngineChoice) Pick(t Transfer) (string, []Refusal, error) {
 	switch c.Engine {
 	case "", EngineLocal:
 		return EngineLocal, nil, nil
 	case EngineBatchOps, EngineAuto:
 	default:
-		return "", nil, fmt.Errorf("--engine %q: want local, batchops or auto", c.Engine)
+		return "", nil, &ChoiceError{Field: "Engine", Value: fmt.Sprintf("%q", c.Engine)}
 	}
 	if c.Prefer != PreferTime && c.Prefer != PreferCost {
-		return "", nil, fmt.Errorf("--prefer %q: want time or cost", c.Prefer)
+		return "", nil, &ChoiceError{Field: "Prefer", Value: fmt.Sprintf("%q", c.Prefer)}
 	}
 	if c.JobStartup < 0 || c.JobRate <= 0 {
-		return "", nil, fmt.Errorf("--job-startup %s --job-rate %g: want a duration of 0 or more and a rate above 0", c.JobStartup, c.JobRate)
+		return "", nil, &ChoiceError{Field: "JobStartup/JobRate", Value: fmt.Sprintf("%s %g", c.JobStartup, c.JobRate)}
 	}
 	reasons := t.Refusals()
 	if c.Engine == EngineAuto {
 		return EngineAuto, reasons, nil
 	}
 	if len(reasons) > 0 {
-		return "", nil, errors.New("--engine batchops: " + reasons[0])
+		return "", nil, &RefusedError{reasons[0]}
 	}
 	if c.RoleArn == "" {
-		return "", nil, fmt.Errorf("--engine batchops needs --role-arn (see `s3bulk batch policy %s %s`)", t.Src, t.Dst)
+		return "", nil, ErrNoRole
 	}
 	return EngineBatchOps, nil, nil
 }

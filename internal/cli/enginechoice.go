@@ -48,17 +48,58 @@ func (f *engineFlags) register(cmd *cobra.Command) {
 }
 
 // pickEngine checks the engine flags and returns the engine to run and, for
-// auto, why a job is out of the question (then auto copies locally).
+// auto, why a job is out of the question (then auto copies locally), in
+// cp's words.
 func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (string, []string, error) {
-	mode, reasons, err := f.engine.c.Pick(batchops.Transfer{
+	c := f.engine.c
+	mode, refusals, err := c.Pick(batchops.Transfer{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
 		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active() || f.lock.active(), Journal: f.journal != "",
 		Versions: f.versions.active(),
 	})
-	if err != nil {
+	var ce *batchops.ChoiceError
+	var re *batchops.RefusedError
+	switch {
+	case errors.As(err, &ce) && ce.Field == "Engine":
+		return "", nil, usagef("--engine %q: want local, batchops or auto", c.Engine)
+	case errors.As(err, &ce) && ce.Field == "Prefer":
+		return "", nil, usagef("--prefer %q: want time or cost", c.Prefer)
+	case errors.As(err, &ce):
+		return "", nil, usagef("--job-startup %s --job-rate %g: want a duration of 0 or more and a rate above 0", c.JobStartup, c.JobRate)
+	case errors.As(err, &re):
+		return "", nil, usagef("--engine batchops: %s", refusalWords(re.Refusal))
+	case errors.Is(err, batchops.ErrNoRole):
+		return "", nil, usagef("--engine batchops needs --role-arn (see `s3bulk batch policy %s %s`)", src, dst)
+	case err != nil:
 		return "", nil, usageError{err}
 	}
+	reasons := make([]string, len(refusals))
+	for i, r := range refusals {
+		reasons[i] = refusalWords(r)
+	}
 	return mode, reasons, nil
+}
+
+// refusalWords says why a job cannot do a cp, naming the flags that ask
+// for it (docs/batchops.md has the whole mapping).
+func refusalWords(r batchops.Refusal) string {
+	switch r.Kind {
+	case batchops.RefuseMove:
+		return "mv runs locally only (a job cannot delete the sources)"
+	case batchops.RefuseNoClobber:
+		return "--no-clobber needs --engine local: a job overwrites keys that exist (it has no condition on the destination)"
+	case batchops.RefuseSelection:
+		return "filters, shards and metadata flags need --engine local"
+	case batchops.RefuseObjectOptions:
+		return "encryption, ACL, Object Lock, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)"
+	case batchops.RefuseJournal:
+		return "--journal needs --engine local: a job's record is its completion report"
+	case batchops.RefuseVersions:
+		return "--version-id and --all-versions need --engine local: a job copies the current version of each object"
+	case batchops.RefuseOneObject:
+		return "a job copies a prefix or a wildcard match, not one object: use --recursive or --engine local"
+	}
+	return r.Why
 }
 
 // runAuto is one `cp --engine auto` (batchops.Auto): the local engine
