@@ -423,6 +423,9 @@ type executor struct {
 	// countPlanned counts the tasks as planned as they come: a planner
 	// (Engine.Plan) counts them itself, as it emits them.
 	countPlanned bool
+	// shardListed is set once the listings list only the run's shard:
+	// keep then leaves the shard alone.
+	shardListed bool
 }
 
 // sayOnce logs msg at level the first time the run takes the fallback
