@@ -570,6 +570,7 @@ func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, err
 	defer e.mu.Unlock()
 	s := e.summary
 	s.Skipped += e.unchanged.Load()
+	s.Shard = e.opts.Shard
 	s.Planned = e.progress.planned.Load()
 	s.Elapsed = time.Since(start)
 	s.Seconds = s.Elapsed.Seconds()
