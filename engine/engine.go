@@ -367,37 +367,59 @@ func (e *executor) render(ctx context.Context, tasks iter.Seq2[Task, error]) (Su
 	return e.summarize(ctx, start)
 }
 
+// executor runs one job: its plan (Plan makes one for planning alone) or
+// its execution (Execute). Its state is grouped by the stage it serves.
 type executor struct {
-	job      Job
-	opts     Options
-	lim      *limiter.Limiter
-	progress *Progress
-	logger   *slog.Logger
+	job  Job
+	opts Options
+	budgets
+	planState
+	execState
+	observed
+}
+
+// budgets are the engine's budgets as one run uses them (execute; the
+// planner's listings take slots of lim too).
+type budgets struct {
+	lim *limiter.Limiter
 	// concurrency is the most requests the run may ever have in flight: it
 	// bounds goroutines, not requests.
 	concurrency int
-
-	mu      sync.Mutex
-	summary Summary
-	fatal   error
-
-	resumedIDs resumed
-	// restartsWon and restartsLost count the restarted objects that then
-	// arrived, and those that failed on every attempt (restartsUseless).
-	restartsWon, restartsLost atomic.Int64
-	// streak holds the latest failures that share a cause (StopAfter).
-	streak streak
 	// buffers bounds the bytes of parts held in memory at once, run-wide;
 	// partBuffers hands out and reuses the buffers themselves.
 	buffers     *limiter.ByteBudget
 	partBuffers *partBuffers
 	// streams bounds the part uploads in flight, run-wide.
 	streams *limiter.Streams
+}
+
+// planState is what the planner keeps between tasks (plan).
+type planState struct {
+	// deletes holds a sync's deletes until its copies are planned.
+	deletes *diff.Spool
+	// sourceObjects counts the objects a sync's source listed, folder
+	// markers aside, before filters: none, with deletes held, is an
+	// EmptySourceError.
+	sourceObjects atomic.Int64
+	// unchanged counts the pairs a sync's plan found the same (Plan).
+	unchanged *atomic.Int64
+	// shardListed is set once the listings list only the run's shard:
+	// keep then leaves the shard alone.
+	shardListed bool
+}
+
+// execState is what executing a plan keeps (execute).
+type execState struct {
+	logger     *slog.Logger
+	resumedIDs resumed
+	// restartsWon and restartsLost count the restarted objects that then
+	// arrived, and those that failed on every attempt (restartsUseless).
+	restartsWon, restartsLost atomic.Int64
+	// streak holds the latest failures that share a cause (StopAfter).
+	streak streak
 	// moves, in a move from a store that deletes in batches, deletes the
 	// sources of finished copies; nil deletes each one after its copy.
 	moves *moveDeletes
-	// deletes holds a sync's deletes until its copies are done.
-	deletes *diff.Spool
 	// noPartCopy is set once the destination answered that it has no
 	// UploadPartCopy: later copies go straight to the fallback.
 	noPartCopy atomic.Bool
@@ -408,12 +430,6 @@ type executor struct {
 	said sync.Map
 	// chains orders the tasks of each destination key (Job.AllVersions).
 	chains *chains
-	// sourceObjects counts the objects a sync's source listed, folder
-	// markers aside, before filters: none, with deletes held, is an
-	// EmptySourceError.
-	sourceObjects atomic.Int64
-	// unchanged counts the pairs a sync's plan found the same (Plan).
-	unchanged *atomic.Int64
 	// limited is a plan's refusal of its deletes (a *DeleteLimitError or
 	// an *EmptySourceError): the run's error once its copies have ended.
 	limited error
@@ -423,14 +439,20 @@ type executor struct {
 	// countPlanned counts the tasks as planned as they come: a planner
 	// (Engine.Plan) counts them itself, as it emits them.
 	countPlanned bool
-	// shardListed is set once the listings list only the run's shard:
-	// keep then leaves the shard alone.
-	shardListed bool
+}
+
+// observed is what the run reports (observe): its counters, the fold of
+// its results, and the error that stopped it.
+type observed struct {
+	progress *Progress
+	mu       sync.Mutex
+	summary  Summary
+	fatal    error
 }
 
 // sayOnce logs msg at level the first time the run takes the fallback
 // that topic names.
-func (e *executor) sayOnce(topic string, level slog.Level, msg string, args ...any) {
+func (e *execState) sayOnce(topic string, level slog.Level, msg string, args ...any) {
 	if _, dup := e.said.LoadOrStore(topic, true); dup || e.logger == nil {
 		return
 	}
@@ -465,9 +487,11 @@ func (en *Engine) newExecutor(job Job, opts Options) *executor {
 		// rerunning either compares the listings again.
 		opts.Journal = nil
 	}
-	e := &executor{job: job, opts: opts, lim: en.lim, concurrency: en.lim.Ceiling(), logger: en.logger, progress: p,
-		buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
-		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject, unchanged: new(atomic.Int64)}
+	e := &executor{job: job, opts: opts,
+		budgets:   budgets{lim: en.lim, concurrency: en.lim.Ceiling(), buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams},
+		planState: planState{unchanged: new(atomic.Int64)},
+		observed:  observed{progress: p}}
+	e.logger, e.streak, e.copyObjectMax = en.logger, streak{limit: stopAfter}, parts.MaxCopyObject
 	if job.AllVersions && !job.Remove {
 		e.chains = newChains() // filled as the plan is executed (pour)
 	}
@@ -670,7 +694,7 @@ func (e *executor) planned(t Task) {
 // firstFatal records err as the run's fatal error and reports whether it
 // is the first: the tasks that fail for the same cause before the run stops
 // are not news.
-func (e *executor) firstFatal(err error) bool {
+func (e *observed) firstFatal(err error) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fatal != nil {
@@ -680,7 +704,7 @@ func (e *executor) firstFatal(err error) bool {
 	return true
 }
 
-func (e *executor) setFatal(err error) {
+func (e *observed) setFatal(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.fatal == nil && !errors.Is(err, context.Canceled) {
@@ -752,7 +776,7 @@ func (e *executor) record(r Result) {
 
 // do runs one request under the run's budget of requests in flight, and
 // tells the budget how long it took (the search measures it).
-func (e *executor) do(ctx context.Context, req func(context.Context) error) error {
+func (e *budgets) do(ctx context.Context, req func(context.Context) error) error {
 	return do(ctx, e.lim, req)
 }
 

@@ -87,7 +87,7 @@ func (e *executor) list(ctx context.Context, st store.Store, prefix string, orde
 // the engine's budget; a listing with a delimiter is st's own. ls, verify
 // and sync list through it.
 func (en *Engine) Lister(st store.Store) store.Lister {
-	return pagedLister{e: &executor{lim: en.lim}, st: st, ordered: true}
+	return pagedLister{e: &executor{budgets: budgets{lim: en.lim}}, st: st, ordered: true}
 }
 
 // pagedLister is a store.Lister whose listings without a delimiter are
