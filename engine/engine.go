@@ -230,6 +230,11 @@ type Options struct {
 	// CopyLock copies Object Lock settings from each source object (one
 	// HEAD of it per server-side copy).
 	CopyLock LockCopy
+	// ChecksumAlgorithm, when set (one of store.ChecksumAlgorithms), is
+	// the algorithm of the checksum of every object written to S3; empty
+	// keeps the source's, and leaves an object from a local file (or a
+	// source without one) to the store's default (store/checksum.go).
+	ChecksumAlgorithm string
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)
@@ -349,6 +354,10 @@ type executor struct {
 	// noPartCopy is set once the destination answered that it has no
 	// UploadPartCopy: later copies go straight to the fallback.
 	noPartCopy atomic.Bool
+	// noCopyChecksum is set once the destination gave parts copied into
+	// an upload of a checksum of its own a wrong one: copies in parts
+	// then leave the checksum to the server's default.
+	noCopyChecksum atomic.Bool
 	// copyObjectMax is the largest object one CopyObject copies
 	// (parts.MaxCopyObject; lowered by tests).
 	copyObjectMax int64

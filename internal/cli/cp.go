@@ -167,8 +167,8 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err := f.meta.apply(&props); err != nil {
 		return err
 	}
-	if props.Tags != nil && !dst.IsS3() {
-		return usagef("--tags: only for objects written to S3, and %s is local", dst)
+	if err := checkWritten(props, dst); err != nil {
+		return err
 	}
 	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
@@ -201,9 +201,22 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	}
 	// A job copies tags and metadata as CopyObject does, and nothing else.
 	metaSet := meta != nil || props.Props != engine.CopyPropsDefault || props.Tags != nil
+	// A job sets the Object Lock values and the checksum algorithm on
+	// every copy; it cannot copy each source's Object Lock settings.
+	f.engine.lock, f.engine.lockCopy, f.engine.checksum = lock.Fixed, lock.Copy != (engine.LockCopy{}), props.ChecksumAlgorithm
 	mode, blockers, err := pickEngine(f, src, dst, move, metaSet)
 	if err != nil {
 		return err
+	}
+	if mode == engineBatchOps && f.lock.active() {
+		// Refused before a job is made, as a local run refuses it.
+		dstEP, err := s.openDest(ctx, dst, true, dstOpts)
+		if err != nil {
+			return err
+		}
+		if err := f.lock.checkObjectLock(ctx, dstEP); err != nil {
+			return err
+		}
 	}
 	if f.from.given() {
 		if mode == engineBatchOps {
@@ -253,6 +266,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		Metadata:           meta,
 		Props:              props.Props,
 		Tags:               props.Tags,
+		ChecksumAlgorithm:  props.ChecksumAlgorithm,
 		CopyLock:           lock.Copy,
 	}
 	if !many {
