@@ -369,6 +369,9 @@ type executor struct {
 	// markers aside, before filters: none, with deletes held, is an
 	// EmptySourceError.
 	sourceObjects atomic.Int64
+	// shardListed is set once the listings list only the run's shard:
+	// keep then leaves the shard alone.
+	shardListed bool
 }
 
 // sayOnce logs msg at level the first time the run takes the fallback

@@ -96,11 +96,17 @@ type pagedLister struct {
 	e       *executor
 	st      store.Store
 	ordered bool
+	// pieces, when set, are all that a listing without a delimiter lists
+	// (a shard's part: shardlist.go).
+	pieces []piece
 }
 
 func (l pagedLister) List(ctx context.Context, prefix, delimiter string, fn func(store.Object) error) error {
 	if delimiter != "" {
 		return l.st.List(ctx, prefix, delimiter, fn)
+	}
+	if l.pieces != nil {
+		return l.e.listPieces(ctx, l.st, prefix, l.pieces, l.ordered, fn)
 	}
 	return l.e.list(ctx, l.st, prefix, l.ordered, fn)
 }
@@ -112,6 +118,8 @@ type parallelList struct {
 	fn     func(store.Object) error
 	// serialPages are listed by one chain before any split.
 	serialPages int
+	// found is the number of entries a shard discovery read.
+	found int
 }
 
 // page lists one page as one request of the run's budget.
@@ -147,7 +155,7 @@ func (l *parallelList) run(ctx context.Context, ordered bool) error {
 		first.hi = rest[0]
 	}
 	if ordered {
-		return l.ordered(ctx, first, &orderedRanges{bounds: rest})
+		return l.ordered(ctx, &orderedRanges{first: &first, bounds: rest})
 	}
 	return l.ranges(ctx, append([]keyRange{first}, cut(rest)...))
 }
@@ -257,8 +265,11 @@ func (l *parallelList) subprefixes(ctx context.Context, prefixes []string) ([]st
 }
 
 // keyRange is the keys k with k > after, lo <= k and k < hi ("" hi: to
-// the end).
-type keyRange struct{ after, lo, hi string }
+// the end), and, when keep is set, keep(k).
+type keyRange struct {
+	after, lo, hi string
+	keep          func(key string) bool
+}
 
 // cut splits the key space from the first bound on into at most listRanges
 // ranges of about as many bounds each.
@@ -295,6 +306,9 @@ func (l *parallelList) chain(ctx context.Context, r keyRange, out chan<- []store
 				objs, done = objs[:i], true
 			}
 		}
+		if r.keep != nil {
+			objs = kept(objs, r.keep)
+		}
 		if len(objs) > 0 {
 			select {
 			case out <- objs:
@@ -308,6 +322,18 @@ func (l *parallelList) chain(ctx context.Context, r keyRange, out chan<- []store
 		}
 		q.Token = page.Next
 	}
+}
+
+// kept returns the objects of objs that keep keeps, in a slice of their
+// own.
+func kept(objs []store.Object, keep func(string) bool) []store.Object {
+	var out []store.Object
+	for _, o := range objs {
+		if keep(o.Key) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // errListed ends the chains once the consumer has stopped.
@@ -384,6 +410,8 @@ func (e *emitter) wait(g *errgroup.Group) error {
 // in order, as they are started: each is as many prefixes as held about
 // listRangeKeys keys in the ranges done so far.
 type orderedRanges struct {
+	// first, when set, is the first range, before the bounds.
+	first  *keyRange
 	bounds []string
 	next   int
 	mu     sync.Mutex
@@ -393,7 +421,12 @@ type orderedRanges struct {
 
 // cut returns the next range and how many prefixes it spans; false when
 // there is none.
-func (c *orderedRanges) cut() (keyRange, int, bool) {
+func (c *orderedRanges) cut() (keyRange, float64, bool) {
+	if c.first != nil {
+		r := *c.first
+		c.first = nil
+		return r, 0, true
+	}
 	if c.next >= len(c.bounds) {
 		return keyRange{}, 0, false
 	}
@@ -411,11 +444,12 @@ func (c *orderedRanges) cut() (keyRange, int, bool) {
 	if j < len(c.bounds) {
 		r.hi = c.bounds[j]
 	}
-	return r, j - i, true
+	return r, float64(j - i), true
 }
 
 // done records a range listed: keys under prefixes prefixes.
-func (c *orderedRanges) done(keys, prefixes int) {
+func (c *orderedRanges) done(keys int, weight float64) {
+	prefixes := int(weight)
 	if prefixes == 0 {
 		return // the first range, a part of a prefix: no measure of one
 	}
@@ -425,11 +459,18 @@ func (c *orderedRanges) done(keys, prefixes int) {
 	c.prefixes += prefixes
 }
 
-// ordered lists first, then the ranges rs cuts, listChains at a time, and
+// rangeCutter hands out the ranges of an ordered listing, in order, as they
+// are started, and learns how many keys each held.
+type rangeCutter interface {
+	cut() (r keyRange, weight float64, ok bool)
+	done(keys int, weight float64)
+}
+
+// ordered lists the ranges rs cuts, listChains at a time, and
 // passes their objects to fn on this goroutine in range order: a window of
 // listChains ranges, each listing into its own channel of
 // listOrderedReadAhead pages; a range leaves the window once emitted.
-func (l *parallelList) ordered(ctx context.Context, first keyRange, rs *orderedRanges) error {
+func (l *parallelList) ordered(ctx context.Context, rs rangeCutter) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	g, gctx := errgroup.WithContext(ctx)
@@ -440,7 +481,7 @@ func (l *parallelList) ordered(ctx context.Context, first keyRange, rs *orderedR
 	started := make(chan chan []store.Object, listChains)
 	g.Go(func() error {
 		defer close(started)
-		for r, n, ok := first, 0, true; ok; r, n, ok = rs.cut() {
+		for r, n, ok := rs.cut(); ok; r, n, ok = rs.cut() {
 			select {
 			case window <- struct{}{}:
 			case <-gctx.Done():

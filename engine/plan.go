@@ -121,7 +121,13 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	if err != nil {
 		return err
 	}
-	err = e.list(ctx, src.Store, loc.Prefix(), false, pageDone)
+	if wild {
+		// A wildcard that matches nothing is an error, which a shard's
+		// part cannot tell: every shard lists it all.
+		err = e.list(ctx, src.Store, loc.Prefix(), false, pageDone)
+	} else {
+		err = e.listShard(ctx, src.Store, loc.Prefix(), base, pageDone)
+	}
 	if err != nil && !errors.Is(err, errStop) {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -149,6 +155,26 @@ func (e *executor) planObject(loc s3url.Location, rel string, o store.Object, se
 	return send(e.journaled(e.task(o, key)))
 }
 
+// listShard lists the source of a copy under prefix (its keys named
+// relative to base) for fn: with a shard, only the shard's part of it where
+// the split allows (shardlist.go); else the whole of it.
+func (e *executor) listShard(ctx context.Context, st store.Store, prefix, base string, fn func(store.Object) error) error {
+	if e.job.Move {
+		// A move empties its source as it goes: a rerun's discovery would
+		// not find the split of the first run (docs/shards.md).
+		return e.list(ctx, st, prefix, false, fn)
+	}
+	split, err := e.discoverShards(ctx, st, prefix, base)
+	if err != nil || split == nil {
+		if err != nil {
+			return err
+		}
+		return e.list(ctx, st, prefix, false, fn)
+	}
+	e.shardListed = true
+	return e.listPieces(ctx, st, prefix, split.pieces(e.shardOf(), base), false, fn)
+}
+
 // listing returns what a location lists as a prefix or a wildcard, and
 // its base: the part of every listed key that destination names drop.
 func listing(loc s3url.Location) (s3url.Location, string) {
@@ -171,7 +197,7 @@ func listing(loc s3url.Location) (s3url.Location, string) {
 // keep applies the run's filter and shard to a listed object whose key
 // relative to the source's base is rel.
 func (e *executor) keep(rel string, o store.Object) bool {
-	if !e.opts.Shard.Keep(rel) {
+	if !e.shardListed && !e.opts.Shard.Keep(rel) {
 		return false
 	}
 	if e.opts.Filter == nil {

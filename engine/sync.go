@@ -180,8 +180,31 @@ func (e *executor) planSync(ctx context.Context, out chan<- Task) error {
 	}
 	// Both listings in parallel and in order: the merge pairs them as they
 	// stream.
-	listSrc := diff.Relative(pagedLister{e: e, st: src.Store, ordered: true}, srcLoc.Prefix(), srcBase)
-	listDst := diff.Relative(pagedLister{e: e, st: dst.Store, ordered: true}, dstLoc.Prefix(), dstBase)
+	srcLister := pagedLister{e: e, st: src.Store, ordered: true}
+	dstLister := pagedLister{e: e, st: dst.Store, ordered: true}
+	if e.job.From == nil {
+		// A sharded sync lists its part of both sides by the split the
+		// source's names give (shardlist.go); the names' hash otherwise.
+		split, err := e.discoverShards(ctx, src.Store, srcLoc.Prefix(), srcBase)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &FatalError{Op: "list", URL: src.Store.URL(srcLoc.Prefix()), Err: err}
+		}
+		if _, ok := dst.Store.(store.Pager); ok && split != nil {
+			e.shardListed = true
+			if split.found > 0 {
+				// The source is not empty, whatever this shard's part of
+				// it holds (SyncOptions.AllowEmptySource).
+				e.sourceObjects.Add(1)
+			}
+			srcLister.pieces = split.pieces(e.shardOf(), srcBase)
+			dstLister.pieces = split.pieces(e.shardOf(), dstBase)
+		}
+	}
+	listSrc := diff.Relative(srcLister, srcLoc.Prefix(), srcBase)
+	listDst := diff.Relative(dstLister, dstLoc.Prefix(), dstBase)
 	if e.job.From != nil {
 		listSrc = e.fromList(srcBase)
 	}

@@ -17,8 +17,10 @@
 #            peak RSS by size (the median of its rounds) and how far the
 #            largest is above the smallest listing's: a listing's memory
 #            must not grow with the number of keys.
-#   throttle 100,000 copies at DELAY under a limit of 3,500 writes/s for
-#            the bucket (503 SlowDown above it): new, base.
+#   throttle THROTTLE_OBJECTS (default 30,000) copies at DELAY under a
+#            limit of 3,500 writes/s for the bucket (503 SlowDown above
+#            it): new, base, each against a fixture of its own, with the
+#            share of its requests answered SlowDown.
 #   memory   20,000 copies with --concurrency 2000: new, peak RSS.
 #   upload   10,000 files of 100 KiB uploaded at DELAY: new, base, and raw
 #            (10,000 bare PutObjects of 100 KiB from memory).
@@ -130,14 +132,18 @@ for part in "${parts[@]}"; do
     done
     ;;
   throttle)
-    start "$work/simregion" -objects 100000 -size 100KiB -delay "$delay" -write-rate 3500
-    fixture=$child
+    # A fixture for each run, so that its counts are the run's: the share
+    # of all requests answered SlowDown follows each line.
+    n=${THROTTLE_OBJECTS:-30000}
     for i in $(seq "$repeat"); do
       for tool in $(pair "$i"); do
-        measure "throttle-$tool" 100000 "$work/$tool" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+        start "$work/simregion" -objects "$n" -size 100KiB -delay "$delay" -write-rate 3500
+        fixture=$child
+        measure "throttle-$n-$tool" "$n" "$work/$tool" --endpoint-url "$endpoint" "${q[@]}" cp --recursive s3://src/ s3://dst/
+        stop | sed -nE 's/.*"Requests":([0-9]+),"Throttled":([0-9]+).*/\1 \2/p' |
+          awk -v n="throttle-$n-$tool" '{printf "%-28s %d of %d requests SlowDown: %.1f%%\n", n, $2, $1, 100 * $2 / $1}'
       done
     done
-    stop
     ;;
   memory)
     start "$work/simregion" -objects 20000 -size 100KiB -delay "$delay"

@@ -24,7 +24,7 @@ func (f *selectFlags) register(cmd *cobra.Command, withShard bool) {
 	fl.Var(&f.s.NewerThan, "newer-than", "keep only objects modified at or after this time: an age (36h, 7d, 2w) or a date (2026-01-02, RFC 3339)")
 	fl.Var(&f.s.OlderThan, "older-than", "keep only objects modified before this time: an age or a date")
 	if withShard {
-		fl.Var(&f.s.Shard, "shard", "take only shard i of n (i/n, numbered from 0) of the objects, by a stable hash of each key: n runs cover everything once")
+		fl.Var(&f.s.Shard, "shard", "take only shard i of n (i/n, numbered from 0) of the objects: n runs cover everything once, each listing about its part (docs/shards.md)")
 		fl.IntVar(&f.s.ShardCount, "shard-count", 0, "take the shard numbered by "+shard.JobIndexEnv+" (a Kubernetes Indexed Job) out of this many")
 	}
 }

@@ -18,7 +18,8 @@
 // A searching limiter ([NewSearching]) finds the limit instead: it measures
 // completed requests per second and their latency in windows of about one
 // round trip, doubles while the rate rises, settles and probes, and after a
-// throttled window keeps the share of requests the server accepted (see
-// search.go and docs/design/0004-requests-in-flight.md). [Streams] finds the
+// throttle holds below the limit that was throttled, probing rarely and in
+// small steps (see search.go, docs/design/0004-requests-in-flight.md and
+// docs/design/0011-throttle-hold.md). [Streams] finds the
 // number of part uploads in flight the same way.
 package limiter

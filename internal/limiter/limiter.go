@@ -170,7 +170,8 @@ func (l *Limiter) Throttled() {
 	if s := l.search; s != nil {
 		s.begin(l.now())
 		s.throttles++
-		if s.ok+s.throttles >= int(l.limit.Load()) {
+		limit := int(l.limit.Load())
+		if n := s.ok + s.throttles; n >= limit || (!s.decreased && 4*n >= limit && float64(s.throttles) >= SearchEarly*float64(limit)) {
 			l.judge()
 		}
 		return

@@ -28,10 +28,23 @@ import (
 //     Latency alone never shrinks the limit: on a shared machine it rises
 //     with everyone's load, and more requests in flight than a saturated
 //     server needs cost latency, not throughput.
-//   - throttled: a window in which a fraction f of the attempts was
-//     throttled ends with the limit at (1-f) x SearchMargin of itself, the
-//     rate the server accepted with a margin; then it grows additively, a
-//     sixteenth a window, until the next throttle or a latency rise (AIMD).
+//   - throttled (hold): a window in which a share f of the attempts was
+//     throttled drops the limit at once to (1-f) x limit, what the
+//     server accepted (never below half). The first throttle says the
+//     limit is too many: from then on the limit is held at SearchHold
+//     of the limit that was throttled, growing back to that hold by a
+//     sixteenth a window after a cut. Every so many windows at the hold
+//     (SearchHoldProbeFirst, doubling after each throttled probe up to
+//     SearchHoldProbeEvery) it probes a small step higher
+//     (SearchHoldStep); a probe that held out is the new hold, and past
+//     the limit that was throttled the steps double (and the waits
+//     halve), so that room that opened is found again, then settled
+//     above SearchHoldStepMax. Throttles at or below the hold (a burst
+//     of requests after a stall of this process, or a server that takes
+//     less now) move it only when over its last windows they were more
+//     than SearchHoldTolerance of the attempts. Retries of throttled
+//     requests answer the cut before them: the throttles of the
+//     SearchHoldEcho windows after a cut are not news.
 //
 // The run's first window (its requests all started at once) is not judged
 // by its rate, but it says whether anything queued them: when all but the
@@ -71,9 +84,48 @@ const (
 	// SearchProbeFirst is the number of settled windows before the first
 	// probe.
 	SearchProbeFirst = 4
-	// SearchMargin is the share of the accepted rate a throttled window
-	// keeps.
-	SearchMargin = 0.95
+	// SearchHold is the share of the throttled limit the search holds to
+	// after a throttle: far enough below the server's rate that a stall
+	// of this process or a round trip slower for a while does not
+	// throttle it again, near enough to lose no more than a tenth of the
+	// rate. (Growing back by a sixteenth a window instead, as before,
+	// met the next SlowDown within a second, window after window.)
+	SearchHold = 0.9
+	// SearchHoldStep is the first probe above the hold, a share of the
+	// limit: at the rate a server throttles at, a step of 1/32 costs at
+	// most a thirtieth of a window's requests in SlowDowns.
+	SearchHoldStep = 1.0 / 32
+	// SearchHoldStepMax is the largest step of the probes above the hold;
+	// once one such step held out the search is settled again, probing
+	// by its rates.
+	SearchHoldStepMax = 1.0 / 4
+	// SearchHoldProbeFirst is the number of windows at the hold before
+	// the first probe, SearchHoldProbeEvery the most between probes
+	// (each throttle doubles the wait) and SearchHoldProbeLeast the
+	// fewest (each probe that held out past the remembered point halves
+	// it).
+	SearchHoldProbeFirst = 16
+	SearchHoldProbeEvery = 64
+	SearchHoldProbeLeast = 4
+	// SearchHoldEcho is the number of windows after a throttled window
+	// was acted on (the window after the cut, not judged, and the next)
+	// whose throttles are taken as its echo (the retries of its
+	// throttled requests, a first one waiting up to 250 ms), not as news.
+	SearchHoldEcho = 3
+	// SearchHoldTolerance is the share of the attempts at the hold, over
+	// its last searchHoldWindows windows, that may be throttled before
+	// the hold counts as too many: the burst of requests after a stall
+	// of this process is throttled wherever the hold is near the
+	// server's rate (1-3% of the attempts, simulated, at stalls of 150
+	// ms every 2 s; at a tolerance of 2% the hold ratcheted down by a
+	// tenth at a time, to 3,000/s and below), a server that takes less
+	// throttles a larger share window after window.
+	SearchHoldTolerance = 0.05
+	// SearchEarly is the share of the limit in throttles that ends a
+	// window at once, once a quarter of its attempts are in: the
+	// requests sent in the rest of it would be throttled as much (a
+	// doubling far past a server's rate).
+	SearchEarly = 1.0 / 8
 	// SearchOpenSpread is the least share of the first window's median
 	// latency that its 5th percentile must be for the search to double
 	// the start at once (a percentile: one request of the start, such as
@@ -92,16 +144,20 @@ const (
 // rates a probe must beat.
 const searchRecent = 9
 
+// searchHoldWindows is the number of windows at the hold whose throttles
+// are weighed against SearchHoldTolerance.
+const searchHoldWindows = 16
+
 type phase int
 
 const (
 	phaseGrow phase = iota
 	phaseSettled
 	phaseProbe
-	phaseAvoid
+	phaseHold
 )
 
-var phaseNames = [...]string{"grow", "settled", "probe", "avoid"}
+var phaseNames = [...]string{"grow", "settled", "probe", "hold"}
 
 func (p phase) String() string { return phaseNames[p] }
 
@@ -140,6 +196,15 @@ type search struct {
 	// losses, whichever comes first.
 	wins, losses int
 	sum          float64 // of the rates of those windows, while growing
+
+	// After a throttle: the limit the server last throttled, the limit
+	// held to, the step of the next probe above it, whether a throttle
+	// at the hold was seen since the last probe, and the windows since
+	// the last decrease.
+	throttledAt, held int
+	step              float64
+	sinceCut          int      // windows since the last throttle acted on
+	recentHold        [][2]int // attempts and throttles of the last windows at the hold
 }
 
 // NewSearching returns a limiter whose limit starts at start and is found by
@@ -154,12 +219,13 @@ func NewSearching(start, ceiling, floor int, opts ...Option) *Limiter {
 	if start < l.ceiling {
 		// The first window starts with the first report, when all of the
 		// first requests end at once: it is not judged.
-		l.search = &search{bestLimit: start, warmup: true, opening: true, recent: make([]float64, 0, searchRecent)}
+		l.search = &search{bestLimit: start, warmup: true, opening: true, sinceCut: SearchHoldEcho,
+			recent: make([]float64, 0, searchRecent), recentHold: make([][2]int, 0, searchHoldWindows)}
 	}
 	return l
 }
 
-// Phase names the search's phase ("grow", "settled", "probe", "avoid"), or
+// Phase names the search's phase ("grow", "settled", "probe", "hold"), or
 // "fixed" for a limiter that does not search.
 func (l *Limiter) Phase() string {
 	l.mu.Lock()
@@ -202,170 +268,307 @@ func (s *search) begin(now time.Time) {
 	}
 }
 
+// window is what one window measured.
+type window struct {
+	limit  int
+	rate   float64       // successes a second, at most limit / mean (Little's law)
+	mean   time.Duration // latency of the successes
+	f      float64       // the share of the attempts throttled
+	judged bool
+	risen  bool // most successes slower than SearchLatencyRise x baseLatency
+}
+
 // judge ends a window and moves the limit. Called with mu held.
 func (l *Limiter) judge() {
 	s := l.search
 	now := l.now()
-	limit := int(l.limit.Load())
-	elapsed := now.Sub(s.start).Seconds()
-	n := s.ok + s.throttles
-	judged := (!s.warmup || (s.throttles > 0 && !s.decreased)) && elapsed > 0 && n > 0
-	rate := float64(s.ok) / elapsed
-	var mean time.Duration
-	if s.ok > 0 {
-		mean = s.latency / time.Duration(s.ok)
-		// Little's law: no more than limit requests in flight for mean
-		// each. A window's own rate can be far above that when the
-		// answers of a stalled moment (this process descheduled on a
-		// busy machine, a GC pause) are taken in a burst: a window of
-		// limit answers then lasts much less than a round trip.
-		if little := float64(limit) / mean.Seconds(); little < rate {
-			rate = little
-		}
-	}
-	next := limit
+	w := s.measure(now, int(l.limit.Load()))
+	next := w.limit
 	if s.opening {
-		s.opening = false
-		opened := s.opened
-		s.opened = nil
-		slices.Sort(opened)
-		if s.demand && s.throttles == 0 && s.ok > 0 && float64(opened[len(opened)/20]) >= SearchOpenSpread*float64(opened[len(opened)/2]) {
-			// Nothing queued the start's requests: a doubling can only
-			// bring more. Judged against what the start would give in
-			// its steady state, limit / mean latency.
-			s.best, s.bestLimit, s.baseLatency = float64(limit)/mean.Seconds(), limit, mean
-			if next = 2 * limit; next >= l.ceiling {
-				s.phase, s.settled = phaseSettled, 0
-			}
-		}
+		next = s.open(w, l.ceiling)
 	}
-	if judged {
-		// Most requests slower, not the mean: requests that waited out a
-		// retry are a few slow ones.
-		risen := s.baseLatency > 0 && 2*s.slow > s.ok
+	if w.judged {
 		switch {
 		case s.throttles > 0:
-			f := float64(s.throttles) / float64(n)
-			next = int(float64(limit) * (1 - f) * SearchMargin)
-			s.phase = phaseAvoid
-			s.best, s.bestLimit = 0, 0
+			next = s.throttled(w, s.ok+s.throttles, s.throttles)
 		case !s.demand:
 			// An idle limit says nothing about its throughput.
 		case s.phase == phaseGrow:
-			tried := false // a doubling tried after one that paid: judged, even at the ceiling
-			switch {
-			case s.bestLimit == 0 || s.best == 0 || s.baseOne:
-				// The first two judged windows: the better one is the
-				// rate to beat (the first may have caught a stall).
-				if !s.baseOne || rate > s.best {
-					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-				}
-				if s.baseOne = !s.baseOne; !s.baseOne {
-					next = 2 * limit
-				}
-			case rate >= s.best*SearchJumpGain && !risen:
-				// Most of what the doubling could bring, in one
-				// window: no burst fakes that, since the rate is held
-				// to limit / mean latency above. Waiting for a second
-				// window would cost a round trip at every doubling.
-				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-				next = 2 * limit
-			case rate >= s.best*SearchGrowGain && !risen:
-				// Twice, so that one lucky window on a busy machine
-				// does not double the limit; the better of the two is
-				// the rate to beat next, so that a window slowed by a
-				// stall does not make the next doubling look good.
-				if s.wins++; s.wins >= 2 {
-					s.best, s.bestLimit, s.baseLatency = max(rate, s.winRate), limit, mean
-					next = 2 * limit
-				} else {
-					s.winRate = rate
-				}
-				s.sum += rate
-			default:
-				// Twice too, before two wins: one unlucky window (a
-				// stall of this process) does not end the growth.
-				s.sum += rate
-				if s.losses++; s.losses >= 2 {
-					// A doubling whose windows, on average, beat the
-					// best by what a probe must bring paid: it is kept,
-					// and the next doubling is tried, as the rate still
-					// rose (at a knee softened by this machine's
-					// stalls a doubling brings 10-30%, and the next
-					// one again). One that did not settles on the
-					// limit that gave the best rate.
-					if avg := s.sum / float64(s.wins+s.losses); avg >= s.best*SearchGain {
-						s.best, s.bestLimit, s.baseLatency = avg, limit, mean
-						if limit < l.ceiling {
-							next, tried = min(2*limit, l.ceiling), true
-						} else {
-							s.phase, s.settled = phaseSettled, 0
-						}
-					} else {
-						next = s.bestLimit
-						s.phase, s.settled = phaseSettled, 0
-					}
-				}
-			}
-			if next >= l.ceiling && next != limit && !tried {
-				s.phase, s.settled = phaseSettled, 0
-			}
+			next = s.grow(w, l.ceiling)
 		case s.phase == phaseProbe:
-			switch {
-			case rate >= s.best*SearchGain && !risen:
-				if s.wins++; s.wins >= 2 {
-					s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-					next = 2 * limit
-					s.phase, s.probeEvery = phaseGrow, SearchProbeFirst
-				}
-			default:
-				if s.losses++; s.losses >= 2 {
-					next = s.probeFrom
-					s.phase, s.settled = phaseSettled, 0
-					s.probeEvery = min(2*max(s.probeEvery, SearchProbeFirst), SearchProbeEvery)
-				}
-			}
-		case s.phase == phaseAvoid && risen:
-			s.phase, s.settled = phaseSettled, 0
-		case s.phase == phaseAvoid:
-			next = limit + max(1, limit/16)
-			if rate > s.best {
-				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-			}
+			next = s.probe(w)
+		case s.phase == phaseHold:
+			next = s.hold(w, s.ok, l.ceiling)
 		case s.phase == phaseSettled:
-			// What the settled limit gives when nothing stalls: a probe
-			// must beat the upper quartile of its last windows, neither
-			// its luckiest one nor an average that stalls of this
-			// process pull down (a quarter of the windows, on a busy
-			// machine).
-			if s.bestLimit != limit || s.best == 0 {
-				s.recent = s.recent[:0]
-				s.best, s.bestLimit, s.baseLatency = rate, limit, mean
-			} else {
-				s.baseLatency = (s.baseLatency + mean) / 2
-			}
-			if len(s.recent) == cap(s.recent) {
-				s.recent = append(s.recent[:0], s.recent[1:]...)
-			}
-			s.recent = append(s.recent, rate)
-			s.best = upperQuartile(s.recent)
-			s.settled++
-			if s.settled >= max(s.probeEvery, SearchProbeFirst) && limit < l.ceiling {
-				s.probeFrom = limit
-				next = limit + max(1, limit/4)
-				s.phase = phaseProbe
-			}
+			next = s.settle(w, l.ceiling)
 		}
 	}
 	next = min(max(next, l.floor), l.ceiling)
-	s.warmup, s.decreased = next != limit, next < limit
+	s.warmup, s.decreased = next != w.limit, next < w.limit
 	if s.warmup {
 		s.wins, s.losses, s.sum = 0, 0, 0
 		l.limit.Store(int64(next))
 		l.grant()
 	}
+	if s.sinceCut++; s.decreased {
+		s.sinceCut = 0
+	}
 	s.start, s.ok, s.throttles, s.latency, s.slow = now, 0, 0, 0, 0
 	s.demand = l.inFlight.Load() >= l.limit.Load() || l.waiters.n > 0
+}
+
+// measure returns what the window ending now measured at limit.
+func (s *search) measure(now time.Time, limit int) window {
+	w := window{limit: limit}
+	elapsed := now.Sub(s.start).Seconds()
+	n := s.ok + s.throttles
+	w.judged = (!s.warmup || (s.throttles > 0 && !s.decreased)) && elapsed > 0 && n > 0
+	if n > 0 {
+		w.f = float64(s.throttles) / float64(n)
+	}
+	w.rate = float64(s.ok) / elapsed
+	if s.ok > 0 {
+		w.mean = s.latency / time.Duration(s.ok)
+		// Little's law: no more than limit requests in flight for mean
+		// each. A window's own rate can be far above that when the
+		// answers of a stalled moment (this process descheduled on a
+		// busy machine, a GC pause) are taken in a burst: a window of
+		// limit answers then lasts much less than a round trip.
+		if little := float64(limit) / w.mean.Seconds(); little < w.rate {
+			w.rate = little
+		}
+	}
+	// Most requests slower, not the mean: requests that waited out a
+	// retry are a few slow ones.
+	w.risen = s.baseLatency > 0 && 2*s.slow > s.ok
+	return w
+}
+
+// open judges the run's first window: when nothing queued the start's
+// requests, a doubling can only bring more.
+func (s *search) open(w window, ceiling int) int {
+	s.opening = false
+	opened := s.opened
+	s.opened = nil
+	slices.Sort(opened)
+	if !s.demand || s.throttles > 0 || s.ok == 0 || float64(opened[len(opened)/20]) < SearchOpenSpread*float64(opened[len(opened)/2]) {
+		return w.limit
+	}
+	// Judged against what the start would give in its steady state,
+	// limit / mean latency.
+	s.best, s.bestLimit, s.baseLatency = float64(w.limit)/w.mean.Seconds(), w.limit, w.mean
+	next := 2 * w.limit
+	if next >= ceiling {
+		s.phase, s.settled = phaseSettled, 0
+	}
+	return next
+}
+
+// grow judges a window of the growth: doubling while the rate doubles.
+func (s *search) grow(w window, ceiling int) int {
+	next := w.limit
+	tried := false // a doubling tried after one that paid: judged, even at the ceiling
+	switch {
+	case s.bestLimit == 0 || s.best == 0 || s.baseOne:
+		// The first two judged windows: the better one is the rate to
+		// beat (the first may have caught a stall).
+		if !s.baseOne || w.rate > s.best {
+			s.best, s.bestLimit, s.baseLatency = w.rate, w.limit, w.mean
+		}
+		if s.baseOne = !s.baseOne; !s.baseOne {
+			next = 2 * w.limit
+		}
+	case w.rate >= s.best*SearchJumpGain && !w.risen:
+		// Most of what the doubling could bring, in one window: no
+		// burst fakes that, since the rate is held to limit / mean
+		// latency. Waiting for a second window would cost a round trip
+		// at every doubling.
+		s.best, s.bestLimit, s.baseLatency = w.rate, w.limit, w.mean
+		next = 2 * w.limit
+	case w.rate >= s.best*SearchGrowGain && !w.risen:
+		// Twice, so that one lucky window on a busy machine does not
+		// double the limit; the better of the two is the rate to beat
+		// next, so that a window slowed by a stall does not make the
+		// next doubling look good.
+		if s.wins++; s.wins >= 2 {
+			s.best, s.bestLimit, s.baseLatency = max(w.rate, s.winRate), w.limit, w.mean
+			next = 2 * w.limit
+		} else {
+			s.winRate = w.rate
+		}
+		s.sum += w.rate
+	default:
+		// Twice too, before two wins: one unlucky window (a stall of
+		// this process) does not end the growth.
+		s.sum += w.rate
+		if s.losses++; s.losses < 2 {
+			break
+		}
+		// A doubling whose windows, on average, beat the best by what a
+		// probe must bring paid: it is kept, and the next doubling is
+		// tried, as the rate still rose (at a knee softened by this
+		// machine's stalls a doubling brings 10-30%, and the next one
+		// again). One that did not settles on the limit that gave the
+		// best rate.
+		avg := s.sum / float64(s.wins+s.losses)
+		switch {
+		case avg < s.best*SearchGain:
+			next = s.bestLimit
+			s.phase, s.settled = phaseSettled, 0
+		case w.limit < ceiling:
+			s.best, s.bestLimit, s.baseLatency = avg, w.limit, w.mean
+			next, tried = min(2*w.limit, ceiling), true
+		default:
+			s.best, s.bestLimit, s.baseLatency = avg, w.limit, w.mean
+			s.phase, s.settled = phaseSettled, 0
+		}
+	}
+	if next >= ceiling && next != w.limit && !tried {
+		s.phase, s.settled = phaseSettled, 0
+	}
+	return next
+}
+
+// probe judges a window of a probe of a quarter more from the settled
+// limit: kept, and growing again, on two wins; back on two losses.
+func (s *search) probe(w window) int {
+	if w.rate >= s.best*SearchGain && !w.risen {
+		if s.wins++; s.wins >= 2 {
+			s.best, s.bestLimit, s.baseLatency = w.rate, w.limit, w.mean
+			s.phase, s.probeEvery = phaseGrow, SearchProbeFirst
+			return 2 * w.limit
+		}
+		return w.limit
+	}
+	if s.losses++; s.losses >= 2 {
+		s.phase, s.settled = phaseSettled, 0
+		s.probeEvery = min(2*max(s.probeEvery, SearchProbeFirst), SearchProbeEvery)
+		return s.probeFrom
+	}
+	return w.limit
+}
+
+// throttled judges a window in which the server throttled some of the
+// attempts. The limit drops at once to the share the server accepted
+// (never below half); the first throttle, a probe throttled, or more
+// throttles at the hold than SearchHoldTolerance of its attempts say the
+// limit is too many, and the search holds at SearchHold of it.
+func (s *search) throttled(w window, attempts, throttles int) int {
+	if s.sinceCut < SearchHoldEcho {
+		// Retries of the requests throttled before the last cut: they
+		// answer that cut, not this limit.
+		return w.limit
+	}
+	switch first := s.phase != phaseHold; {
+	case first:
+		s.throttledAt, s.held = w.limit, int(SearchHold*float64(w.limit))
+		s.step, s.probeEvery = SearchHoldStep, SearchHoldProbeFirst
+		s.recentHold = s.recentHold[:0]
+	case w.limit > s.held:
+		// A probe above the hold: the hold stays, the probes come
+		// later, in small steps again.
+		if w.limit > s.throttledAt {
+			s.held = max(s.held, int(SearchHold*float64(w.limit)))
+		}
+		s.throttledAt = w.limit
+		s.step, s.probeEvery = SearchHoldStep, min(2*s.probeEvery, SearchHoldProbeEvery)
+	default:
+		// At the hold, or on the way back to it: a burst of requests
+		// after a stall of this process (its answers taken at once,
+		// its next requests sent at once) is throttled now and then;
+		// a server that takes less throttles window after window.
+		s.tally(attempts, throttles)
+		t, a := s.holdTally()
+		if len(s.recentHold) < searchHoldWindows/4 {
+			// Too soon after the hold moved to weigh its throttles:
+			// what the server accepted, for now.
+			return max(1, w.limit/2, min(s.held, int((1-w.f)*float64(w.limit))))
+		}
+		if float64(t) <= SearchHoldTolerance*float64(a) {
+			return w.limit
+		}
+		s.throttledAt, s.held = w.limit, int(SearchHold*float64(w.limit))
+		s.probeEvery = min(2*s.probeEvery, SearchHoldProbeEvery)
+		s.step, s.recentHold = SearchHoldStep, s.recentHold[:0]
+	}
+	s.phase, s.settled = phaseHold, 0
+	s.best, s.bestLimit = 0, 0
+	return max(1, w.limit/2, min(s.held, int((1-w.f)*float64(w.limit))))
+}
+
+// tally records a window at the hold: its attempts and throttles.
+func (s *search) tally(attempts, throttles int) {
+	if len(s.recentHold) == searchHoldWindows {
+		s.recentHold = append(s.recentHold[:0], s.recentHold[1:]...)
+	}
+	s.recentHold = append(s.recentHold, [2]int{attempts, throttles})
+}
+
+// holdTally returns the throttles and attempts of the recent windows at
+// the hold.
+func (s *search) holdTally() (throttles, attempts int) {
+	for _, c := range s.recentHold {
+		attempts, throttles = attempts+c[0], throttles+c[1]
+	}
+	return throttles, attempts
+}
+
+// hold judges a window without throttles after one: back to the hold
+// quickly, then probes above it now and then.
+func (s *search) hold(w window, attempts, ceiling int) int {
+	if w.limit < s.held {
+		s.tally(attempts, 0)
+		return min(s.held, w.limit+max(1, w.limit/16))
+	}
+	if w.limit == s.held {
+		s.tally(attempts, 0)
+	}
+	if s.settled++; s.settled < s.probeEvery {
+		return w.limit
+	}
+	s.settled = 0
+	if w.limit > s.held {
+		// The last probe held out: it is the hold now. Past the limit
+		// the server throttled, the room is unknown: larger steps,
+		// sooner.
+		s.held, s.recentHold = w.limit, s.recentHold[:0]
+		if w.limit > s.throttledAt {
+			s.throttledAt = w.limit
+			if s.step >= SearchHoldStepMax {
+				s.phase, s.best, s.probeEvery = phaseSettled, 0, SearchProbeFirst
+				return w.limit
+			}
+			s.step = min(2*s.step, SearchHoldStepMax)
+			s.probeEvery = max(s.probeEvery/2, SearchHoldProbeLeast)
+		}
+	}
+	return min(ceiling, w.limit+max(1, int(float64(w.limit)*s.step)))
+}
+
+// settle judges a settled window, and starts a probe when it is time.
+func (s *search) settle(w window, ceiling int) int {
+	// What the settled limit gives when nothing stalls: a probe must beat
+	// the upper quartile of its last windows, neither its luckiest one
+	// nor an average that stalls of this process pull down (a quarter of
+	// the windows, on a busy machine).
+	if s.bestLimit != w.limit || s.best == 0 {
+		s.recent = s.recent[:0]
+		s.best, s.bestLimit, s.baseLatency = w.rate, w.limit, w.mean
+	} else {
+		s.baseLatency = (s.baseLatency + w.mean) / 2
+	}
+	if len(s.recent) == cap(s.recent) {
+		s.recent = append(s.recent[:0], s.recent[1:]...)
+	}
+	s.recent = append(s.recent, w.rate)
+	s.best = upperQuartile(s.recent)
+	s.settled++
+	if s.settled >= max(s.probeEvery, SearchProbeFirst) && w.limit < ceiling {
+		s.probeFrom = w.limit
+		s.phase = phaseProbe
+		return w.limit + max(1, w.limit/4)
+	}
+	return w.limit
 }
 
 // upperQuartile returns the value that a quarter of v (not empty) is
