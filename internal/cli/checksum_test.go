@@ -241,7 +241,7 @@ func TestABatchJobCarriesObjectLockAndChecksum(t *testing.T) {
 	}
 	for k, body := range map[string]string{"1": "11", "2": "222"} {
 		if got := lockOf(t, e.sdk, locked, "job/"+k); got != (lockState{"GOVERNANCE", until, "ON"}) {
-			t.Errorf("job/%s has Object Lock %+v; want GOVERNANCE until %s, legal hold OFF", k, got, until)
+			t.Errorf("job/%s has Object Lock %+v; want GOVERNANCE until %s, legal hold ON", k, got, until)
 		}
 		if alg, _, v := headChecksum(t, e.sdk, locked, "job/"+k); alg != "SHA256" || v != checksumOf("SHA256", []byte(body)) {
 			t.Errorf("job/%s has checksum %s %s; want its SHA256", k, alg, v)
