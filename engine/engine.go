@@ -509,6 +509,7 @@ func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, err
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.summary
+	s.Shard = e.opts.Shard
 	s.Planned = e.progress.planned.Load()
 	s.Elapsed = time.Since(start)
 	s.Seconds = s.Elapsed.Seconds()

@@ -80,6 +80,14 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 			err = fmt.Errorf("delete source after copy: %w", err)
 		}
 	}
+	if err != nil && e.job.From != nil && errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+		// An entry of an inventory or key list that the source no longer
+		// has was deleted after the list was made: nothing to copy, and
+		// nothing a rerun could do (docs/inventory.md).
+		r.Status, r.Task.Reason = StatusSkipped, ReasonGoneSince
+		r.Duration = time.Since(start)
+		return r
+	}
 	if err != nil {
 		return e.failed(r, e.checksummedWrite(err), start)
 	}

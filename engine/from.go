@@ -173,6 +173,11 @@ func (e *executor) planFrom(ctx context.Context, send func(Task) error) error {
 // Job.From) that the source no longer has.
 const ReasonGone = "not found at the source"
 
+// ReasonGoneSince is the reason of the skip of an object of Job.From that
+// was gone from the source when it was read (NoSuchKey): deleted since the
+// inventory or list was made.
+const ReasonGoneSince = "gone since the inventory or list was made"
+
 // fromList is sync's source side when job.From gives it: keys relative
 // to base, unordered (the comparison sorts them on disk when they are
 // not in order); objects gone from the source are left out.

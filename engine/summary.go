@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"time"
+
+	"github.com/s3bulk/s3bulk/engine/shard"
+)
 
 // Summary is the fold of a run's results.
 type Summary struct {
@@ -21,6 +25,8 @@ type Summary struct {
 	// Restarted counts the objects, done or failed, that were started
 	// over at least once (Result.Attempts above 1).
 	Restarted int64 `json:"restarted,omitempty"`
+	// Shard is the run's Options.Shard: which part of a job it was.
+	Shard shard.Shard `json:"-"`
 }
 
 // Copied is the objects done other than deletes.

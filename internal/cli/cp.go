@@ -378,6 +378,11 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 		Bar: a.showProgress(), OutTerminal: isTerminal(a.stdio.Out), Explain: explain,
 	}.Start(opts.Progress)
 	opts.Observer = func(r engine.Result) { out.Result(withFlagHints(r)) }
+	if m := a.metrics; m != nil {
+		m.Track(opts.Progress, jobCommand(job), opts.Shard.Index, opts.Shard.Count)
+		render := opts.Observer
+		opts.Observer = func(r engine.Result) { m.Observe(r); render(r) }
+	}
 	sum, err := s.eng.Run(ctx, job, opts)
 	err = flagHints(err)
 	out.Stop()
@@ -414,6 +419,19 @@ func checkLiteral(ctx context.Context, verb string, loc s3url.Location, ep engin
 		return nil // no wildcard, missing, or not ours to know: the pattern it is
 	}
 	return usagef("%s %s: an object has exactly this name, and '*' or '?' in it are wildcards: use --raw to %s only that object", verb, loc, map[string]string{"rm": "delete", "mv": "move"}[verb])
+}
+
+// jobCommand names the command of a job, for the metrics.
+func jobCommand(job engine.Job) string {
+	switch {
+	case job.Remove:
+		return "rm"
+	case job.Move:
+		return "mv"
+	case job.Sync != nil:
+		return "sync"
+	}
+	return "cp"
 }
 
 // summaryVerb names what a job does with the objects it does not delete.

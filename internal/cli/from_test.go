@@ -255,3 +255,33 @@ func TestBatchOpsJobTakesTheInventoryAsItsManifest(t *testing.T) {
 		})
 	}
 }
+
+// An entry of the report deleted from the source since is skipped, with
+// one summary line saying why, not failed: the run exits 0.
+func TestInventoryEntriesGoneSinceAreSkipped(t *testing.T) {
+	t.Parallel()
+	srv, src, dst := newBucketPair(t)
+	inv := srv.NewBucket(t)
+	c := srv.Client(t)
+	for _, k := range []string{"a", "b", "c", "d"} {
+		s3test.PutObject(t, c, src, k, []byte("body "+k))
+	}
+	manifests := map[string]string{}
+	for _, format := range []string{"CSV", "Parquet"} {
+		manifests[format] = inventoryOf(t, srv, src, inv, format, nil, nil)
+	}
+	for _, k := range []string{"b", "d"} {
+		if _, err := c.DeleteObject(t.Context(), &s3.DeleteObjectInput{Bucket: aws.String(src), Key: aws.String(k)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for format, manifest := range manifests {
+		out, stderr, code := runCLI(t, srv, "cp", "--from-inventory", manifest, "s3://"+src+"/", "s3://"+dst+"/"+format+"/")
+		if code != 0 || !strings.Contains(stderr, "skipped 2 objects: gone since the inventory or list was made") || strings.Contains(stderr, "ERROR") {
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", format, code, out, stderr)
+		}
+		if got := s3test.ListKeys(t, c, dst, format+"/"); len(got) != 2 {
+			t.Errorf("%s: copied %v, want a and c", format, got)
+		}
+	}
+}

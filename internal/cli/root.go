@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/metrics"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -49,6 +50,7 @@ type globals struct {
 	stallTimeout         time.Duration
 	noVerifyChecksums    bool
 	cpuProfile           string
+	metricsAddr          string
 }
 
 // app carries what every command needs. It is built per Run, never global.
@@ -58,6 +60,10 @@ type app struct {
 	g       globals
 	logger  *slog.Logger
 	profile *os.File
+	// metrics, with --metrics-addr, sees every run of the process and is
+	// served by metricsSrv until the command ends.
+	metrics    *metrics.Metrics
+	metricsSrv *metrics.Server
 
 	// shared, when set, is the session of every line of a `run` file.
 	shared *session
@@ -113,6 +119,7 @@ func Run(ctx context.Context, args []string, stdio Stdio) int {
 	root.SetErr(stdio.Err)
 	err := root.ExecuteContext(ctx)
 	a.stopProfile()
+	a.stopMetrics()
 	if err == nil {
 		return ExitOK
 	}
@@ -174,6 +181,7 @@ straight into the workers so memory stays flat for millions of keys.
 	f.DurationVar(&a.g.stallTimeout, "stall-timeout", s3store.DefaultStallTimeout, fmt.Sprintf("retry on a new connection a request that makes no progress for this long (longer for a server that has been slow, up to %v); 0 turns it off", s3store.StallTimeoutCap))
 	f.StringVar(&a.g.cpuProfile, "cpu-profile", "", "write a Go CPU profile of the run to this file")
 	_ = f.MarkHidden("cpu-profile")
+	f.StringVar(&a.g.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the run on http://HOST:PORT/metrics while it lasts (docs/shards.md)")
 	root.PersistentPostRunE = func(*cobra.Command, []string) error { a.stopProfile(); return nil }
 	root.AddCommand(a.commands()...)
 	return root
@@ -206,7 +214,23 @@ func (a *app) setup(concurrencySet bool) error {
 		}
 	}
 	a.logger = slog.New(slog.NewTextHandler(a.stdio.Err, &slog.HandlerOptions{Level: level}))
+	if a.g.metricsAddr != "" && a.metricsSrv == nil {
+		m := metrics.New()
+		srv, err := metrics.Listen(a.g.metricsAddr, m)
+		if err != nil {
+			return usagef("--metrics-addr %q: %v", a.g.metricsAddr, err)
+		}
+		a.metrics, a.metricsSrv = m, srv
+	}
 	return a.startProfile()
+}
+
+// stopMetrics stops serving metrics.
+func (a *app) stopMetrics() {
+	if a.metricsSrv != nil {
+		_ = a.metricsSrv.Close()
+		a.metricsSrv = nil
+	}
 }
 
 // checkEndpointURL checks the value of an endpoint flag.

@@ -91,6 +91,9 @@ func (s *session) newClient(ctx context.Context, side sourceSide) (*s3store.Clie
 	cfg.Concurrency = s.eng.MaxConcurrency()
 	cfg.OnThrottle = s.eng.Throttled
 	cfg.OnRequest = s.requests.Count
+	if m := s.a.metrics; m != nil {
+		cfg.OnResponse = m.Request
+	}
 	cfg.Logger = s.a.logger
 	if side.profile != "" {
 		cfg.Profile, cfg.Region = side.profile, ""

@@ -180,13 +180,26 @@ type SummaryRecord struct {
 	Unverified       int64            `json:"unverified,omitempty"`
 	// Restarted counts the objects started over (engine.Summary.Restarted).
 	Restarted int64 `json:"restarted,omitempty"`
+	// Shard is the run's shard, with --shard or --shard-count.
+	Shard *ShardRecord `json:"shard,omitempty"`
+}
+
+// ShardRecord is a shard in the JSON summary: index of count, from 0.
+type ShardRecord struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
 }
 
 // PrintSummary writes the run's summary line(s) to w; verb is summaryText's.
 func PrintSummary(w io.Writer, s engine.Summary, asJSON bool, limit int, verb string) {
 	if asJSON {
+		var sh *ShardRecord
+		if s.Shard.Count > 1 {
+			sh = &ShardRecord{Index: s.Shard.Index, Count: s.Shard.Count}
+		}
 		_ = NewJSON(w).Encode(SummaryRecord{
-			Type: "summary", Objects: s.Objects, Deleted: s.Deleted, Bytes: s.Bytes, Failed: s.Failed, Skipped: s.Skipped,
+			Shard: sh,
+			Type:  "summary", Objects: s.Objects, Deleted: s.Deleted, Bytes: s.Bytes, Failed: s.Failed, Skipped: s.Skipped,
 			Seconds: s.Seconds, ObjectsPerSecond: s.ObjectsPerSecond(), MiBPerSecond: s.MiBPerSecond(),
 			ConcurrencyLimit: limit, Requests: s.Requests, Unverified: s.Unverified, Restarted: s.Restarted,
 		})

@@ -66,6 +66,11 @@ type Config struct {
 	// ("CopyObject", "UploadPart", ...), retries included; benchmarks count
 	// requests and their cost from it. Called concurrently.
 	OnRequest func(op string)
+	// OnResponse is called once per HTTP attempt when it has ended, with
+	// the operation name and its outcome: "ok", or the class of its error
+	// ("throttled", "retryable", "permanent", "fatal"). Called
+	// concurrently.
+	OnResponse func(op, outcome string)
 	// Logger receives one debug line per attempt (operation, bucket, key,
 	// status, duration, error). Credentials, session tokens, SSE-C keys and
 	// presigned URLs are never logged. nil logs nothing.
@@ -230,7 +235,7 @@ func NewClient(ctx context.Context, cfg Config) (*Client, error) {
 		// ranged GET, and its validation stops at the first response.
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		o.DisableLogOutputChecksumValidationSkipped = true
-		obs := &observer{onRequest: cfg.OnRequest, onThrottle: cfg.OnThrottle, logger: cfg.Logger}
+		obs := &observer{onRequest: cfg.OnRequest, onThrottle: cfg.OnThrottle, onResponse: cfg.OnResponse, logger: cfg.Logger}
 		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
 			// Absent from operations without a response checksum.
 			_, _ = stack.Deserialize.Remove(sdkResponseValidation)

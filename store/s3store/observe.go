@@ -22,7 +22,16 @@ import (
 type observer struct {
 	onRequest  func(op string)
 	onThrottle func()
+	onResponse func(op, outcome string)
 	logger     *slog.Logger
+}
+
+// outcome names how an attempt ended, for Config.OnResponse.
+func outcome(class retry.Class) string {
+	if class == retry.None {
+		return "ok"
+	}
+	return class.String()
 }
 
 func (*observer) ID() string { return "s3bulk.Observe" }
@@ -39,6 +48,9 @@ func (o *observer) HandleFinalize(ctx context.Context, in middleware.FinalizeInp
 	class := retry.Classify(err)
 	if class == retry.Throttled && o.onThrottle != nil {
 		o.onThrottle()
+	}
+	if o.onResponse != nil {
+		o.onResponse(op, outcome(class))
 	}
 	if o.logger != nil && o.logger.Enabled(ctx, slog.LevelDebug) {
 		o.log(ctx, op, time.Since(start), md, err, class)

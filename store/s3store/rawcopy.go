@@ -97,11 +97,14 @@ func (r *rawClient) attempt(ctx context.Context, op, bucket, key string, send fu
 		}
 		start := time.Now()
 		status, err := send(ctx)
+		class := retry.Classify(err)
+		if r.cfg.OnResponse != nil {
+			r.cfg.OnResponse(op, outcome(class))
+		}
 		if err == nil {
 			r.log(ctx, op, bucket, key, status, time.Since(start), nil, retry.None)
 			return attempt, nil
 		}
-		class := retry.Classify(err)
 		if class == retry.Throttled && r.cfg.OnThrottle != nil {
 			r.cfg.OnThrottle()
 		}
