@@ -27,12 +27,8 @@ const abortTimeout = 30 * time.Second
 func (e *executor) execute(ctx context.Context, t Task) Result {
 	start := time.Now()
 	r := Result{Task: t}
-	switch {
-	case t.Op == OpSkip:
+	if t.Op == OpSkip {
 		r.Status = StatusSkipped
-		return r
-	case e.opts.DryRun:
-		r.Status = StatusDryRun
 		return r
 	}
 	if e.opts.TaskTimeout > 0 && t.PartSize == 0 {

@@ -27,7 +27,10 @@
 #   download 10,000 objects of 100 KiB downloaded at DELAY into an empty
 #            directory: new, base.
 #   local    5,000 x 100 KiB bucket to bucket on the embedded S3 server
-#            (versitygw), with 0 and 30 ms added per request: new, base.
+#            (versitygw), with LOCAL_LATENCIES added per request (default
+#            "0 30ms"): new, base, s5cmd (--metadata-directive COPY, the
+#            same work) and rclone (--transfers 64) when present; fx is
+#            the server's CPU, and each latency ends with the medians.
 #
 #   S5CMD=/path/to/s5cmd ./scripts/bench-latency.sh [copy list throttle memory upload download local]
 #
@@ -71,7 +74,7 @@ measure() {
   [ -z "${fixture:-}" ] || fx=$(echo "$(proc_cpu "$fixture") - $before" | bc)
   awk -v n="$name" -v w="$wall" -v i="$items" -v r="$rss_mib" -v c="$cpu" -v f="$fx" \
     'BEGIN {printf "%-28s %8.2f s %10.0f /s %6.0f MiB %7.2f cpu-s", n, w, i / w, r, c; if (f != "") printf " %6.2f fx cpu-s", f; print ""}'
-  echo "$name $wall $rss_mib $cpu" >>"$work/results"
+  echo "$name $wall $rss_mib $cpu ${fx:-0}" >>"$work/results"
 }
 
 # rss_by_size RUN TOOL SIZES...: TOOL's median peak RSS of RUN-N for each
@@ -180,25 +183,48 @@ for part in "${parts[@]}"; do
     rm -rf "$work/down"
     ;;
   local)
-    fixture=""
     start "$work/new" serve --dir "$work/data"
     server=$endpoint server_pid=$child server_err=$childerr
     "$work/new" --endpoint-url "$server" "${q[@]}" mb s3://src
     "$work/new" --endpoint-url "$server" "${q[@]}" mb s3://dst
     "$work/new" --endpoint-url "$server" "${q[@]}" seed s3://src/ --objects 5000 --size 100KiB
-    for lat in 0 30ms; do
+    # The peers doing the same work: s5cmd keeping the source's metadata
+    # as a CopyObject does by default, rclone with 64 transfers.
+    tools=(new base)
+    [ ! -x "$s5cmd" ] || tools+=(s5cmd)
+    if command -v rclone >/dev/null; then
+      tools+=(rclone)
+      printf '[l]\ntype = s3\nprovider = Other\naccess_key_id = %s\nsecret_access_key = %s\nregion = us-east-1\n' \
+        "$AWS_ACCESS_KEY_ID" "$AWS_SECRET_ACCESS_KEY" >"$work/rclone.conf"
+    fi
+    for lat in ${LOCAL_LATENCIES:-0 30ms}; do
       ep=$server
       if [ "$lat" != 0 ]; then
         start "$work/new" demo latency-proxy --target "$server" --latency "$lat"
         ep=$endpoint
       fi
+      # fx: the server's CPU seconds during the run (its process's
+      # rusage), steadier than wall time on a shared machine.
+      fixture=$server_pid
       for i in $(seq "$rounds"); do
-        for tool in $(pair "$i"); do
+        # New and base first in turn, the peers after them.
+        for tool in $(pair "$i") "${tools[@]:2}"; do
           "$work/new" --endpoint-url "$server" "${q[@]}" rm --recursive s3://dst/ >/dev/null 2>&1 || true
-          measure "local-$lat-$tool" 5000 "$work/$tool" --endpoint-url "$ep" "${q[@]}" cp --recursive s3://src/ s3://dst/
+          case $tool in
+          s5cmd) measure "local-$lat-$tool" 5000 "$s5cmd" --endpoint-url "$ep" cp --metadata-directive COPY 's3://src/*' s3://dst/ ;;
+          # rclone's SDK refuses a CA bundle it cannot put in its own
+          # transport; these servers speak plain HTTP.
+          rclone) measure "local-$lat-$tool" 5000 env -u AWS_CA_BUNDLE RCLONE_CONFIG="$work/rclone.conf" RCLONE_CONFIG_L_ENDPOINT="$ep" \
+            rclone copy --transfers 64 l:src l:dst ;;
+          *) measure "local-$lat-$tool" 5000 "$work/$tool" --endpoint-url "$ep" "${q[@]}" cp --recursive s3://src/ s3://dst/ ;;
+          esac
           n=$("$work/new" --endpoint-url "$server" ls --recursive s3://dst/ | wc -l)
           [ "$n" -eq 5000 ] || { echo "local-$lat-$tool copied $n objects, want 5000" >&2; exit 1; }
         done
+      done
+      fixture=""
+      for tool in "${tools[@]}"; do
+        echo "local-$lat-$tool median: $(col "local-$lat-$tool" 2) s, server $(col "local-$lat-$tool" 5) cpu-s"
       done
       [ "$lat" = 0 ] || stop >/dev/null
     done

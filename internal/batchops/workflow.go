@@ -67,7 +67,7 @@ func partial(failed int64) error {
 
 // Engine plans and runs local jobs: an *engine.Engine's Plan and Run.
 type Engine interface {
-	Plan(ctx context.Context, job engine.Job, opts engine.Options, fn func(engine.Task) error) error
+	Plan(ctx context.Context, job engine.Job, opts engine.Options) engine.Plan
 	Run(ctx context.Context, job engine.Job, opts engine.Options) (engine.Summary, error)
 }
 
@@ -315,7 +315,7 @@ func (pl *planned) write(ctx context.Context, eng Engine, p CopyPlan, src, dst s
 	}
 	mw := newManifestWriter(w, p.Src.Bucket)
 	mw.versioned = versioned
-	err = eng.Plan(ctx, job, opts, func(t engine.Task) error {
+	err = eng.Plan(ctx, job, opts).Each(func(t engine.Task) error {
 		switch {
 		case t.Op == engine.OpSkip && t.Reason != "folder marker":
 			return nil

@@ -25,9 +25,15 @@ import (
 //     each time up to SearchProbeEvery, it tries a quarter more; two
 //     windows with a gain of SearchGain over the upper quartile of the settled
 //     windows take it back to growing, two without back to where it was.
-//     Latency alone never shrinks the limit: on a shared machine it rises
-//     with everyone's load, and more requests in flight than a saturated
-//     server needs cost latency, not throughput.
+//     Latency alone never shrinks the limit on a link: on a shared
+//     machine it rises with everyone's load. But where the settled
+//     windows' latency is SearchKneeQueue times the start's first round
+//     trips and the limit SearchKneeRoom times what the rate needs
+//     without a queue, the requests queue in the server, and the probe
+//     tries fewer instead (a quarter fewer, half when the queue is deep),
+//     kept when two windows lost less than 1-SearchKneeKeep of the rate:
+//     past its knee a server's rate stays, its memory and CPU per
+//     request do not.
 //   - throttled (hold): a window in which a share f of the attempts was
 //     throttled drops the limit at once to (1-f) x limit, what the
 //     server accepted (never below half). The first throttle says the
@@ -126,6 +132,17 @@ const (
 	// requests sent in the rest of it would be throttled as much (a
 	// doubling far past a server's rate).
 	SearchEarly = 1.0 / 8
+	// SearchKneeQueue is how many times the start's first round trips a
+	// settled window's mean latency must be for the search to try fewer
+	// requests in flight: a server on this machine saturated at 64 in
+	// flight answers the start's first requests in 1-2 ms and its 256 in
+	// about 100; a network-bound one in the round trip. SearchKneeRoom is
+	// how many times what the rate needs without a queue (rate x round
+	// trip) the lower limit must still be, SearchKneeKeep the share of
+	// the rate a probe down must keep.
+	SearchKneeQueue = 4
+	SearchKneeRoom  = 2
+	SearchKneeKeep  = 0.95
 	// SearchOpenSpread is the least share of the first window's median
 	// latency that its 5th percentile must be for the search to double
 	// the start at once (a percentile: one request of the start, such as
@@ -203,8 +220,12 @@ type search struct {
 	// the last decrease.
 	throttledAt, held int
 	step              float64
-	sinceCut          int      // windows since the last throttle acted on
-	recentHold        [][2]int // attempts and throttles of the last windows at the hold
+	// roundTrip is the start's first answers' latency, before anything
+	// queued; down is set while a probe tries fewer requests in flight.
+	roundTrip  time.Duration
+	down       bool
+	sinceCut   int      // windows since the last throttle acted on
+	recentHold [][2]int // attempts and throttles of the last windows at the hold
 }
 
 // NewSearching returns a limiter whose limit starts at start and is found by
@@ -300,7 +321,7 @@ func (l *Limiter) judge() {
 		case s.phase == phaseHold:
 			next = s.hold(w, s.ok, l.ceiling)
 		case s.phase == phaseSettled:
-			next = s.settle(w, l.ceiling)
+			next = s.settle(w, l.ceiling, l.floor)
 		}
 	}
 	next = min(max(next, l.floor), l.ceiling)
@@ -351,6 +372,11 @@ func (s *search) open(w window, ceiling int) int {
 	opened := s.opened
 	s.opened = nil
 	slices.Sort(opened)
+	if len(opened) > 0 {
+		// The round trip before anything queued: the start's first
+		// answers (a percentile, as below).
+		s.roundTrip = opened[len(opened)/20]
+	}
 	if !s.demand || s.throttles > 0 || s.ok == 0 || float64(opened[len(opened)/20]) < SearchOpenSpread*float64(opened[len(opened)/2]) {
 		return w.limit
 	}
@@ -432,6 +458,9 @@ func (s *search) grow(w window, ceiling int) int {
 // probe judges a window of a probe of a quarter more from the settled
 // limit: kept, and growing again, on two wins; back on two losses.
 func (s *search) probe(w window) int {
+	if s.down {
+		return s.probeDown(w)
+	}
 	if w.rate >= s.best*SearchGain && !w.risen {
 		if s.wins++; s.wins >= 2 {
 			s.best, s.bestLimit, s.baseLatency = w.rate, w.limit, w.mean
@@ -545,8 +574,46 @@ func (s *search) hold(w window, attempts, ceiling int) int {
 	return min(ceiling, w.limit+max(1, int(float64(w.limit)*s.step)))
 }
 
+// probeDown judges a window of a probe below the settled limit: kept
+// when two windows kept SearchKneeKeep of the rate, so that the next one
+// comes soon; back on two that did not.
+func (s *search) probeDown(w window) int {
+	if w.rate >= s.best*SearchKneeKeep {
+		if s.wins++; s.wins >= 2 {
+			s.phase, s.settled, s.down, s.best = phaseSettled, 0, false, 0
+			s.probeEvery = SearchProbeFirst
+		}
+		return w.limit
+	}
+	if s.losses++; s.losses >= 2 {
+		s.phase, s.settled, s.down = phaseSettled, 0, false
+		s.probeEvery = min(2*max(s.probeEvery, SearchProbeFirst), SearchProbeEvery)
+		return s.probeFrom
+	}
+	return w.limit
+}
+
+// kneeBelow returns the limit a probe down from a settled limit tries, or
+// 0 when there is no point: only where the requests queue in the server
+// (latency SearchKneeQueue times the start's first round trips and
+// more) and the limit is SearchKneeRoom times what the rate needs
+// without a queue (rate x round trip).
+func (s *search) kneeBelow(w window, floor int) int {
+	if s.roundTrip <= 0 || w.mean < SearchKneeQueue*s.roundTrip {
+		return 0
+	}
+	next := w.limit * 3 / 4
+	if w.mean >= 4*SearchKneeQueue*s.roundTrip {
+		next = w.limit / 2
+	}
+	if next < floor || float64(next) < SearchKneeRoom*w.rate*s.roundTrip.Seconds() {
+		return 0
+	}
+	return next
+}
+
 // settle judges a settled window, and starts a probe when it is time.
-func (s *search) settle(w window, ceiling int) int {
+func (s *search) settle(w window, ceiling, floor int) int {
 	// What the settled limit gives when nothing stalls: a probe must beat
 	// the upper quartile of its last windows, neither its luckiest one
 	// nor an average that stalls of this process pull down (a quarter of
@@ -563,7 +630,16 @@ func (s *search) settle(w window, ceiling int) int {
 	s.recent = append(s.recent, w.rate)
 	s.best = upperQuartile(s.recent)
 	s.settled++
-	if s.settled >= max(s.probeEvery, SearchProbeFirst) && w.limit < ceiling {
+	if s.settled < max(s.probeEvery, SearchProbeFirst) {
+		return w.limit
+	}
+	if down := s.kneeBelow(w, floor); down > 0 {
+		// Past the knee: the rate stopped rising and the requests
+		// queue in the server, costing its memory and CPU.
+		s.probeFrom, s.phase, s.down = w.limit, phaseProbe, true
+		return down
+	}
+	if w.limit < ceiling {
 		s.probeFrom = w.limit
 		s.phase = phaseProbe
 		return w.limit + max(1, w.limit/4)

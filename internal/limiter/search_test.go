@@ -638,3 +638,33 @@ func TestSearchHoldsBelowAThrottle(t *testing.T) {
 		}
 	}
 }
+
+// A server on the same machine saturates at a few dozen requests in
+// flight: more only queue in it, costing its memory and CPU for nothing.
+// Once settled, the search tries fewer while the start's first round
+// trips say the requests queue, and keeps fewer that lose no rate.
+func TestSearchSettlesAtTheKneeOfASaturatedServer(t *testing.T) {
+	tests := []struct {
+		name     string
+		rtt      time.Duration
+		capacity float64
+		wantMax  int // limit at the end, at most
+	}{
+		{"a local server of 1,000 copies/s, 1 ms away", time.Millisecond, 1000, 64},
+		{"the same behind 10 ms", 10 * time.Millisecond, 1000, 96},
+		{"the same behind 30 ms", 30 * time.Millisecond, 1000, 160},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, c := newSearchLimiter(256, 4096, 16)
+			srv := &fifo{rtt: tt.rtt, capacity: func(time.Time) float64 { return tt.capacity }}
+			r := simulateRequests(l, c, srv, 20*time.Second, 5*time.Second, 0)
+			if got := l.Limit(); got > tt.wantMax {
+				t.Errorf("limit %d at the end, want at most %d (changes: %v)", got, tt.wantMax, head(r.limits))
+			}
+			if got := r.rate(); got < 0.95*tt.capacity {
+				t.Errorf("%.0f requests/s after 5 s, want at least %.0f (changes: %v)", got, 0.95*tt.capacity, head(r.limits))
+			}
+		})
+	}
+}
