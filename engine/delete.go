@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"iter"
 	"strings"
 	"time"
 
@@ -18,18 +19,16 @@ import (
 // per prefix; more would only hold more memory and meet SlowDown sooner.
 const deleteBatchesInFlight = 16
 
-// remove runs a Remove job: the planner's delete tasks stream straight into
-// batches, so deleting starts with the listing's first page and memory
-// stays flat.
-func (e *executor) remove(ctx context.Context) (Summary, error) {
-	// Deleting is idempotent and rerunning re-lists: nothing to journal.
-	e.opts.Journal = nil
+// remove executes a Remove job's plan: its delete tasks stream straight
+// into batches, so deleting starts with the listing's first page and
+// memory stays flat.
+func (e *executor) remove(ctx context.Context, plan iter.Seq2[Task, error]) (Summary, error) {
 	start := time.Now()
 	e.progress.start.Store(start.UnixNano())
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	tasks, planned := e.startPlanner(ctx, cancel, 2*store.MaxBatchDelete)
+	tasks, planned := e.feed(ctx, cancel, plan, 2*store.MaxBatchDelete)
 	e.deleteAll(ctx, cancel, e.job.Src.Store, tasks)
 	planned()
 	return e.summarize(ctx, start)
@@ -174,9 +173,6 @@ func (e *executor) deleteAll(ctx context.Context, cancel context.CancelCauseFunc
 			continue // drain so the planner can finish; start nothing new
 		case t.Op == OpSkip:
 			e.finish(Result{Task: t, Status: StatusSkipped})
-			continue
-		case e.opts.DryRun:
-			e.finish(Result{Task: t, Status: StatusDryRun})
 			continue
 		case !batched:
 			g.Go(func() error {

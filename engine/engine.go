@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"iter"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -230,6 +231,11 @@ type Options struct {
 	// CopyLock copies Object Lock settings from each source object (one
 	// HEAD of it per server-side copy).
 	CopyLock LockCopy
+	// ChecksumAlgorithm, when set (one of store.ChecksumAlgorithms), is
+	// the algorithm of the checksum of every object written to S3; empty
+	// keeps the source's, and leaves an object from a local file (or a
+	// source without one) to the store's default (store/checksum.go).
+	ChecksumAlgorithm string
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)
@@ -300,19 +306,70 @@ func prefixOnce(prefix string, err error) string {
 }
 func (e *FatalError) Unwrap() error { return e.Err }
 
-// Run plans and executes job, returning when every task has ended. The error
-// is nil when the run went through, even if some objects failed (see
-// Summary.Failed); it is a *FatalError, a *StoppedError, or ctx's error,
-// when the run stopped.
+// Run plans and executes job (Execute of Plan), returning when every task
+// has ended. The error is nil when the run went through, even if some
+// objects failed (see Summary.Failed); it is a *FatalError, a
+// *StoppedError, or ctx's error, when the run stopped.
 func (e *Engine) Run(ctx context.Context, job Job, opts Options) (Summary, error) {
-	ex := e.newExecutor(job, opts)
-	switch {
-	case job.Remove:
-		return ex.remove(ctx)
-	case job.Sync != nil:
-		return ex.runSync(ctx)
+	if opts.Progress == nil {
+		opts.Progress = &Progress{} // the plan's counts and the run's in one
 	}
-	return ex.run(ctx)
+	return e.Execute(ctx, e.Plan(ctx, job, opts), opts)
+}
+
+// Execute carries out plan's tasks, as they come, on the engine's budgets,
+// and returns when every task has ended (see Run for the error). Each task
+// ends in one Result, told to opts.Observer and counted in the Summary and
+// opts.Progress (and opts.Journal, for a copy or move). With opts.DryRun,
+// nothing is carried out: each task is reported as StatusDryRun (a skip as
+// StatusSkipped), in the plan's order.
+func (e *Engine) Execute(ctx context.Context, plan Plan, opts Options) (Summary, error) {
+	ex := e.newExecutor(plan.Job, opts)
+	if plan.unchanged != nil {
+		ex.unchanged = plan.unchanged
+	} else {
+		ex.countPlanned = true // a plan of tasks the caller had: no planner counted them
+	}
+	if plan.cancel != nil {
+		ex.stopPlan = plan.cancel
+		defer plan.cancel(nil)
+	}
+	switch {
+	case opts.DryRun:
+		return ex.render(ctx, plan.Tasks)
+	case plan.Job.Remove:
+		return ex.remove(ctx, plan.Tasks)
+	case plan.Job.Sync != nil:
+		return ex.runSync(ctx, plan.Tasks)
+	}
+	return ex.run(ctx, plan.Tasks)
+}
+
+// render is a dry run: each task of the plan reported, none carried out.
+func (e *executor) render(ctx context.Context, tasks iter.Seq2[Task, error]) (Summary, error) {
+	start := time.Now()
+	e.progress.start.Store(start.UnixNano())
+	for t, err := range tasks {
+		if err != nil {
+			var limit interface{ held() int64 }
+			if errors.As(err, &limit) {
+				e.progress.skipped.Add(limit.held())
+				e.mu.Lock()
+				e.summary.Skipped += limit.held()
+				e.mu.Unlock()
+			}
+			e.setFatal(err)
+			break
+		}
+		e.planned(t)
+		r := Result{Task: t, Status: StatusDryRun}
+		if t.Op == OpSkip {
+			r.Status = StatusSkipped
+		}
+		e.finish(r)
+	}
+	e.progress.planDone.Store(true)
+	return e.summarize(ctx, start)
 }
 
 type executor struct {
@@ -349,6 +406,10 @@ type executor struct {
 	// noPartCopy is set once the destination answered that it has no
 	// UploadPartCopy: later copies go straight to the fallback.
 	noPartCopy atomic.Bool
+	// noCopyChecksum is set once the destination gave parts copied into
+	// an upload of a checksum of its own a wrong one: copies in parts
+	// then leave the checksum to the server's default.
+	noCopyChecksum atomic.Bool
 	// copyObjectMax is the largest object one CopyObject copies
 	// (parts.MaxCopyObject; lowered by tests).
 	copyObjectMax int64
@@ -360,6 +421,17 @@ type executor struct {
 	// markers aside, before filters: none, with deletes held, is an
 	// EmptySourceError.
 	sourceObjects atomic.Int64
+	// unchanged counts the pairs a sync's plan found the same (Plan).
+	unchanged *atomic.Int64
+	// limited is a plan's refusal of its deletes (a *DeleteLimitError or
+	// an *EmptySourceError): the run's error once its copies have ended.
+	limited error
+	// stopPlan, for a plan from Engine.Plan, stops its listings when the
+	// run stops.
+	stopPlan context.CancelCauseFunc
+	// countPlanned counts the tasks as planned as they come: a planner
+	// (Engine.Plan) counts them itself, as it emits them.
+	countPlanned bool
 	// shardListed is set once the listings list only the run's shard:
 	// keep then leaves the shard alone.
 	shardListed bool
@@ -397,11 +469,16 @@ func (en *Engine) newExecutor(job Job, opts Options) *executor {
 	if stopAfter == 0 {
 		stopAfter = DefaultStopAfter
 	}
+	if job.Remove || job.Sync != nil {
+		// Deleting is idempotent, and a sync is its own journal:
+		// rerunning either compares the listings again.
+		opts.Journal = nil
+	}
 	e := &executor{job: job, opts: opts, lim: en.lim, concurrency: en.lim.Ceiling(), logger: en.logger, progress: p,
 		buffers: buffers, partBuffers: &partBuffers{budget: buffers}, streams: streams,
-		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject}
+		streak: streak{limit: stopAfter}, copyObjectMax: parts.MaxCopyObject, unchanged: new(atomic.Int64)}
 	if job.AllVersions && !job.Remove {
-		e.chains = newChains()
+		e.chains = newChains() // filled as the plan is executed (pour)
 	}
 	return e
 }
@@ -422,7 +499,8 @@ func (e *executor) wantWorkers() int {
 	return min(e.maxWorkers(), n+n/8+8)
 }
 
-func (e *executor) run(ctx context.Context) (Summary, error) {
+// run executes the tasks of a copy or move on the object workers.
+func (e *executor) run(ctx context.Context, plan iter.Seq2[Task, error]) (Summary, error) {
 	start := time.Now()
 	e.progress.start.Store(start.UnixNano())
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -431,8 +509,8 @@ func (e *executor) run(ctx context.Context) (Summary, error) {
 	// The queue between the planner and the workers is bounded: the listing
 	// runs ahead of the copies by at most this many tasks, so memory stays
 	// flat whatever the number of keys.
-	tasks, planned := e.startPlanner(ctx, cancel, 2*e.concurrency+1000)
-	if bd, ok := e.job.Src.Store.(store.BatchDeleter); ok && e.job.Move && !e.opts.DryRun && e.job.VersionID == "" {
+	tasks, planned := e.feed(ctx, cancel, plan, 2*e.concurrency+1000)
+	if bd, ok := e.job.Src.Store.(store.BatchDeleter); ok && e.job.Move && e.job.VersionID == "" {
 		e.moves = e.startMoveDeletes(ctx, bd)
 	}
 
@@ -500,6 +578,7 @@ func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, err
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	s := e.summary
+	s.Skipped += e.unchanged.Load()
 	s.Shard = e.opts.Shard
 	s.Planned = e.progress.planned.Load()
 	s.Elapsed = time.Since(start)
@@ -513,23 +592,88 @@ func (e *executor) summarize(ctx context.Context, start time.Time) (Summary, err
 	return s, nil
 }
 
-// startPlanner runs the planner in a goroutine feeding a channel of queue
-// tasks, closed when planning ends; a planning failure is the run's fatal
-// error and cancels it. wait returns once the planner has returned.
-func (e *executor) startPlanner(ctx context.Context, cancel context.CancelCauseFunc, queue int) (tasks <-chan Task, wait func()) {
+// feed ranges over the plan in a goroutine, feeding a channel of queue
+// tasks, closed when the plan ends; a plan's error is the run's fatal error
+// and cancels it, but for a refusal of a sync's deletes (e.limited), which
+// lets the copies end. wait returns once the plan has ended.
+func (e *executor) feed(ctx context.Context, cancel context.CancelCauseFunc, plan iter.Seq2[Task, error], queue int) (tasks <-chan Task, wait func()) {
 	ch := make(chan Task, queue)
 	var g errgroup.Group
 	g.Go(func() error {
 		defer close(ch)
-		err := e.plan(ctx, ch)
+		if e.stopPlan != nil {
+			// A listing in flight ends with the run, not with its page.
+			defer context.AfterFunc(ctx, func() { e.stopPlan(context.Cause(ctx)) })()
+		}
+		err := e.pour(ctx, plan, ch)
 		e.progress.planDone.Store(true)
-		if err != nil {
+		var limit interface{ held() int64 }
+		switch {
+		case errors.As(err, &limit):
+			e.limited = err
+		case err != nil:
 			e.setFatal(err)
 			cancel(err)
 		}
 		return nil
 	})
 	return ch, func() { _ = g.Wait() }
+}
+
+// pour sends the plan's tasks to ch. In a copy
+// of all versions, each key's tasks are held until the next key's come
+// and registered as one chain, which the workers run in order.
+func (e *executor) pour(ctx context.Context, plan iter.Seq2[Task, error], ch chan<- Task) error {
+	send := func(t Task) error {
+		select {
+		case ch <- t:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var group []Task
+	flush := func() error {
+		e.chains.add(group[0].DstKey, group)
+		for _, t := range group {
+			if err := send(t); err != nil {
+				return err
+			}
+		}
+		group = group[:0]
+		return nil
+	}
+	for t, err := range plan {
+		if err != nil {
+			return err
+		}
+		e.planned(t)
+		if e.chains == nil {
+			if err := send(t); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(group) > 0 && group[0].DstKey != t.DstKey {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		group = append(group, t)
+	}
+	if len(group) > 0 {
+		return flush()
+	}
+	return ctx.Err()
+}
+
+// planned counts t as planned, for a plan no planner counted.
+func (e *executor) planned(t Task) {
+	if !e.countPlanned {
+		return
+	}
+	e.progress.planned.Add(1)
+	e.progress.plannedBytes.Add(t.Size)
 }
 
 // firstFatal records err as the run's fatal error and reports whether it
@@ -582,7 +726,7 @@ func (e *executor) finish(r Result) {
 
 // record counts r in the journal, the progress and the summary.
 func (e *executor) record(r Result) {
-	if j := e.opts.Journal; j != nil && !e.opts.DryRun {
+	if j := e.opts.Journal; j != nil {
 		var err error
 		switch r.Status {
 		case StatusDone:

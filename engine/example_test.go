@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/engine/manifest"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/localstore"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -166,4 +167,59 @@ func write(root, name, body string) {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// Plan a copy of a key list, look at the plan, then execute the tasks
+// kept: the stages of a run (sources -> plan -> execute -> observe) one by
+// one. Run is Execute of Plan; a dry run is Plan alone, reported.
+func ExampleEngine_Execute() {
+	root, _ := os.MkdirTemp("", "execute-example-")
+	defer os.RemoveAll(root)
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		write(root, "src/"+name, "body of "+name)
+	}
+	from, _ := s3url.Parse(filepath.Join(root, "src") + "/")
+	to, _ := s3url.Parse(filepath.Join(root, "dst") + "/")
+	src, _ := engine.LocalSource(from, engine.LocalOptions{Recursive: true})
+	dst, _ := engine.LocalDestination(to, engine.LocalOptions{Recursive: true})
+
+	// The source: a key list (a file, or "-" for this reader), keys
+	// relative to the source's base.
+	keys, err := manifest.OpenKeyList("-", strings.NewReader("c.txt\na.txt\nmissing.txt\n"), "", src.Base())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer keys.Close()
+
+	ctx := context.Background()
+	eng := engine.New(engine.Config{})
+	job := engine.Job{Src: src, Dst: dst, Recursive: true, From: keys}
+	var keep []engine.Task
+	for t, err := range eng.Plan(ctx, job, engine.Options{}).Tasks {
+		if err != nil {
+			log.Fatal(err) // the plan stopped: a listing or a HEAD failed
+		}
+		if t.Op == engine.OpSkip {
+			fmt.Printf("plan: skip %s: %s\n", t.SrcKey, t.Reason)
+			continue
+		}
+		fmt.Println("plan:", t.Op, t.SrcKey)
+		keep = append(keep, t)
+	}
+	sum, err := eng.Execute(ctx, engine.Plan{Job: job, Tasks: engine.Tasks(keep...)}, engine.Options{
+		Workers:  1, // one at a time, for a stable order here
+		Observer: func(r engine.Result) { fmt.Println("done:", r.Task.DstKey, r.Status) },
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(root, "dst", "c.txt"))
+	fmt.Printf("%d copied, %d failed; c.txt: %s\n", sum.Copied(), sum.Failed, b)
+	// Output:
+	// plan: stream c.txt
+	// plan: stream a.txt
+	// plan: skip missing.txt: not found at the source
+	// done: c.txt done
+	// done: a.txt done
+	// 2 copied, 0 failed; c.txt: body of c.txt
 }

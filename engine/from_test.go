@@ -48,7 +48,7 @@ func TestPlanFromAListHeadsEachKeyInOrder(t *testing.T) {
 			if sh.Keep("missing") {
 				want = append(want, "d/missing "+engine.ReasonGone)
 			}
-			err := engine.New(engine.Config{Concurrency: 8}).Plan(context.Background(), job, engine.Options{Shard: sh}, func(task engine.Task) error {
+			err := engine.New(engine.Config{Concurrency: 8}).Plan(context.Background(), job, engine.Options{Shard: sh}).Each(func(task engine.Task) error {
 				if task.Op == engine.OpSkip {
 					got = append(got, task.SrcKey+" "+task.Reason)
 				} else {

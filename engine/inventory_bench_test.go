@@ -127,7 +127,7 @@ func BenchmarkPlanInventory(b *testing.B) {
 					}
 					tasks = 0
 					job := engine.Job{Src: src, Dst: dst, From: inv}
-					err = engine.New(engine.Config{}).Plan(context.Background(), job, engine.Options{}, func(engine.Task) error {
+					err = engine.New(engine.Config{}).Plan(context.Background(), job, engine.Options{}).Each(func(engine.Task) error {
 						tasks++
 						return nil
 					})

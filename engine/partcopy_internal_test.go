@@ -77,9 +77,11 @@ func TestACopyWithoutUploadPartCopyFallsBack(t *testing.T) {
 			src, _ := s3url.Parse("s3://" + bucket + "/src/")
 			dst, _ := s3url.Parse("s3://" + bucket + "/dst/")
 			job := Job{Src: Endpoint{Store: c.Bucket(bucket), Loc: src}, Dst: Endpoint{Store: c.Bucket(bucket), Loc: dst}, Recursive: true}
-			ex := New(Config{Concurrency: 8, Logger: logger}).newExecutor(job, Options{Workers: 1, PartSize: 5 << 20, MultipartThreshold: 5 << 20})
+			eng := New(Config{Concurrency: 8, Logger: logger})
+			opts := Options{Workers: 1, PartSize: 5 << 20, MultipartThreshold: 5 << 20}
+			ex := eng.newExecutor(job, opts)
 			ex.copyObjectMax = 16 << 20
-			sum, err := ex.run(t.Context())
+			sum, err := ex.run(t.Context(), eng.Plan(t.Context(), job, opts).Tasks)
 			if err != nil || sum.Objects != 2 || sum.Failed != 0 {
 				t.Fatalf("run: %+v, %v; want 2 objects copied\n%s", sum, err, logs.String())
 			}

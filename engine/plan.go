@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
+	"sync/atomic"
 
 	"github.com/s3bulk/s3bulk/engine/parts"
 	"github.com/s3bulk/s3bulk/s3url"
@@ -14,14 +16,89 @@ import (
 // errStop ends a listing early without an error of its own.
 var errStop = errors.New("stop listing")
 
-// Plan streams the tasks of job into fn without executing anything. It is
-// what a dry run reports, and what Run executes.
-func (en *Engine) Plan(ctx context.Context, job Job, opts Options, fn func(Task) error) error {
-	e := en.newExecutor(job, opts)
-	if job.Sync != nil {
-		return e.planSyncTo(ctx, fn)
+// A Plan is the second stage of a run (sources -> plan -> execute ->
+// observe): a job's tasks, streamed in the order they are to run, each
+// one object's decision (copy, upload, download, stream, delete, skip).
+// Engine.Plan makes one from a Job; a caller whose tasks are already
+// decided (a key list, a plan read back from JSON lines) builds one, and
+// Engine.Execute carries it out. A dry run ranges over the tasks and
+// reports them (Options.DryRun). Planning mutates nothing.
+type Plan struct {
+	// Job names the stores the tasks read and write, and how they run: a
+	// sync's deletes wait until its copies have ended, a remove's deletes
+	// go in batches, a copy of all versions runs each key's tasks in order.
+	Job Job
+	// Tasks yields the tasks, then at most one error, which ends the plan
+	// and so the run executing it. A plan from Engine.Plan is ranged over
+	// once; it lists as it is ranged over, so memory stays flat whatever
+	// the number of keys.
+	Tasks iter.Seq2[Task, error]
+
+	// unchanged counts the pairs a sync found the same: no task, but
+	// skips that the summary counts.
+	unchanged *atomic.Int64
+	// cancel stops the planner's listings when the run executing the plan
+	// stops.
+	cancel context.CancelCauseFunc
+}
+
+// Each calls fn with each task of the plan, and returns the plan's error or
+// fn's, which stops it.
+func (p Plan) Each(fn func(Task) error) error {
+	for t, err := range p.Tasks {
+		if err != nil {
+			return err
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
 	}
-	return e.planTo(ctx, fn)
+	return nil
+}
+
+// Tasks is a plan's stream of tasks one already has: Plan.Tasks for
+// tasks decided elsewhere (read back from JSON lines, filtered, reordered).
+func Tasks(tasks ...Task) iter.Seq2[Task, error] {
+	return func(yield func(Task, error) bool) {
+		for _, t := range tasks {
+			if !yield(t, nil) {
+				return
+			}
+		}
+	}
+}
+
+// errYielded ends a planner whose consumer stopped ranging.
+var errYielded = errors.New("plan: consumer stopped")
+
+// Plan returns the plan of job: its source listed (or its key list, or
+// inventory, read) as the tasks are ranged over; for a sync both sides
+// compared, the copies first and the deletes last. Of opts, planning reads
+// Filter, Shard, PartSize, MultipartThreshold and Journal (objects it
+// records as done are skips); Progress, when set, counts its listings.
+func (en *Engine) Plan(ctx context.Context, job Job, opts Options) Plan {
+	ctx, cancel := context.WithCancelCause(ctx)
+	p := Plan{Job: job, unchanged: new(atomic.Int64), cancel: cancel}
+	p.Tasks = func(yield func(Task, error) bool) {
+		e := en.newExecutor(job, opts)
+		e.unchanged = p.unchanged
+		fn := func(t Task) error {
+			if !yield(t, nil) {
+				return errYielded
+			}
+			return nil
+		}
+		var err error
+		if job.Sync != nil {
+			err = e.planSyncTo(ctx, fn)
+		} else {
+			err = e.planTo(ctx, fn)
+		}
+		if err != nil && !errors.Is(err, errYielded) {
+			yield(Task{}, err)
+		}
+	}
+	return p
 }
 
 // planTo streams the planner's tasks into fn, on the caller's goroutine.
@@ -29,7 +106,9 @@ func (en *Engine) Plan(ctx context.Context, job Job, opts Options, fn func(Task)
 func (e *executor) planTo(ctx context.Context, fn func(Task) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	tasks := make(chan Task, 1000)
+	// A small queue: the run's own queue (Execute) is what bounds how far
+	// the listing runs ahead of the copies; this one only hands tasks over.
+	tasks := make(chan Task, 64)
 	errc := make(chan error, 1)
 	go func() {
 		defer close(tasks)

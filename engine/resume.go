@@ -71,7 +71,7 @@ func (e *executor) resumeUpload(ctx context.Context, t Task, layout parts.Layout
 // finished run leaves no billed parts behind.
 func (e *executor) abortStaleUploads(ctx context.Context) {
 	j := e.opts.Journal
-	if j == nil || e.opts.DryRun {
+	if j == nil {
 		return
 	}
 	mp, ok := e.job.Dst.Store.(store.Multipart)

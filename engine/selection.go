@@ -38,6 +38,9 @@ type EmptySourceError struct {
 	Count int64
 }
 
+// held is the number of deletes refused, counted as skips.
+func (e *EmptySourceError) held() int64 { return e.Count }
+
 func (e *EmptySourceError) Error() string {
 	return fmt.Sprintf("sync %s to %s: the source lists no object, so deleting what it lacks would delete all %d at the destination: deleted none", e.Src, e.Dst, e.Count)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,53 +76,72 @@ func (e *DeleteLimitError) Error() string {
 	return fmt.Sprintf("refusing to delete %d objects, more than the limit of %d: deleted none", e.Count, e.Max)
 }
 
-// runSync runs a sync: the copies on the executor's workers as they are
-// planned, then the deletes held back.
-func (e *executor) runSync(ctx context.Context) (Summary, error) {
-	// A sync is its own journal: rerunning it compares the listings again.
-	e.opts.Journal = nil
-	sp := &diff.Spool{Dir: e.job.Sync.TempDir}
-	defer sp.Close()
-	e.deletes = sp
-	sum, err := e.run(ctx)
-	if err != nil || sp.Len() == 0 {
-		return sum, err
-	}
-	start := time.Now().Add(-sum.Elapsed)
-	if err := e.deleteLimit(); err != nil {
-		e.progress.skipped.Add(sp.Len())
-		sum.Skipped += sp.Len()
-		return sum, err
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	tasks := make(chan Task, 2*store.MaxBatchDelete)
-	var held error
-	go func() {
-		defer close(tasks)
-		send := func(t Task) error {
-			select {
-			case tasks <- t:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
+// held is the number of deletes the limit refused, counted as skips.
+func (e *DeleteLimitError) held() int64 { return e.Count }
+
+// runSync executes a sync's plan: its copies on the executor's workers as
+// they are planned; then, once every copy has ended, the deletes the plan
+// holds back until then, or none of them but as skips when a copy failed.
+func (e *executor) runSync(ctx context.Context, tasks iter.Seq2[Task, error]) (Summary, error) {
+	next, stop := iter.Pull2(tasks)
+	defer stop()
+	var first *Task
+	copies := func(yield func(Task, error) bool) {
+		for {
+			t, err, ok := next()
+			if !ok {
+				return
+			}
+			if err == nil && t.Op == OpDelete {
+				first = &t // the plan's deletes begin: its copies are all planned
+				return
+			}
+			if !yield(t, err) {
+				return
 			}
 		}
-		held = sp.Each(func(o store.Object) error {
-			t := e.syncDelete(o)
+	}
+	sum, err := e.run(ctx, copies)
+	if err != nil {
+		return sum, err
+	}
+	var limit interface{ held() int64 }
+	if errors.As(e.limited, &limit) {
+		e.progress.skipped.Add(limit.held())
+		sum.Skipped += limit.held()
+		return sum, e.limited
+	}
+	if first == nil {
+		return sum, nil
+	}
+	start := time.Now().Add(-sum.Elapsed)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	deletes := make(chan Task, 2*store.MaxBatchDelete)
+	var planErr error
+	go func() {
+		defer close(deletes)
+		for t, err, ok := *first, error(nil), true; ok; t, err, ok = next() {
+			if err != nil {
+				planErr = err
+				cancel(err)
+				return
+			}
 			if sum.Failed > 0 {
 				// The destination may still miss what replaces these.
 				t.Op, t.Reason = OpSkip, fmt.Sprintf("not deleted: %d copies failed; sync again to finish", sum.Failed)
 			}
-			return send(t)
-		})
-		if held != nil {
-			cancel(held)
+			e.planned(t)
+			select {
+			case deletes <- t:
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
-	e.deleteAll(ctx, cancel, e.job.Dst.Store, tasks)
-	if held != nil && !errors.Is(held, context.Canceled) {
-		e.setFatal(&FatalError{Op: "sync", URL: e.job.Dst.Loc.String(), Err: held})
+	e.deleteAll(ctx, cancel, e.job.Dst.Store, deletes)
+	if planErr != nil {
+		e.setFatal(planErr)
 	}
 	return e.summarize(ctx, start)
 }
@@ -150,7 +170,15 @@ func (e *executor) planSyncTo(ctx context.Context, fn func(Task) error) error {
 	if err := e.deleteLimit(); err != nil {
 		return err
 	}
-	return sp.Each(func(o store.Object) error { return fn(e.syncDelete(o)) })
+	var fnErr error
+	err := sp.Each(func(o store.Object) error {
+		fnErr = fn(e.syncDelete(o))
+		return fnErr
+	})
+	if err != nil && fnErr == nil && ctx.Err() == nil {
+		return &FatalError{Op: "sync", URL: e.job.Dst.Loc.String(), Err: err}
+	}
+	return err
 }
 
 // syncDelete is the task deleting destination object o (its key relative to
@@ -333,9 +361,7 @@ func (sp *syncPlan) both(ctx context.Context, s, d store.Object) error {
 	// Unchanged: counted, not reported one by one, so that a sync of an
 	// unchanged tree prints nothing but its summary.
 	e.progress.skipped.Add(1)
-	e.mu.Lock()
-	e.summary.Skipped++
-	e.mu.Unlock()
+	e.unchanged.Add(1)
 	return nil
 }
 

@@ -90,7 +90,7 @@ func BenchmarkPlanSync(b *testing.B) {
 			var copies, deletes int
 			for b.Loop() {
 				copies, deletes = 0, 0
-				err := engine.New(engine.Config{}).Plan(context.Background(), job, engine.Options{}, func(t engine.Task) error {
+				err := engine.New(engine.Config{}).Plan(context.Background(), job, engine.Options{}).Each(func(t engine.Task) error {
 					switch t.Op {
 					case engine.OpDelete:
 						deletes++

@@ -175,7 +175,7 @@ func TestSyncRefusesMoreDeletesThanTheLimit(t *testing.T) {
 	}
 
 	t.Run("and a plan says so too", func(t *testing.T) {
-		err := engine.New(engine.Config{}).Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{}, func(engine.Task) error { return nil })
+		err := engine.New(engine.Config{}).Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, MaxDelete: 2}), engine.Options{}).Each(func(engine.Task) error { return nil })
 		if !errors.As(err, &le) {
 			t.Errorf("err = %v, want a DeleteLimitError", err)
 		}
@@ -251,7 +251,7 @@ func TestSyncShardsTogetherCoverEveryNameOnce(t *testing.T) {
 	testfs.Write(t, dstDir, dst)
 	var all []string
 	job := syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true})
-	err := engine.New(engine.Config{}).Plan(context.Background(), job, engine.Options{}, func(t engine.Task) error {
+	err := engine.New(engine.Config{}).Plan(context.Background(), job, engine.Options{}).Each(func(t engine.Task) error {
 		all = append(all, string(t.Op)+" "+t.Src)
 		return nil
 	})
@@ -262,7 +262,7 @@ func TestSyncShardsTogetherCoverEveryNameOnce(t *testing.T) {
 	var union []string
 	for i := range n {
 		opts := engine.Options{Shard: shard.Shard{Index: i, Count: n}}
-		err := engine.New(engine.Config{}).Plan(context.Background(), job, opts, func(t engine.Task) error {
+		err := engine.New(engine.Config{}).Plan(context.Background(), job, opts).Each(func(t engine.Task) error {
 			union = append(union, string(t.Op)+" "+t.Src)
 			return nil
 		})
@@ -393,7 +393,7 @@ func TestSyncPlanListsCopiesThenDeletes(t *testing.T) {
 	testfs.Write(t, srcDir, map[string]string{"b": "1", "c": "2"})
 	testfs.Write(t, dstDir, map[string]string{"a": "old", "c": "2"})
 	var got []string
-	err := engine.New(engine.Config{}).Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly}), engine.Options{}, func(t engine.Task) error {
+	err := engine.New(engine.Config{}).Plan(context.Background(), syncJob(t, srcDir, dstDir, engine.SyncOptions{Delete: true, Mode: diff.SizeOnly}), engine.Options{}).Each(func(t engine.Task) error {
 		got = append(got, fmt.Sprintf("%s %s %s", t.Op, t.SrcKey, t.Reason))
 		return nil
 	})

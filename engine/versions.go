@@ -117,8 +117,8 @@ func (e *executor) walkVersions(ctx context.Context, fn func(base string, histor
 }
 
 // planVersions sends the tasks of a copy of every version (Job.AllVersions):
-// each key's versions and delete markers oldest first, registered as one
-// chain that the workers run in that order (chains).
+// each key's versions and delete markers oldest first, one after the other,
+// which the executor runs in that order (chains).
 func (e *executor) planVersions(ctx context.Context, out chan<- Task) error {
 	src, dst := e.job.Src, e.job.Dst
 	send := e.sender(ctx, out)
@@ -147,7 +147,6 @@ func (e *executor) planVersions(ctx context.Context, out chan<- Task) error {
 			tasks[i].Src = versionURL(src.Store, key, v.VersionID)
 			tasks[i] = e.journaled(tasks[i])
 		}
-		e.chains.add(dstKey, tasks)
 		for _, t := range tasks {
 			if err := send(t); err != nil {
 				return err
@@ -193,11 +192,9 @@ type chain struct {
 
 func newChains() *chains { return &chains{keys: map[string]*chain{}} }
 
-// add registers the tasks of one key, before any of them is sent.
+// add registers the tasks of one key, before any of them is sent to a
+// worker.
 func (c *chains) add(dstKey string, tasks []Task) {
-	if c == nil {
-		return // a plan that is only printed runs nothing
-	}
 	ch := &chain{index: make(map[string]int, len(tasks)), turn: make([]chan struct{}, len(tasks))}
 	for i, t := range tasks {
 		ch.index[t.VersionID] = i

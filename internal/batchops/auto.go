@@ -135,7 +135,7 @@ func (r *Auto) countSource(ctx context.Context, job engine.Job) {
 	if eng == nil {
 		eng = engine.New(engine.Config{})
 	}
-	n.err = eng.Plan(ctx, job, engine.Options{}, func(t engine.Task) error {
+	n.err = eng.Plan(ctx, job, engine.Options{}).Each(func(t engine.Task) error {
 		n.objects++
 		n.bytes += t.Size
 		r.seen.Add(1)

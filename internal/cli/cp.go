@@ -14,6 +14,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // transferFlags are shared by cp and mv.
@@ -135,6 +136,8 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
+// runTransfer is cp and mv: flags -> job -> one run (here, by a Batch
+// Operations job, or by auto, which starts here) -> exit code.
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
 	if srcArg == stdioArg || dstArg == stdioArg {
 		if f.versions.active() || f.lock.active() {
@@ -146,29 +149,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	if err := s3url.CheckDest(src, dst); err != nil {
-		return usageError{err}
-	}
-	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
+	if err := f.checkPair(src, dst); err != nil {
 		return err
 	}
-	if err := f.from.check(src); err != nil {
-		return err
-	}
-	var sel engine.Options
-	if err := f.sel.apply(&sel, a.env); err != nil {
-		return err
-	}
-	meta, err := f.meta.options()
+	opts, metaSet, err := f.options(a.env, dst)
 	if err != nil {
 		return err
-	}
-	var props engine.Options
-	if err := f.meta.apply(&props); err != nil {
-		return err
-	}
-	if props.Tags != nil && !dst.IsS3() {
-		return usagef("--tags: only for objects written to S3, and %s is local", dst)
 	}
 	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
 	if err != nil {
@@ -178,96 +164,45 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	dstOpts.ObjectLock = lock.Fixed
+	dstOpts.ObjectLock, opts.CopyLock = lock.Fixed, lock.Copy
+	// A job sets the Object Lock values and the checksum algorithm on
+	// every copy; it cannot copy each source's Object Lock settings.
+	f.engine.lock, f.engine.lockCopy, f.engine.checksum = lock.Fixed, lock.Copy != (engine.LockCopy{}), opts.ChecksumAlgorithm
 	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
 	}
-	verb := "cp"
-	if move {
-		verb = "mv"
-	}
-	if err := f.versions.check(verb, src, f.recursive); err != nil {
+	verb := map[bool]string{false: "cp", true: "mv"}[move]
+	if err := f.checkVersions(verb, src); err != nil {
 		return err
 	}
-	if f.versions.all && f.noClobber {
-		return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
-	}
-	if f.versions.active() && f.from.given() {
-		return usagef("--version-id and --all-versions: not with --files-from or --from-inventory, whose entries name their versions")
-	}
-	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive && !f.from.given() {
-		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
-	}
-	// A job copies tags and metadata as CopyObject does, and nothing else.
-	metaSet := meta != nil || props.Props != engine.CopyPropsDefault || props.Tags != nil
 	mode, blockers, err := pickEngine(f, src, dst, move, metaSet)
-	if err != nil {
-		return err
-	}
-	if f.from.given() {
-		if mode == engineBatchOps {
-			return a.runInventoryJob(ctx, f, srcArg, dstArg)
+	if err == nil && mode == engineBatchOps && f.lock.active() {
+		// Refused before a job is made, as a local run refuses it.
+		var dstEP engine.Endpoint
+		if dstEP, err = s.openDest(ctx, dst, true, dstOpts); err == nil {
+			err = f.lock.checkObjectLock(ctx, dstEP)
 		}
-		mode = engineLocal // the list is the source: nothing to count for auto
 	}
-	if mode == engineBatchOps {
+	switch {
+	case err != nil:
+		return err
+	case f.from.given() && mode == engineBatchOps:
+		return a.runInventoryJob(ctx, f, srcArg, dstArg)
+	case f.from.given():
+		mode = engineLocal // the list is the source: nothing to count for auto
+	case mode == engineBatchOps:
 		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
 	}
-	srcEP, err := s.openSource(ctx, src, f.recursive, side, srcOpts)
-	if err != nil {
-		return err
-	}
-	if move {
-		if err := checkLiteral(ctx, "mv", src, srcEP); err != nil {
-			return err
-		}
-	}
-	from, closeFrom, err := f.from.open(ctx, a, s, src, srcEP, side, srcOpts)
-	if err != nil {
-		return err
-	}
+	job, closeFrom, err := a.openTransfer(ctx, s, f, src, dst, side, srcOpts, dstOpts, move)
 	defer closeFrom()
-	many := f.recursive || src.HasWildcard() || from != nil
-	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
 	if err != nil {
 		return err
 	}
-	if f.versions.all {
-		if err := checkVersioned(ctx, dstEP); err != nil {
-			return err
-		}
-	}
-	if err := f.lock.checkObjectLock(ctx, dstEP); err != nil {
-		return err
-	}
-	job := engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all, From: from}
-	opts := engine.Options{
-		NoClobber:          f.noClobber,
-		PartSize:           int64(f.partSize),
-		PartStreams:        f.partConcurrency,
-		MultipartThreshold: int64(f.multipartThreshold),
-		MaxBufferBytes:     int64(f.maxBuffer),
-		Filter:             sel.Filter,
-		Shard:              sel.Shard,
-		Metadata:           meta,
-		Props:              props.Props,
-		Tags:               props.Tags,
-		CopyLock:           lock.Copy,
-	}
-	if !many {
+	if !job.Recursive && !src.HasWildcard() {
 		opts.Workers = 1
 	}
-	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(a.env) + f.from.fingerprint()}
-	if f.versions.active() {
-		// A copy of versions is another job than a copy of the objects.
-		fields = append(fields, "versions", f.versions.id, fmt.Sprint(f.versions.all))
-	}
-	if side != (sourceSide{}) {
-		// Another source is another job.
-		fields = append(fields, "source", side.endpointURL, side.profile)
-	}
-	j, err := a.openJournal(f.journal, fields...)
+	j, err := a.openJournal(f.journal, f.journalFields(a.env, verb, src, dst, side)...)
 	if err != nil {
 		return err
 	}
@@ -280,10 +215,117 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		var sum engine.Summary
 		sum, err = a.executeSum(ctx, s, job, opts)
 		if err == nil && f.recursive && !src.HasWildcard() {
-			a.warnEmpty(src.String(), sum, sel.Filter != nil)
+			a.warnEmpty(src.String(), sum, opts.Filter != nil)
 		}
 	}
 	return a.closeJournal(j, err)
+}
+
+// checkPair checks a cp or mv's locations and part flags.
+func (f *transferFlags) checkPair(src, dst s3url.Location) error {
+	if err := s3url.CheckDest(src, dst); err != nil {
+		return usageError{err}
+	}
+	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
+		return err
+	}
+	return f.from.check(src)
+}
+
+// options are a cp or mv's engine options from its flags (all but the
+// lock, journal and workers), and whether they change what a copy writes
+// (metadata, properties or tags), which a job does as CopyObject does.
+func (f *transferFlags) options(env environ, dst s3url.Location) (engine.Options, bool, error) {
+	var sel engine.Options
+	if err := f.sel.apply(&sel, env); err != nil {
+		return sel, false, err
+	}
+	meta, err := f.meta.options()
+	if err != nil {
+		return sel, false, err
+	}
+	var props engine.Options
+	if err := f.meta.apply(&props); err != nil {
+		return sel, false, err
+	}
+	if err := checkWritten(props, dst); err != nil {
+		return sel, false, err
+	}
+	metaSet := meta != nil || props.Props != engine.CopyPropsDefault || props.Tags != nil
+	return engine.Options{
+		NoClobber:          f.noClobber,
+		PartSize:           int64(f.partSize),
+		PartStreams:        f.partConcurrency,
+		MultipartThreshold: int64(f.multipartThreshold),
+		MaxBufferBytes:     int64(f.maxBuffer),
+		Filter:             sel.Filter,
+		Shard:              sel.Shard,
+		Metadata:           meta,
+		Props:              props.Props,
+		Tags:               props.Tags,
+		ChecksumAlgorithm:  props.ChecksumAlgorithm,
+	}, metaSet, nil
+}
+
+// checkVersions checks the version flags of a cp or mv against the rest.
+func (f *transferFlags) checkVersions(verb string, src s3url.Location) error {
+	if err := f.versions.check(verb, src, f.recursive); err != nil {
+		return err
+	}
+	if f.versions.all && f.noClobber {
+		return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
+	}
+	if f.versions.active() && f.from.given() {
+		return usagef("--version-id and --all-versions: not with --files-from or --from-inventory, whose entries name their versions")
+	}
+	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive && !f.from.given() {
+		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
+	}
+	return nil
+}
+
+// openTransfer opens a cp or mv's endpoints (and its list of objects) and
+// checks what only the stores can say; closeFrom closes the list.
+func (a *app) openTransfer(ctx context.Context, s *session, f transferFlags, src, dst s3url.Location, side sourceSide, srcOpts, dstOpts s3store.Options, move bool) (job engine.Job, closeFrom func(), err error) {
+	closeFrom = func() {}
+	srcEP, err := s.openSource(ctx, src, f.recursive, side, srcOpts)
+	if err != nil {
+		return job, closeFrom, err
+	}
+	if move {
+		if err := checkLiteral(ctx, "mv", src, srcEP); err != nil {
+			return job, closeFrom, err
+		}
+	}
+	from, closeFrom, err := f.from.open(ctx, a, s, src, srcEP, side, srcOpts)
+	if err != nil {
+		return job, func() {}, err
+	}
+	many := f.recursive || src.HasWildcard() || from != nil
+	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
+	if err == nil && f.versions.all {
+		err = checkVersioned(ctx, dstEP)
+	}
+	if err == nil {
+		err = f.lock.checkObjectLock(ctx, dstEP)
+	}
+	job = engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all, From: from}
+	return job, closeFrom, err
+}
+
+// journalFields name a cp or mv's job for its journal: another source,
+// filter or version choice is another job.
+func (f *transferFlags) journalFields(env environ, verb string, src, dst s3url.Location, side sourceSide) []string {
+	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(env) + f.from.fingerprint()}
+	if f.versions.active() {
+		// A copy of versions is another job than a copy of the objects.
+		fields = append(fields, "versions", f.versions.id, fmt.Sprint(f.versions.all))
+	}
+	if side != (sourceSide{}) {
+		// Another source is another job.
+		fields = append(fields, "source", side.endpointURL, side.profile)
+	}
+	return fields
 }
 
 // openJournal opens the run's journal, or returns nil when none was asked

@@ -38,5 +38,5 @@ results instead.`,
 // writePlan prints job's plan as JSON lines on stdout.
 func (a *app) writePlan(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
 	enc := progress.NewJSON(a.stdio.Out)
-	return flagHints(s.eng.Plan(ctx, job, opts, func(t engine.Task) error { return enc.Encode(t) }))
+	return flagHints(s.eng.Plan(ctx, job, opts).Each(func(t engine.Task) error { return enc.Encode(t) }))
 }
