@@ -351,11 +351,10 @@ func (e *executor) render(ctx context.Context, tasks iter.Seq2[Task, error]) (Su
 	e.progress.start.Store(start.UnixNano())
 	for t, err := range tasks {
 		if err != nil {
-			var limit interface{ held() int64 }
-			if errors.As(err, &limit) {
-				e.progress.skipped.Add(limit.held())
+			if n, ok := heldDeletes(err); ok {
+				e.progress.skipped.Add(n)
 				e.mu.Lock()
-				e.summary.Skipped += limit.held()
+				e.summary.Skipped += n
 				e.mu.Unlock()
 			}
 			e.setFatal(err)
@@ -607,9 +606,8 @@ func (e *executor) feed(ctx context.Context, cancel context.CancelCauseFunc, pla
 		}
 		err := e.pour(ctx, plan, ch)
 		e.progress.planDone.Store(true)
-		var limit interface{ held() int64 }
-		switch {
-		case errors.As(err, &limit):
+		switch _, held := heldDeletes(err); {
+		case held:
 			e.limited = err
 		case err != nil:
 			e.setFatal(err)
