@@ -231,6 +231,11 @@ type Options struct {
 	// CopyLock copies Object Lock settings from each source object (one
 	// HEAD of it per server-side copy).
 	CopyLock LockCopy
+	// ChecksumAlgorithm, when set (one of store.ChecksumAlgorithms), is
+	// the algorithm of the checksum of every object written to S3; empty
+	// keeps the source's, and leaves an object from a local file (or a
+	// source without one) to the store's default (store/checksum.go).
+	ChecksumAlgorithm string
 	// Observer is called once per task when it ends, from worker
 	// goroutines, concurrently; it must not block for long.
 	Observer func(Result)
@@ -346,11 +351,10 @@ func (e *executor) render(ctx context.Context, tasks iter.Seq2[Task, error]) (Su
 	e.progress.start.Store(start.UnixNano())
 	for t, err := range tasks {
 		if err != nil {
-			var limit interface{ held() int64 }
-			if errors.As(err, &limit) {
-				e.progress.skipped.Add(limit.held())
+			if n, ok := heldDeletes(err); ok {
+				e.progress.skipped.Add(n)
 				e.mu.Lock()
-				e.summary.Skipped += limit.held()
+				e.summary.Skipped += n
 				e.mu.Unlock()
 			}
 			e.setFatal(err)
@@ -423,6 +427,10 @@ type execState struct {
 	// noPartCopy is set once the destination answered that it has no
 	// UploadPartCopy: later copies go straight to the fallback.
 	noPartCopy atomic.Bool
+	// noCopyChecksum is set once the destination gave parts copied into
+	// an upload of a checksum of its own a wrong one: copies in parts
+	// then leave the checksum to the server's default.
+	noCopyChecksum atomic.Bool
 	// copyObjectMax is the largest object one CopyObject copies
 	// (parts.MaxCopyObject; lowered by tests).
 	copyObjectMax int64
@@ -622,9 +630,8 @@ func (e *executor) feed(ctx context.Context, cancel context.CancelCauseFunc, pla
 		}
 		err := e.pour(ctx, plan, ch)
 		e.progress.planDone.Store(true)
-		var limit interface{ held() int64 }
-		switch {
-		case errors.As(err, &limit):
+		switch _, held := heldDeletes(err); {
+		case held:
 			e.limited = err
 		case err != nil:
 			e.setFatal(err)

@@ -85,7 +85,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		return r
 	}
 	if err != nil {
-		return e.failed(r, err, start)
+		return e.failed(r, e.checksummedWrite(err), start)
 	}
 	r.Status = StatusDone
 	r.Duration = time.Since(start)
@@ -168,9 +168,9 @@ func (e *executor) single(ctx context.Context, t Task) (unverified bool, err err
 			replace = &m
 		}
 		tags := e.copyTags()
-		err := e.do(ctx, func(ctx context.Context) error {
-			return c.Copy(ctx, store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, VersionID: t.VersionID, Tags: tags}, t.DstKey, replace)
-		})
+		cs := store.CopySource{Bucket: bucket, Key: t.SrcKey, IfMatch: t.ETag, Size: t.Size, VersionID: t.VersionID, Tags: tags,
+			ChecksumAlgorithm: e.opts.ChecksumAlgorithm}
+		err := e.do(ctx, func(ctx context.Context) error { return c.Copy(ctx, cs, t.DstKey, replace) })
 		err = taggedWrite(err, tags)
 		if err == nil {
 			err = e.lateTags(ctx, t.DstKey, tags)
@@ -227,12 +227,13 @@ func (e *executor) headMeta(ctx context.Context, t Task) (store.Metadata, error)
 // object would otherwise be written with under key.
 func (e *executor) withMetadata(m store.Metadata, key string) store.Metadata {
 	m.Lock = e.lockToWrite(m.Lock)
+	m.Checksum = e.checksumToWrite(m.Checksum)
 	o := e.opts.Metadata
 	if o == nil {
 		return m
 	}
 	if o.Replace {
-		m = store.Metadata{ContentType: mime.TypeByExtension(path.Ext(key)), Lock: m.Lock}
+		m = store.Metadata{ContentType: mime.TypeByExtension(path.Ext(key)), Lock: m.Lock, Checksum: m.Checksum}
 	}
 	set := func(dst *string, v string) {
 		if v != "" {
@@ -276,6 +277,14 @@ func (e *executor) multipart(ctx context.Context, t Task) (int, bool, error) {
 		return e.copyWithoutPartCopy(ctx, t, mp)
 	}
 	unverified, err := e.multipartUpload(ctx, t, layout, mp)
+	if t.Op == OpCopy && errors.Is(err, store.ErrChecksumsUnsupported) && ctx.Err() == nil && !e.noCopyChecksum.Swap(true) {
+		// The upload was aborted; the copy starts over, its checksum left
+		// to the server.
+		e.sayOnce("no-copy-checksum", slog.LevelWarn,
+			"the destination cannot keep a checksum of its own for parts copied server-side: objects copied in parts get the server's default checksum (CRC64NVME)",
+			"dst", e.job.Dst.Loc.String(), "err", err)
+		unverified, err = e.multipartUpload(ctx, t, layout, mp)
+	}
 	var te *TagsError
 	if t.Op == OpCopy && errors.Is(err, store.ErrNotImplemented) && !errors.As(err, &te) && ctx.Err() == nil {
 		// The upload was aborted; the copy starts over another way.
@@ -471,7 +480,11 @@ func (e *executor) uploadMetadata(ctx context.Context, t Task) (store.Metadata, 
 			return meta, err
 		}
 	}
-	return e.withMetadata(meta, t.DstKey), nil
+	meta = e.withMetadata(meta, t.DstKey)
+	if t.Op == OpCopy && e.noCopyChecksum.Load() {
+		meta.Checksum = store.Checksum{}
+	}
+	return meta, nil
 }
 
 // startUpload resumes t's upload from the journal, or creates one (and

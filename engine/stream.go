@@ -90,7 +90,8 @@ func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err 
 	}
 	count := meta.TagCount
 	if e.opts.Props == CopyPropsNone {
-		meta = store.Metadata{}
+		// The checksum is not a property: it is the bytes'.
+		meta = store.Metadata{Checksum: meta.Checksum}
 	}
 	meta = e.withMetadata(meta, t.DstKey)
 	if meta.Tags, err = e.writeTags(ctx, t, count, false); err != nil {

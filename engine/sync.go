@@ -79,6 +79,17 @@ func (e *DeleteLimitError) Error() string {
 // held is the number of deletes the limit refused, counted as skips.
 func (e *DeleteLimitError) held() int64 { return e.Count }
 
+// heldDeletes is the number of deletes err held back, when it is a plan's
+// refusal of them (a *DeleteLimitError or an *EmptySourceError): the run's
+// error once its copies have ended, its deletes counted as skips.
+func heldDeletes(err error) (int64, bool) {
+	var h interface{ held() int64 }
+	if errors.As(err, &h) {
+		return h.held(), true
+	}
+	return 0, false
+}
+
 // runSync executes a sync's plan: its copies on the executor's workers as
 // they are planned; then, once every copy has ended, the deletes the plan
 // holds back until then, or none of them but as skips when a copy failed.
@@ -105,10 +116,9 @@ func (e *executor) runSync(ctx context.Context, tasks iter.Seq2[Task, error]) (S
 	if err != nil {
 		return sum, err
 	}
-	var limit interface{ held() int64 }
-	if errors.As(e.limited, &limit) {
-		e.progress.skipped.Add(limit.held())
-		sum.Skipped += limit.held()
+	if n, ok := heldDeletes(e.limited); ok {
+		e.progress.skipped.Add(n)
+		sum.Skipped += n
 		return sum, e.limited
 	}
 	if first == nil {

@@ -72,6 +72,15 @@ type Metadata struct {
 	// Lock is the object's Object Lock settings: what a Head found, and
 	// what a write sets (beside what the store's own options set).
 	Lock ObjectLock
+	// Checksum is, on a read (Head, GetWithMetadata), the object's
+	// checksum as the server reported it: its algorithm, and its value
+	// when it covers the whole object (empty for a composite one, a
+	// checksum of the parts' checksums). On a write it is the checksum
+	// the object written gets: an Algorithm alone asks for that algorithm
+	// (computed by this process or the server), a Value too is the
+	// checksum the bytes must have, which the server checks. Zero leaves
+	// it to the store (store/checksum.go).
+	Checksum Checksum
 }
 
 // Lister streams a listing.
@@ -121,6 +130,11 @@ type CopySource struct {
 	// (Tags.FitsHeader) leaves the copy without tags, for the caller to
 	// set them. Nil keeps the source's.
 	Tags Tags
+	// ChecksumAlgorithm, when set, is the algorithm of the copy's
+	// checksum (one of ChecksumAlgorithms), computed by the server; empty
+	// keeps the source's algorithm (the server's default when the source
+	// has none).
+	ChecksumAlgorithm string
 }
 
 // Copier is implemented by stores that copy server-side.

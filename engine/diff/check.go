@@ -81,8 +81,8 @@ func Check(ctx context.Context, src, dst Side, report func(Finding) error) (Chec
 }
 
 // CheckWith is Check with options: with Props, a pair whose bytes are the
-// same differs when its content headers, user metadata or tags do (the
-// Reason names which).
+// same differs when its checksums, content headers, user metadata or tags
+// do (the Reason names which).
 func CheckWith(ctx context.Context, src, dst Side, opts CheckOptions, report func(Finding) error) (CheckStats, error) {
 	var st CheckStats
 	h := Handler{
@@ -99,12 +99,9 @@ func CheckWith(ctx context.Context, src, dst Side, opts CheckOptions, report fun
 		Both: func(so, do store.Object) error {
 			c := Compare(so, do)
 			if opts.Props && c.Verdict != Differs {
-				why, err := compareProps(ctx, src, dst, so.Key)
-				if err != nil {
+				var err error
+				if c, err = compareProps(ctx, src, dst, so.Key, c); err != nil {
 					return err
-				}
-				if why != "" {
-					c.Verdict, c.Reason = Differs, why
 				}
 			}
 			switch c.Verdict {

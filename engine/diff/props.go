@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 
@@ -14,7 +15,10 @@ type CheckOptions struct {
 	// Props compares, for every pair whose bytes are the same (or cannot
 	// be shown to differ), the content headers, user metadata and tags as
 	// well: a HEAD and a GetObjectTagging of each side (a side that
-	// keeps no tags, a local file, has none to compare).
+	// keeps no tags, a local file, has none to compare). The HEADs'
+	// full-object checksums, when both sides have one of the same
+	// algorithm, decide whether the bytes are the same, where ETags
+	// cannot.
 	Props bool
 }
 
@@ -60,20 +64,30 @@ func propsDiffer(a, b propsOf) []string {
 	return out
 }
 
-// compareProps reads both sides' properties and returns the reason they
-// differ, "" when they do not.
-func compareProps(ctx context.Context, src, dst Side, key string) (string, error) {
+// compareProps reads both sides' properties and returns c, the
+// comparison of their listings, decided by them: the full-object
+// checksums the HEADs report, when both sides have one of the same
+// algorithm, say whether the bytes are the same (a copy in parts of
+// another layout has an ETag the source's cannot be compared with), and
+// the pair differs when a property does.
+func compareProps(ctx context.Context, src, dst Side, key string, c Comparison) (Comparison, error) {
 	a, err := readProps(ctx, src, key)
 	if err != nil {
-		return "", err
+		return c, err
 	}
 	b, err := readProps(ctx, dst, key)
 	if err != nil {
-		return "", err
+		return c, err
 	}
-	d := propsDiffer(a, b)
-	if len(d) == 0 {
-		return "", nil
+	if sa, sb := a.meta.Checksum, b.meta.Checksum; sa.Full() && sb.Full() && sa.Algorithm == sb.Algorithm {
+		if sa.Value != sb.Value {
+			c.Verdict, c.Reason = Differs, fmt.Sprintf("%s checksums differ (source %s, destination %s)", strings.ToLower(sa.Algorithm), sa.Value, sb.Value)
+			return c, nil
+		}
+		c.Verdict, c.Reason = Same, ""
 	}
-	return strings.Join(d, ", ") + " differ", nil
+	if d := propsDiffer(a, b); len(d) > 0 {
+		c.Verdict, c.Reason = Differs, strings.Join(d, ", ")+" differ"
+	}
+	return c, nil
 }

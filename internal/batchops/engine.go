@@ -35,8 +35,8 @@ type Transfer struct {
 	Move      bool
 	NoClobber bool
 	// Selected: filters or a shard; Metadata: metadata flags; Object:
-	// encryption, ACL, Object Lock, Requester Pays or source-* flags; Journal: a
-	// journal.
+	// encryption, ACL, Object Lock copied from each source, Requester
+	// Pays or source-* flags; Journal: a journal.
 	Selected, Metadata, Object, Journal bool
 	// Versions: --version-id or --all-versions.
 	Versions bool
@@ -112,7 +112,7 @@ func (t Transfer) Refusals() []Refusal {
 		add(RefuseSelection, "a job copies every key, with its metadata: no filters, shards or metadata changes")
 	}
 	if t.Object {
-		add(RefuseObjectOptions, "a job takes no encryption, ACL, Object Lock, Requester Pays or source options (and cannot read SSE-C sources at all)")
+		add(RefuseObjectOptions, "a job takes no encryption, ACL, Requester Pays or source options, nor each source's Object Lock settings (and cannot read SSE-C sources at all)")
 	}
 	if t.Journal {
 		add(RefuseJournal, "a job's record is its completion report, not a journal")

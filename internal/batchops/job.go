@@ -75,6 +75,16 @@ type Job struct {
 // CopyTarget is where a copy job writes.
 type CopyTarget struct {
 	DestBucket, DestPrefix, StorageClass string
+	// Written is what the job sets on every copy.
+	Written Written
+}
+
+// Written is what a copy job sets on every object it writes, and what the
+// objects it leaves to this machine get too: CopySpec's ObjectLock and
+// ChecksumAlgorithm.
+type Written struct {
+	ObjectLock        store.ObjectLock
+	ChecksumAlgorithm string
 }
 
 // Done reports whether the job reached a final status.
@@ -142,6 +152,15 @@ type CopySpec struct {
 	DestPrefix string
 	// StorageClass of the copies; empty keeps S3's default (STANDARD).
 	StorageClass string
+	// ObjectLock is the Object Lock settings of every copy (the
+	// operation's ObjectLockMode, ObjectLockRetainUntilDate and
+	// ObjectLockLegalHoldStatus); zero sets none. The destination bucket
+	// must have Object Lock, or every task fails.
+	ObjectLock store.ObjectLock
+	// ChecksumAlgorithm, when set (one of store.ChecksumAlgorithms), is
+	// the algorithm of the copies' checksums; empty keeps each source's,
+	// as CopyObject does.
+	ChecksumAlgorithm string
 	// Metadata, when not nil, replaces the objects' metadata (REPLACE
 	// directive); nil copies it (COPY).
 	Metadata *Metadata
@@ -307,6 +326,14 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 	if s.StorageClass != "" {
 		op.StorageClass = types.S3StorageClass(s.StorageClass)
 	}
+	if l := s.ObjectLock; !l.IsZero() {
+		op.ObjectLockMode = types.S3ObjectLockMode(l.Mode)
+		op.ObjectLockLegalHoldStatus = types.S3ObjectLockLegalHoldStatus(l.LegalHold)
+		if !l.RetainUntil.IsZero() {
+			op.ObjectLockRetainUntilDate = aws.Time(l.RetainUntil)
+		}
+	}
+	op.ChecksumAlgorithm = types.S3ChecksumAlgorithm(s.ChecksumAlgorithm)
 	if m := s.Metadata; m != nil {
 		op.MetadataDirective = types.S3MetadataDirectiveReplace
 		op.NewObjectMetadata = &types.S3ObjectMetadata{
@@ -451,6 +478,8 @@ func jobFrom(d *types.JobDescriptor) Job {
 			DestBucket:   bucketFromARN(aws.ToString(c.TargetResource)),
 			DestPrefix:   aws.ToString(c.TargetKeyPrefix),
 			StorageClass: string(c.StorageClass),
+			Written: Written{ChecksumAlgorithm: string(c.ChecksumAlgorithm), ObjectLock: store.ObjectLock{
+				Mode: string(c.ObjectLockMode), RetainUntil: aws.ToTime(c.ObjectLockRetainUntilDate), LegalHold: string(c.ObjectLockLegalHoldStatus)}},
 		}
 	}
 	if r := d.Report; r != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // CopyRequest is one batch copy as `batch cp` is asked for it: its
@@ -32,13 +33,16 @@ type CopyRequest struct {
 	StartAfter string
 	MaxSize    int64
 
-	RoleArn       string
-	StorageClass  string
-	Description   string // "": "s3bulk cp SRC DST"
-	Priority      int32
-	Tags          map[string]string
-	Confirm       bool
-	ExpectedOwner string
+	RoleArn      string
+	StorageClass string
+	// ObjectLock and ChecksumAlgorithm are CopySpec's.
+	ObjectLock        store.ObjectLock
+	ChecksumAlgorithm string
+	Description       string // "": "s3bulk cp SRC DST"
+	Priority          int32
+	Tags              map[string]string
+	Confirm           bool
+	ExpectedOwner     string
 
 	Wait            bool
 	NoLocalFallback bool
@@ -134,6 +138,7 @@ func (q CopyRequest) Options(dryRun bool) (CopyOptions, error) {
 		DestBucket:   p.Dst.Bucket,
 		DestPrefix:   p.DestPrefix(),
 		StorageClass: q.StorageClass,
+		ObjectLock:   q.ObjectLock,
 		Report:       ReportLocation{Enabled: true, Bucket: p.Report.Bucket, Prefix: p.Report.Key, Scope: p.ReportScope},
 		Priority:     q.Priority,
 		Description:  desc,
@@ -141,6 +146,7 @@ func (q CopyRequest) Options(dryRun bool) (CopyOptions, error) {
 		Confirm:      q.Confirm,
 
 		ExpectedBucketOwner: q.ExpectedOwner,
+		ChecksumAlgorithm:   q.ChecksumAlgorithm,
 	}
 	if q.Confirm && q.Wait {
 		return o, errors.New("--confirm and --wait: a job that waits to be confirmed would never end; run it with `s3bulk batch run JOB --wait`")

@@ -179,7 +179,7 @@ func (r *Runner) RetryLocally(ctx context.Context, jc *Client, id string) error 
 	if j.Copy.StorageClass != "" {
 		meta = &engine.MetadataOptions{Set: store.Metadata{StorageClass: j.Copy.StorageClass}}
 	}
-	failed := r.copyLocally(ctx, src, s3url.Location{Bucket: j.Copy.DestBucket, Key: j.Copy.DestPrefix}, routed, meta)
+	failed := r.copyLocally(ctx, src, s3url.Location{Bucket: j.Copy.DestBucket, Key: j.Copy.DestPrefix}, routed, meta, j.Copy.Written)
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3bulk/s3bulk/internal/batchops/fakecontrol"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 func TestPartition(t *testing.T) {
@@ -207,7 +208,9 @@ func TestTokenCoversEveryField(t *testing.T) {
 		"Metadata.CacheCtl": func(s *CopySpec) {
 			s.Metadata = &Metadata{ContentType: "a/b", CacheControl: "no", User: map[string]string{"k": "v"}}
 		},
-		"Metadata removed": func(s *CopySpec) { s.Metadata = nil },
+		"Metadata removed":  func(s *CopySpec) { s.Metadata = nil },
+		"ObjectLock":        func(s *CopySpec) { s.ObjectLock = store.ObjectLock{LegalHold: store.LegalHoldOn} },
+		"ChecksumAlgorithm": func(s *CopySpec) { s.ChecksumAlgorithm = "SHA256" },
 	}
 	for name, change := range changes {
 		s := base
@@ -220,7 +223,7 @@ func TestTokenCoversEveryField(t *testing.T) {
 	// Every field of CopySpec but Token itself is covered above or is a
 	// struct whose fields are.
 	covered := map[string]bool{"Manifest": true, "Generator": true, "Tags": true, "Confirm": true, "ExpectedBucketOwner": true, "RoleArn": true, "DestBucket": true, "DestPrefix": true, "StorageClass": true,
-		"Metadata": true, "Report": true, "Priority": true, "Description": true, "Token": true}
+		"Metadata": true, "Report": true, "Priority": true, "Description": true, "Token": true, "ObjectLock": true, "ChecksumAlgorithm": true}
 	rt := reflect.TypeOf(CopySpec{})
 	for i := range rt.NumField() {
 		if f := rt.Field(i); !covered[f.Name] {

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/s3control/types"
+
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // Limits of CreateJob that S3 Control checks on its side (the SDK checks only
@@ -81,6 +83,11 @@ func (s CopySpec) Validate() error {
 		return bad("report scope %q", s.Report.Scope)
 	case s.ExpectedBucketOwner != "" && !accountPattern.MatchString(s.ExpectedBucketOwner):
 		return bad("expected bucket owner %q: want a 12-digit account id", s.ExpectedBucketOwner)
+	case s.ChecksumAlgorithm != "" && !slices.Contains(store.ChecksumAlgorithms, s.ChecksumAlgorithm):
+		return bad("checksum algorithm %q: want one of %v", s.ChecksumAlgorithm, store.ChecksumAlgorithms)
+	}
+	if err := checkObjectLock(s.ObjectLock); err != nil {
+		return bad("%v", err)
 	}
 	for k, v := range s.Tags {
 		if n := utf8.RuneCountInString(k); n < 1 || n > 128 || !tagPattern.MatchString(k) {
@@ -101,4 +108,18 @@ func TruncateDescription(d string) string {
 	}
 	r := []rune(d)
 	return string(r[:MaxDescription-3]) + "..."
+}
+
+// checkObjectLock checks a job's Object Lock settings as S3 takes them: a
+// retention is a mode and a date together, each of S3's values.
+func checkObjectLock(l store.ObjectLock) error {
+	switch {
+	case l.Mode != "" && l.Mode != store.LockGovernance && l.Mode != store.LockCompliance:
+		return fmt.Errorf("object lock mode %q: want %s or %s", l.Mode, store.LockGovernance, store.LockCompliance)
+	case (l.Mode == "") != l.RetainUntil.IsZero():
+		return errors.New("object lock: a retention needs both a mode and a retain-until date")
+	case l.LegalHold != "" && l.LegalHold != store.LegalHoldOn && l.LegalHold != store.LegalHoldOff:
+		return fmt.Errorf("object lock legal hold %q: want %s or %s", l.LegalHold, store.LegalHoldOn, store.LegalHoldOff)
+	}
+	return nil
 }

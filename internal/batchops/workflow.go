@@ -12,6 +12,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store"
 )
 
 // Observer is told what a batch workflow does, in order; a renderer
@@ -180,7 +181,7 @@ func (r *Runner) Copy(ctx context.Context, o CopyOptions) error {
 		if o.NoLocalFallback {
 			failed += int64(len(pl.routed))
 		} else {
-			failed += r.copyLocally(ctx, p.Src.Bucket, p.Dst, pl.routed, nil)
+			failed += r.copyLocally(ctx, p.Src.Bucket, p.Dst, pl.routed, nil, Written{ObjectLock: o.Spec.ObjectLock, ChecksumAlgorithm: o.Spec.ChecksumAlgorithm})
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -349,8 +350,8 @@ func (pl *planned) write(ctx context.Context, eng Engine, p CopyPlan, src, dst s
 // their parts share one budget of requests in flight, and names them as
 // the job names its copies. The run lists the routed objects' common
 // directory once (one object is read with a HEAD) and keeps only them. It
-// returns how many failed.
-func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Location, routed []routedObject, meta *engine.MetadataOptions) int64 {
+// returns how many failed. The objects get w, as the job's copies do.
+func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Location, routed []routedObject, meta *engine.MetadataOptions, w Written) int64 {
 	// The ETag each object was listed with, "" when unknown (a retry):
 	// an object changed since is not copied but reported, so the fallback
 	// copies what the plan listed, as the job does.
@@ -359,6 +360,15 @@ func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Lo
 		listed[ro.obj.Key] = ro.obj.ETag
 	}
 	ss, ds := r.Store(srcBucket), r.Store(dst.Bucket)
+	if s, ok := ds.(*s3store.Store); ok && !w.ObjectLock.IsZero() {
+		o := s.Options()
+		o.ObjectLock = w.ObjectLock
+		var err error
+		if ds, err = s.WithOptions(o); err != nil {
+			r.Observer.Warning(fmt.Sprintf("ERROR %v", err))
+			return int64(len(routed))
+		}
+	}
 	job := engine.Job{Recursive: true}
 	if len(routed) == 1 {
 		k := routed[0].obj.Key
@@ -373,6 +383,7 @@ func (r *Runner) copyLocally(ctx context.Context, srcBucket string, dst s3url.Lo
 	}
 	opts := r.Local
 	opts.Metadata = meta
+	opts.ChecksumAlgorithm = w.ChecksumAlgorithm
 	// Written by the planner's goroutine, read after the run.
 	found := make(map[string]bool, len(routed))
 	changed := map[string]string{}

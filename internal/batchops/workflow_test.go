@@ -182,7 +182,7 @@ func TestTheLocalFallbackSkipsAnObjectChangedSinceItWasListed(t *testing.T) {
 		rec := &recorder{}
 		var results []engine.Result
 		dst := s3url.Location{Bucket: e.dst, Key: "c/"}
-		if failed := e.runner(rec, &results).copyLocally(ctx, e.src, dst, routed, nil); failed != 1 {
+		if failed := e.runner(rec, &results).copyLocally(ctx, e.src, dst, routed, nil, Written{}); failed != 1 {
 			t.Errorf("%d objects: %d failed, want 1 (the changed one)", len(routed), failed)
 		}
 		if !slices.ContainsFunc(rec.notes, func(n string) bool { return strings.Contains(n, "d/x: changed since it was listed") }) {

@@ -165,6 +165,9 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	dstOpts.ObjectLock, opts.CopyLock = lock.Fixed, lock.Copy
+	// A job sets the Object Lock values and the checksum algorithm on
+	// every copy; it cannot copy each source's Object Lock settings.
+	f.engine.lock, f.engine.lockCopy, f.engine.checksum = lock.Fixed, lock.Copy != (engine.LockCopy{}), opts.ChecksumAlgorithm
 	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
@@ -174,6 +177,13 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	mode, blockers, err := pickEngine(f, src, dst, move, metaSet)
+	if err == nil && mode == engineBatchOps && f.lock.active() {
+		// Refused before a job is made, as a local run refuses it.
+		var dstEP engine.Endpoint
+		if dstEP, err = s.openDest(ctx, dst, true, dstOpts); err == nil {
+			err = f.lock.checkObjectLock(ctx, dstEP)
+		}
+	}
 	switch {
 	case err != nil:
 		return err
@@ -238,8 +248,8 @@ func (f *transferFlags) options(env environ, dst s3url.Location) (engine.Options
 	if err := f.meta.apply(&props); err != nil {
 		return sel, false, err
 	}
-	if props.Tags != nil && !dst.IsS3() {
-		return sel, false, usagef("--tags: only for objects written to S3, and %s is local", dst)
+	if err := checkWritten(props, dst); err != nil {
+		return sel, false, err
 	}
 	metaSet := meta != nil || props.Props != engine.CopyPropsDefault || props.Tags != nil
 	return engine.Options{
@@ -253,6 +263,7 @@ func (f *transferFlags) options(env environ, dst s3url.Location) (engine.Options
 		Metadata:           meta,
 		Props:              props.Props,
 		Tags:               props.Tags,
+		ChecksumAlgorithm:  props.ChecksumAlgorithm,
 	}, metaSet, nil
 }
 

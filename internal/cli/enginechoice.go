@@ -12,6 +12,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/s3url"
+	"github.com/s3bulk/s3bulk/store"
 )
 
 // Engines `cp --engine` names.
@@ -26,6 +27,12 @@ const (
 // (auto).
 type engineFlags struct {
 	c batchops.EngineChoice
+	// lock and checksum are what a job sets on every copy (cp's
+	// --object-lock-* values and --checksum-algorithm); lockCopy: an
+	// --object-lock-* flag is copy, which a job cannot do.
+	lock     store.ObjectLock
+	lockCopy bool
+	checksum string
 	// window is how many finished objects auto measures before deciding.
 	window int64
 	batch  batchFlags
@@ -54,7 +61,7 @@ func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (s
 	c := f.engine.c
 	mode, refusals, err := c.Pick(batchops.Transfer{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
-		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active() || f.lock.active(), Journal: f.journal != "",
+		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active() || f.engine.lockCopy, Journal: f.journal != "",
 		Versions: f.versions.active(),
 	})
 	var ce *batchops.ChoiceError
@@ -91,7 +98,7 @@ func refusalWords(r batchops.Refusal) string {
 	case batchops.RefuseSelection:
 		return "filters, shards and metadata flags need --engine local"
 	case batchops.RefuseObjectOptions:
-		return "encryption, ACL, Object Lock, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)"
+		return "encryption, ACL, --object-lock-* copy, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all, and sets one Object Lock value for all)"
 	case batchops.RefuseJournal:
 		return "--journal needs --engine local: a job's record is its completion report"
 	case batchops.RefuseVersions:
@@ -167,6 +174,7 @@ func jobRequest(f engineFlags, raw bool, srcArg, dstArg, startAfter string) batc
 	return batchops.CopyRequest{
 		Src: srcArg, Dst: dstArg, Raw: raw, StartAfter: startAfter,
 		RoleArn: f.c.RoleArn, ReportScope: "all", Priority: 10, Wait: true,
+		ObjectLock: f.lock, ChecksumAlgorithm: f.checksum,
 	}
 }
 

@@ -13,6 +13,7 @@ func flagHints(err error) error {
 	var ne *engine.NoMatchError
 	var pe *engine.PartsLimitError
 	var te *engine.TagsError
+	var ce *engine.ChecksumError
 	switch {
 	case err == nil:
 		return nil
@@ -24,6 +25,8 @@ func flagHints(err error) error {
 		return hinted{err, "give a larger --part-size"}
 	case errors.As(err, &te) && (errors.Is(err, store.ErrNotImplemented) || errors.Is(err, store.ErrAccessDenied)):
 		return hinted{err, "--copy-props metadata-directive copies without tags"}
+	case errors.As(err, &ce):
+		return hinted{err, "the destination may not know " + ce.Algorithm + " checksums: drop --checksum-algorithm"}
 	case errors.Is(err, store.ErrChecksumsUnsupported):
 		return hinted{err, "--checksum-when-required uploads without checksums"}
 	}

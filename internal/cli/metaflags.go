@@ -7,6 +7,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/objopts"
+	"github.com/s3bulk/s3bulk/s3url"
 )
 
 // metaFlags set the metadata of uploaded and copied objects (cp, mv, sync).
@@ -26,16 +27,21 @@ func (f *metaFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.m.Directive, "metadata-directive", "COPY", "COPY: keep the source's metadata, changed by the flags above; REPLACE: only the flags above")
 	fl.StringVar(&f.props.CopyProps, "copy-props", "default", "what an S3 to S3 copy keeps of its source: default (content headers, user metadata and tags), metadata-directive (all but the tags), none")
 	fl.Var(&f.props.Tags, "tags", "tag key=value of the objects written, instead of the source's (repeatable, at most 10)")
+	fl.StringVar(&f.props.ChecksumAlgorithm, "checksum-algorithm", "", "checksum of the objects written to S3: CRC32, CRC32C, CRC64NVME, SHA1 or SHA256 (default: the source's; from a local file CRC32, or CRC32C in parts)")
 }
 
-// apply sets the options of --copy-props and --tags on o; every error is
-// a usage error.
+// apply sets the options of --copy-props, --tags and --checksum-algorithm
+// on o; every error is a usage error.
 func (f *metaFlags) apply(o *engine.Options) error {
 	props, tags, err := f.props.Options()
 	if err != nil {
 		return usageError{err}
 	}
-	o.Props, o.Tags = props, tags
+	alg, err := f.props.Checksum()
+	if err != nil {
+		return usageError{err}
+	}
+	o.Props, o.Tags, o.ChecksumAlgorithm = props, tags, alg
 	return nil
 }
 
@@ -47,4 +53,17 @@ func (f *metaFlags) options() (*engine.MetadataOptions, error) {
 		return nil, usageError{err}
 	}
 	return o, nil
+}
+
+// checkWritten refuses the flags that only mean something for objects
+// written to S3 when dst is not S3.
+func checkWritten(o engine.Options, dst s3url.Location) error {
+	switch {
+	case dst.IsS3():
+	case o.Tags != nil:
+		return usagef("--tags: only for objects written to S3, and %s is local", dst)
+	case o.ChecksumAlgorithm != "":
+		return usagef("--checksum-algorithm: only for objects written to S3, and %s is local (downloads are checked against the source's checksum anyway)", dst)
+	}
+	return nil
 }

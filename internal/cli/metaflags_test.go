@@ -110,7 +110,11 @@ func TestMetadataFlags(t *testing.T) {
 		}
 		t.Cleanup(func() { proxy.Close() })
 		ep := []string{"--endpoint-url", proxy.URL()}
-		mustRun(t, srv, append(append(append(ep, "cp", "--recursive", "--storage-class", "standard_ia", "--include", "*.html", "--include", "big.json"), parts...), local+"/", "s3://"+bucket+"/ia/")...)
+		// CRC64NVME, which the copy below leaves to the server: parts
+		// copied into an upload of the source's own algorithm get a
+		// wrong checksum from versitygw, and the copy is done again
+		// without (TestChecksumsOnEveryPath).
+		mustRun(t, srv, append(append(append(ep, "cp", "--recursive", "--storage-class", "standard_ia", "--checksum-algorithm", "CRC64NVME", "--include", "*.html", "--include", "big.json"), parts...), local+"/", "s3://"+bucket+"/ia/")...)
 		mustRun(t, srv, append(append(append(ep, "cp", "--recursive", "--storage-class", "STANDARD_IA"), parts...), "s3://"+bucket+"/ia/", "s3://"+bucket+"/ia-copy/")...)
 		want := map[string]int{"put": 1, "create multipart": 2, "copy": 1}
 		if diff := cmp.Diff(want, sent); diff != "" {

@@ -161,7 +161,12 @@ func TestObjectsMoveInPartsAtEveryBoundary(t *testing.T) {
 				}
 			}
 			t.Run("upload", func(t *testing.T) {
-				rec, sum := cpJSON(t, srv, append(partFlags, file, "s3://"+bucket+"/up/"+key)...)
+				// CRC64NVME: the copy below leaves it to the server.
+				// Parts copied into an upload of the source's own CRC32C
+				// get a wrong checksum from versitygw, and the copy is
+				// done again without (TestChecksumsOnEveryPath), which
+				// would count its parts twice here.
+				rec, sum := cpJSON(t, srv, append(partFlags, "--checksum-algorithm", "CRC64NVME", file, "s3://"+bucket+"/up/"+key)...)
 				check(t, rec, sum, "UploadPart", "PutObject")
 				checkObject(t, "up/"+key, "the uploaded object differs from the file")
 			})

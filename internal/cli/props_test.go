@@ -252,6 +252,9 @@ func TestBadTagsAndPropsAreUsageErrors(t *testing.T) {
 		{"sync checks tags too", []string{"sync", "--tags", "team", lsrc + "/", D + "/"}, []string{"--tags", "key=value"}},
 		{"an unknown --copy-props is a usage error", []string{"cp", "--copy-props", "all", S + "/k", D + "/"}, []string{`--copy-props "all"`, "none, metadata-directive, default"}},
 		{"an upload from standard input checks tags", []string{"cp", "--tags", "a*=b", "-", D + "/stdin"}, []string{"--tags", `"a*"`}},
+		{"an unknown --checksum-algorithm is a usage error", []string{"cp", "--checksum-algorithm", "md5", S + "/k", D + "/"}, []string{`--checksum-algorithm "md5"`, "CRC64NVME"}},
+		{"a checksum algorithm on a download is a usage error", []string{"cp", "--checksum-algorithm", "crc32", S + "/k", ldst + "/"}, []string{"--checksum-algorithm", "local"}},
+		{"sync checks the checksum algorithm too", []string{"sync", "--checksum-algorithm", "xxhash", lsrc + "/", D + "/"}, []string{"--checksum-algorithm"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, srv, tt.args...)

@@ -132,8 +132,8 @@ func (a *app) runSync(ctx context.Context, srcArg, dstArg string, f *syncFlags) 
 	if err := f.meta.apply(&opts); err != nil {
 		return err
 	}
-	if opts.Tags != nil && !dst.IsS3() {
-		return usagef("--tags: only for objects written to S3, and %s is local", dst)
+	if err := checkWritten(opts, dst); err != nil {
+		return err
 	}
 	if f.compareTags && (opts.Tags != nil || opts.Props != engine.CopyPropsDefault) {
 		return usagef("--compare-tags: copies would not carry the source's tags with --tags or --copy-props %s", opts.Props)

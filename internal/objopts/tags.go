@@ -13,11 +13,25 @@ import (
 // CopyProps are the values of --copy-props, the AWS CLI v2's.
 var CopyProps = []string{"none", "metadata-directive", "default"}
 
-// Props is what --copy-props and --tags set: which properties of an S3
-// source a copy to S3 keeps, and the tags of the objects written.
+// Props is what --copy-props, --tags and --checksum-algorithm set: which
+// properties of an S3 source a copy to S3 keeps, the tags of the objects
+// written and the algorithm of their checksums.
 type Props struct {
 	CopyProps string // one of CopyProps; "" is "default"
 	Tags      TagsFlag
+	// ChecksumAlgorithm is one of store.ChecksumAlgorithms, any case; ""
+	// keeps the source's.
+	ChecksumAlgorithm string
+}
+
+// Checksum returns the engine's Options.ChecksumAlgorithm of
+// --checksum-algorithm, the AWS CLI v2's.
+func (p Props) Checksum() (string, error) {
+	alg := strings.ToUpper(p.ChecksumAlgorithm)
+	if alg == "" || slices.Contains(store.ChecksumAlgorithms, alg) {
+		return alg, nil
+	}
+	return "", fmt.Errorf("--checksum-algorithm %q: want one of CRC32, CRC32C, CRC64NVME, SHA1, SHA256", p.ChecksumAlgorithm)
 }
 
 // Options returns the engine's Options.Props and Options.Tags.

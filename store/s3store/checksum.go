@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"net/http"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3bulk/s3bulk/store"
@@ -20,8 +22,12 @@ import (
 
 // Checksums, and why these ones.
 //
+// Which algorithm an object written gets is store/checksum.go's rule; what
+// follows is how, and the default's reasons.
+//
 // Uploads. A multipart upload whose bytes pass through this client
-// (CreateMultipartChecksum) asks for a FULL_OBJECT CRC32C: every UploadPart
+// (CreateMultipartChecksum) asks by default for a FULL_OBJECT CRC32C (else
+// for the algorithm of the write's store.Metadata.Checksum): every UploadPart
 // sends the part's CRC32C, which the server checks against the bytes it
 // received, and CompleteMultipartUpload sends the CRC32C of the whole
 // object, combined from the parts' (see crcCombine), which the server
@@ -32,15 +38,20 @@ import (
 // times faster than CRC64NVME (table-driven): on a shared two-core machine
 // that is CPU the transfer itself needs.
 //
-// Server-side copies use CreateMultipart, with no checksum: the bytes of an
-// UploadPartCopy never reach the client, so it has nothing of its own to
-// vouch for, and versitygw v1.8.0 stores the whole source's checksum as the
+// Server-side copies use CreateMultipart: with no checksum of their own
+// unless the write asks for an algorithm (the source's, or the user's),
+// which the server computes for each part copied; the full-object checksum
+// combined from the parts' must then be the source's, when the algorithms
+// match. versitygw v1.8.0 stores the whole source's checksum as the
 // checksum of each copied part when their algorithms match, which would
-// give the copy a wrong full-object checksum. The server computes its
-// default checksum for such uploads.
+// give the copy a wrong full-object checksum: checkCopiedPart sees it and
+// the copy is done again without (the server's default, CRC64NVME).
 //
-// PutObject keeps the SDK's default: a CRC32 of the body that the server
-// checks, which is a full-object checksum of a single-part object.
+// PutObject keeps the SDK's default, a CRC32 of the body that the server
+// checks, which is a full-object checksum of a single-part object, unless
+// the write names another algorithm or a value (a stream's source's
+// checksum, sent as it is: the server then checks the bytes against the
+// source's own checksum, and this client hashes nothing).
 //
 // Downloads. A Get of a whole object asks for the stored checksum and hashes
 // the bytes as they are delivered (across resumed requests, which the SDK's
@@ -324,6 +335,45 @@ func mismatch(op, url string, alg algorithm, size int64, got, want []byte) error
 		Sentinel: store.ErrChecksumMismatch,
 		Err: fmt.Errorf("%s of the %d bytes read is %s, the object's is %s",
 			what, size, alg.format(got), alg.format(want)),
+	}
+}
+
+// objectChecksum is the checksum an answer reports of an object
+// (store.Metadata.Checksum): the first of store.ChecksumAlgorithms it
+// names, with its value when that covers the whole object.
+func objectChecksum(typ s3types.ChecksumType, crc32, crc32c, crc64nvme, sha1, sha256 *string) store.Checksum {
+	for _, alg := range store.ChecksumAlgorithms {
+		v := aws.ToString(checksumField(algorithm(alg), crc32, crc32c, crc64nvme, sha1, sha256))
+		if v == "" {
+			continue
+		}
+		if typ == s3types.ChecksumTypeComposite || strings.Contains(v, "-") {
+			v = "" // composite ("value-N")
+		}
+		return store.Checksum{Algorithm: alg, Value: v}
+	}
+	return store.Checksum{}
+}
+
+// checksumHeader is the header that carries a checksum of alg in a
+// request: x-amz-checksum-crc32, ...
+func checksumHeader(alg algorithm) string {
+	return http.CanonicalHeaderKey("x-amz-checksum-" + strings.ToLower(string(alg)))
+}
+
+// setChecksumField sets alg's field of a PutObject to v.
+func setChecksumField(in *s3.PutObjectInput, alg algorithm, v string) {
+	switch alg {
+	case algCRC32:
+		in.ChecksumCRC32 = aws.String(v)
+	case algCRC32C:
+		in.ChecksumCRC32C = aws.String(v)
+	case algCRC64NVME:
+		in.ChecksumCRC64NVME = aws.String(v)
+	case algSHA1:
+		in.ChecksumSHA1 = aws.String(v)
+	case algSHA256:
+		in.ChecksumSHA256 = aws.String(v)
 	}
 }
 

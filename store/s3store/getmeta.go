@@ -37,5 +37,6 @@ func getMetadata(out *s3.GetObjectOutput) store.Metadata {
 		User:               out.Metadata,
 		TagCount:           int(aws.ToInt32(out.TagCount)),
 		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
+		Checksum:           objectChecksum(out.ChecksumType, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256),
 	}
 }

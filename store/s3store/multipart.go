@@ -21,24 +21,66 @@ import (
 // once its caller's context has ended (see createMultipart).
 const createGrace = 10 * time.Second
 
-// CreateMultipart starts a multipart upload of key with meta, without a
-// checksum of its own: for server-side copies (UploadPartCopy), whose bytes
-// never reach this client. Uploads of bytes that do pass through it use
+// CreateMultipart starts a multipart upload of key with meta for
+// server-side copies (UploadPartCopy), whose bytes never reach this
+// client: with the algorithm of meta.Checksum when it has one, computed by
+// the server for each part copied, else with none of its own (the
+// server's default). Uploads of bytes that do pass through this client use
 // CreateMultipartChecksum.
 func (s *Store) CreateMultipart(ctx context.Context, key string, meta store.Metadata) (string, error) {
-	return s.createMultipart(ctx, key, meta, false)
+	return s.createMultipart(ctx, key, meta, s.uploadOf(meta.Checksum, ""))
 }
 
 // CreateMultipartChecksum starts a multipart upload whose content the
-// server verifies: each part's CRC32C when it arrives and, on completion,
-// the CRC32C of the whole object (FULL_OBJECT), which the object then keeps
-// for downloads to check against. With Config.ChecksumWhenRequired it is
-// CreateMultipart.
+// server verifies: each part's checksum when it arrives and, on
+// completion, the checksum of the whole object (FULL_OBJECT), which the
+// object then keeps for downloads to check against. The algorithm is
+// meta.Checksum's, else CRC32C (checksum.go says why). With
+// Config.ChecksumWhenRequired it is an upload without checksums.
 func (s *Store) CreateMultipartChecksum(ctx context.Context, key string, meta store.Metadata) (string, error) {
-	return s.createMultipart(ctx, key, meta, !s.c.checksumWhenRequired)
+	return s.createMultipart(ctx, key, meta, s.uploadOf(meta.Checksum, uploadAlgorithm))
 }
 
-func (s *Store) createMultipart(ctx context.Context, key string, meta store.Metadata, checksum bool) (string, error) {
+// upload is what this client knows of a multipart upload it started:
+// the algorithm of its checksum ("" for none of its own), its type, and
+// the full-object checksum the object must end with, when known (a copy's
+// source's).
+type upload struct {
+	alg  algorithm
+	typ  s3types.ChecksumType
+	want string
+}
+
+// uploadOf is the upload a write of want starts: want's algorithm, else
+// def. A CRC64NVME is left to the server (its default for an upload
+// created without one, computed from the parts it stores); the parts of
+// client bytes still carry a CRC32C the server checks as they arrive.
+func (s *Store) uploadOf(want store.Checksum, def algorithm) upload {
+	if s.c.checksumWhenRequired {
+		return upload{}
+	}
+	alg := algorithm(want.Algorithm)
+	switch alg {
+	case "":
+		alg = def
+	case algCRC64NVME:
+		return upload{}
+	}
+	if alg == "" {
+		return upload{}
+	}
+	u := upload{alg: alg, typ: s3types.ChecksumType(store.ChecksumMultipartType(string(alg)))}
+	if want.Algorithm == string(alg) && u.typ == s3types.ChecksumTypeFullObject && !strings.Contains(want.Value, "-") {
+		u.want = want.Value
+	}
+	if u.typ == s3types.ChecksumTypeComposite {
+		s.c.sayOnce("composite-checksums", "objects written in parts with a "+string(alg)+" checksum get a COMPOSITE one (a checksum of the parts' checksums): S3 keeps no full-object SHA of a multipart upload",
+			"endpoint", s.c.endpoint)
+	}
+	return u
+}
+
+func (s *Store) createMultipart(ctx context.Context, key string, meta store.Metadata, u upload) (string, error) {
 	in := &s3.CreateMultipartUploadInput{
 		Bucket:             aws.String(s.bucket),
 		Key:                aws.String(key),
@@ -56,9 +98,9 @@ func (s *Store) createMultipart(ctx context.Context, key string, meta store.Meta
 	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(meta))
-	if checksum {
-		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
-		in.ChecksumType = s3types.ChecksumTypeFullObject
+	if u.alg != "" {
+		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(u.alg)
+		in.ChecksumType = u.typ
 	}
 	// The request outlives a cancellation of ctx, for up to createGrace:
 	// a create the server carried out whose answer the cancellation threw
@@ -82,13 +124,32 @@ func (s *Store) createMultipart(ctx context.Context, key string, meta store.Meta
 		return "", wrap(err, "create multipart upload", s.URL(key))
 	}
 	id := aws.ToString(out.UploadId)
-	s.c.uploads.Store(id, checksum)
+	s.c.uploads.Store(id, u)
 	return id, nil
 }
 
+// uploadAlg is the algorithm of the checksums the parts of uploadID carry:
+// the one it was started with, or, for an upload another run started, the
+// one ListParts names (CRC32C when it names none, which any upload takes).
+func (s *Store) uploadAlg(ctx context.Context, key, uploadID string) algorithm {
+	if v, ok := s.c.uploads.Load(uploadID); ok {
+		if u := v.(upload); u.alg != "" {
+			return u.alg
+		}
+		return uploadAlgorithm
+	}
+	if listed, err := s.listParts(ctx, key, uploadID); err == nil {
+		switch a := algorithm(listed.algorithm); {
+		case a != "" && !strings.EqualFold(string(a), "null"):
+			return a
+		}
+	}
+	return uploadAlgorithm
+}
+
 // UploadPart uploads part number (1-based) of size bytes from body. The
-// part carries its CRC32C, which the server checks; any upload accepts it,
-// whether or not it was started with a checksum.
+// part carries the checksum of its upload's algorithm (CRC32C for an
+// upload without one of its own), which the server checks.
 func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int32, body io.ReadSeeker, size int64) (store.Part, error) {
 	in := &s3.UploadPartInput{
 		Bucket:        aws.String(s.bucket),
@@ -100,19 +161,21 @@ func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int
 		RequestPayer:  s.payer,
 	}
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
+	var alg algorithm
 	if !s.c.checksumWhenRequired {
 		// Computed by the SDK: in a trailer as it sends the body over
 		// HTTPS, else in a header before it, the payload then unsigned
 		// (payload.go).
-		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(uploadAlgorithm)
+		alg = s.uploadAlg(ctx, key, uploadID)
+		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(alg)
 	}
 	out, err := s.c.s3.UploadPart(ctx, in, s.optFns...)
 	if err != nil {
 		return store.Part{}, wrap(err, fmt.Sprintf("upload part %d of", number), s.URL(key))
 	}
 	part := store.Part{Number: number, ETag: store.TrimETag(aws.ToString(out.ETag)), Size: size}
-	if v := aws.ToString(out.ChecksumCRC32C); v != "" && !s.c.checksumWhenRequired {
-		part.Checksum = store.Checksum{Algorithm: string(uploadAlgorithm), Value: v}
+	if v := aws.ToString(checksumField(alg, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256)); v != "" {
+		part.Checksum = store.Checksum{Algorithm: string(alg), Value: v}
 	}
 	return part, nil
 }
@@ -149,11 +212,54 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 		}
 		return store.Part{}, e
 	}
-	etag := ""
-	if out.CopyPartResult != nil {
-		etag = store.TrimETag(aws.ToString(out.CopyPartResult.ETag))
+	part := store.Part{Number: number, Size: last - first + 1}
+	if r := out.CopyPartResult; r != nil {
+		part.ETag = store.TrimETag(aws.ToString(r.ETag))
+		if v, ok := s.c.uploads.Load(uploadID); ok && v.(upload).alg != "" {
+			u := v.(upload)
+			sum := aws.ToString(checksumField(u.alg, r.ChecksumCRC32, r.ChecksumCRC32C, r.ChecksumCRC64NVME, r.ChecksumSHA1, r.ChecksumSHA256))
+			if err := s.checkCopiedPart(key, number, u, sum, part.Size, src.Size); err != nil {
+				return store.Part{}, err
+			}
+			if sum != "" {
+				part.Checksum = store.Checksum{Algorithm: string(u.alg), Value: sum}
+			}
+		}
 	}
-	return store.Part{Number: number, ETag: etag, Size: last - first + 1}, nil
+	return part, nil
+}
+
+// checkCopiedPart refuses the checksum a server gave a part copied into
+// an upload u of a checksum of its own, when it is the source's whole
+// checksum rather than the part's: versitygw (v1.8.0) stores the source
+// object's checksum for each part copied when the algorithms match, and
+// would complete the object with a checksum combined from them, a wrong
+// one. The error wraps store.ErrChecksumsUnsupported: the copy is done
+// again without a checksum of its own (the server's default).
+func (s *Store) checkCopiedPart(key string, number int32, u upload, sum string, size, srcSize int64) error {
+	whole := u.want != "" && sum == u.want && size != srcSize
+	if !whole && !strings.Contains(sum, "-") {
+		return nil
+	}
+	return &Error{Op: fmt.Sprintf("copy part %d of", number), URL: s.URL(key), Sentinel: store.ErrChecksumsUnsupported,
+		Err: fmt.Errorf("the server gave the part of %d bytes the %s of the whole %d-byte source (%s)", size, u.alg, srcSize, sum)}
+}
+
+// checksumField picks alg's from an answer's checksum fields.
+func checksumField(alg algorithm, crc32, crc32c, crc64nvme, sha1, sha256 *string) *string {
+	switch alg {
+	case algCRC32:
+		return crc32
+	case algCRC32C:
+		return crc32c
+	case algCRC64NVME:
+		return crc64nvme
+	case algSHA1:
+		return sha1
+	case algSHA256:
+		return sha256
+	}
+	return nil
 }
 
 // CompleteMultipart assembles parts, which must be in ascending part order.
@@ -174,9 +280,13 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 	for i, p := range parts {
 		in.MultipartUpload.Parts[i] = s3types.CompletedPart{PartNumber: aws.Int32(p.Number), ETag: aws.String(store.QuoteETag(p.ETag))}
 	}
-	checksum, known := s.c.uploads.Load(uploadID)
-	if !s.c.checksumWhenRequired && (!known || checksum.(bool)) {
-		if err := s.addChecksums(ctx, key, uploadID, parts, in, known); err != nil {
+	v, known := s.c.uploads.Load(uploadID)
+	var u upload
+	if known {
+		u = v.(upload)
+	}
+	if !s.c.checksumWhenRequired && (!known || u.alg != "") {
+		if err := s.addChecksums(ctx, key, uploadID, parts, in, u, known); err != nil {
 			return err
 		}
 	}
@@ -190,21 +300,23 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 
 // addChecksums fills in the checksums of a Complete request for an upload
 // that has an algorithm: known is set when this client started the upload
-// (with uploadAlgorithm, FULL_OBJECT), otherwise ListParts says what it is.
+// (as u says), otherwise ListParts says what it is. The full-object
+// checksum combined from the parts' must be u.want when it is set (a
+// copy's source's): a difference fails the upload before it completes.
 //
 // ListParts is asked for the sizes and checksums the server holds, which
 // are checked against parts. What it leaves out is taken from parts (the
 // checksums the server acknowledged for each UploadPart); a server without
 // ListParts at all is done without when parts say everything needed. What
 // neither says is an error, never a check quietly dropped.
-func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []store.Part, in *s3.CompleteMultipartUploadInput, known bool) error {
+func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []store.Part, in *s3.CompleteMultipartUploadInput, u upload, known bool) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("complete multipart upload %s: %s", s.URL(key), fmt.Sprintf(format, args...))
 	}
 	var alg algorithm
 	var typ s3types.ChecksumType
 	if known {
-		alg, typ = uploadAlgorithm, s3types.ChecksumTypeFullObject
+		alg, typ = u.alg, u.typ
 	}
 	listed, err := s.listParts(ctx, key, uploadID)
 	haveList := err == nil
@@ -282,6 +394,10 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 	whole, err := comb.combineDigests(pieces)
 	if err != nil {
 		return fail("combine the parts' %s: %v", alg, err)
+	}
+	if u.want != "" && alg.format(whole) != u.want {
+		return &Error{Op: "complete multipart upload", URL: s.URL(key), Sentinel: store.ErrChecksumMismatch,
+			Err: fmt.Errorf("the %s of the %d parts is %s, the source's is %s", strings.ToLower(string(alg)), len(parts), alg.format(whole), u.want)}
 	}
 	in.ChecksumType = s3types.ChecksumTypeFullObject
 	in.MpuObjectSize = aws.Int64(total)
@@ -381,17 +497,22 @@ func (s *Store) ListMultipartUploads(ctx context.Context, prefix string, fn func
 }
 
 // ListParts returns the parts uploaded so far, in part order, with the
-// CRC32C the server holds of each when it says.
+// checksum of the upload's algorithm (CRC32C for an upload without one)
+// the server holds of each when it says.
 func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]store.Part, error) {
 	listed, err := s.listParts(ctx, key, uploadID)
 	if err != nil {
 		return nil, err
 	}
+	alg := algorithm(listed.algorithm)
+	if alg == "" || strings.EqualFold(string(alg), "null") {
+		alg = uploadAlgorithm
+	}
 	parts := make([]store.Part, len(listed.parts))
 	for i, p := range listed.parts {
 		parts[i] = p.Part
-		if v := p.checksums[uploadAlgorithm]; v != "" {
-			parts[i].Checksum = store.Checksum{Algorithm: string(uploadAlgorithm), Value: v}
+		if v := p.checksums[alg]; v != "" {
+			parts[i].Checksum = store.Checksum{Algorithm: string(alg), Value: v}
 		}
 	}
 	return parts, nil

@@ -192,6 +192,9 @@ func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, 
 	if src.IfMatch != "" {
 		req.Header.Set("X-Amz-Copy-Source-If-Match", store.QuoteETag(src.IfMatch))
 	}
+	if src.ChecksumAlgorithm != "" {
+		req.Header.Set("X-Amz-Checksum-Algorithm", src.ChecksumAlgorithm)
+	}
 	setOptionHeaders(req.Header, dst)
 	if err := r.sign(ctx, req, dst, wire.EmptyPayloadHash); err != nil {
 		return 0, err

@@ -2,7 +2,6 @@ package s3store
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -36,8 +35,9 @@ import (
 //
 // A PutObject is sent raw when its body is small and can be read again
 // (retries resend it from the start): it carries the body's CRC32 in
-// x-amz-checksum-crc32, which the server checks and stores as the object's
-// full-object checksum, exactly what the SDK sends, and goes as
+// x-amz-checksum-crc32 (or the checksum the write names, checksum.go),
+// which the server checks and stores as the object's full-object
+// checksum, exactly what the SDK sends, and goes as
 // UNSIGNED-PAYLOAD for the reason and with the fallback of payload.go: a
 // server that refuses the first unsigned upload, raw or not, gets that
 // upload again through the SDK, signed, and every later one too.
@@ -190,7 +190,8 @@ func (s *Store) rawPut(size int64) bool {
 
 // putAt writes key from the size bytes of body at off with one PutObject.
 // They are read once, with one ReadAt, into a buffer of the client's
-// sendPool, hashed there for the CRC32 and sent from there; the buffer
+// sendPool, hashed there for the CRC32 (or the write's algorithm, as for
+// every checksum below) and sent from there; the buffer
 // goes back to the pool as soon as the transport is done with the request
 // body, not when the answer arrives. A retry reads the bytes again and
 // sends them only if they have the same CRC32: a body that changed fails.
@@ -229,14 +230,15 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 	section := func() (io.ReadCloser, error) {
 		return io.NopCloser(io.NewSectionReader(body, off, size)), nil
 	}
+	alg := putAlgorithm(meta)
 	if m == nil {
-		crc := crc32.NewIEEE()
-		if _, err := copyAt(crc, body, off, size); err != nil {
+		h := alg.newHash()
+		if _, err := copyAt(h, body, off, size); err != nil {
 			return false, wrap(err, "put", s.URL(key))
 		}
-		return r.putObject(ctx, s, key, size, crc.Sum32(), section, meta)
+		return r.putObject(ctx, s, key, size, store.Checksum{Algorithm: string(alg), Value: alg.format(h.Sum(nil))}, section, meta)
 	}
-	crc := crc32.ChecksumIEEE(m.Bytes())
+	sum := bodySum(alg, m.Bytes())
 	var first atomic.Pointer[transport.MemBody]
 	first.Store(m)
 	defer func() {
@@ -244,7 +246,7 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 			m.Close() // never sent
 		}
 	}()
-	return r.putObject(ctx, s, key, size, crc, func() (io.ReadCloser, error) {
+	return r.putObject(ctx, s, key, size, sum, func() (io.ReadCloser, error) {
 		if m := first.Swap(nil); m != nil {
 			return m, nil
 		}
@@ -254,12 +256,32 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 			return nil, err
 		case m == nil:
 			return section()
-		case crc32.ChecksumIEEE(m.Bytes()) != crc:
+		case bodySum(alg, m.Bytes()) != sum:
 			m.Close()
 			return nil, fmt.Errorf("the body changed between two attempts to send it: %w", store.ErrPreconditionFailed)
 		}
 		return m, nil
 	}, meta)
+}
+
+// putAlgorithm is the algorithm of the checksum a PutObject of a write of
+// meta sends: meta.Checksum's, else CRC32 (the SDK's default).
+func putAlgorithm(meta store.Metadata) algorithm {
+	if a := algorithm(meta.Checksum.Algorithm); a != "" {
+		return a
+	}
+	return algCRC32
+}
+
+// bodySum is the checksum of alg of b.
+func bodySum(alg algorithm, b []byte) store.Checksum {
+	if alg == algCRC32 {
+		// The common case, without a hash.Hash.
+		return store.Checksum{Algorithm: string(alg), Value: alg.format(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)))}
+	}
+	h := alg.newHash()
+	h.Write(b)
+	return store.Checksum{Algorithm: string(alg), Value: alg.format(h.Sum(nil))}
 }
 
 // readFullAt fills buf with the bytes of r at off.
@@ -274,20 +296,26 @@ func readFullAt(r io.ReaderAt, buf []byte, off int64) error {
 }
 
 // putBytes writes key from b, a body held in memory, with one PutObject:
-// the CRC32 is computed where b lies and every attempt sends b from there,
-// in one write (transport.MemBody). refused is putAt's.
+// the checksum is computed where b lies (or is meta's, when it has a
+// value: a stream's source's, which the server then checks b against)
+// and every attempt sends b from there, in one write (transport.MemBody).
+// refused is putAt's.
 func (r *rawClient) putBytes(ctx context.Context, s *Store, key string, b []byte, meta store.Metadata) (refused bool, err error) {
-	return r.putObject(ctx, s, key, int64(len(b)), crc32.ChecksumIEEE(b), func() (io.ReadCloser, error) {
+	sum := meta.Checksum
+	if !sum.Full() {
+		sum = bodySum(putAlgorithm(meta), b)
+	}
+	return r.putObject(ctx, s, key, int64(len(b)), sum, func() (io.ReadCloser, error) {
 		return transport.NewMemBody(b, nil), nil
 	}, meta)
 }
 
 // putObject sends one PutObject of the size bytes that every call of open
-// returns (a body that the transport closes), whose CRC32 is crc: the
-// request's x-amz-checksum-crc32, which the server checks. An error of
-// open ends the attempts. refused is putAt's.
-func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size int64, crc uint32, open func() (io.ReadCloser, error), meta store.Metadata) (refused bool, err error) {
-	sum := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc))
+// returns (a body that the transport closes), whose checksum is sum: the
+// request's x-amz-checksum-<algorithm>, which the server checks. An error
+// of open ends the attempts. refused is putAt's.
+func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size int64, sum store.Checksum, open func() (io.ReadCloser, error), meta store.Metadata) (refused bool, err error) {
+	sumHeader := checksumHeader(algorithm(sum.Algorithm))
 	getBody := func() (io.ReadCloser, error) {
 		if size == 0 {
 			return http.NoBody, nil
@@ -300,8 +328,8 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size in
 		h := req.Header
 		setMetadataHeaders(h, meta)
 		setWriteHeaders(h, s)
-		h.Set("X-Amz-Checksum-Crc32", sum)
-		h.Set("X-Amz-Sdk-Checksum-Algorithm", string(algCRC32))
+		h.Set(sumHeader, sum.Value)
+		h.Set("X-Amz-Sdk-Checksum-Algorithm", sum.Algorithm)
 		if err := r.sign(ctx, req, s, unsignedPayload); err != nil {
 			return 0, err
 		}

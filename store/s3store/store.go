@@ -87,7 +87,12 @@ func (s *Store) List(ctx context.Context, prefix, delimiter string, fn func(stor
 // Head returns the object's attributes and metadata; store.ErrNotFound when
 // it is absent.
 func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metadata, error) {
-	out, err := s.c.s3.HeadObject(ctx, s.headInput(key), s.optFns...)
+	in := s.headInput(key)
+	if !s.c.checksumWhenRequired {
+		// The object's checksum, which a write from it keeps.
+		in.ChecksumMode = s3types.ChecksumModeEnabled
+	}
+	out, err := s.c.s3.HeadObject(ctx, in, s.optFns...)
 	if err != nil {
 		return store.Object{}, store.Metadata{}, s.headError(ctx, key, err)
 	}
@@ -108,6 +113,7 @@ func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metad
 		User:               out.Metadata,
 		TagCount:           int(aws.ToInt32(out.TagCount)),
 		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
+		Checksum:           objectChecksum(out.ChecksumType, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256),
 	}
 	return o, m, nil
 }
@@ -243,6 +249,13 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		in.Body = &exactReader{r: body, left: size}
 	}
 	applyPutMetadata(in, meta)
+	if c := meta.Checksum; c.Algorithm != "" && !s.c.checksumWhenRequired {
+		if c.Full() {
+			setChecksumField(in, algorithm(c.Algorithm), c.Value)
+		} else {
+			in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(c.Algorithm)
+		}
+	}
 	in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(meta))
 	in.RequestPayer = s.payer
 	in.ACL = s3types.ObjectCannedACL(s.opts.ACL)
@@ -424,6 +437,7 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 		in.TaggingDirective = s3types.TaggingDirectiveReplace
 		in.Tagging = taggingHeader(src.Tags)
 	}
+	in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(src.ChecksumAlgorithm)
 	_, err := s.c.s3.CopyObject(transport.WithCopiedBytes(ctx, src.Size), in, s.optFns...)
 	if err != nil {
 		e := wrap(err, "copy", s.URL(key)).(*Error)

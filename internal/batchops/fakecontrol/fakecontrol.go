@@ -305,7 +305,13 @@ type createJobRequest struct {
 			TargetKeyPrefix   string `xml:"TargetKeyPrefix"`
 			StorageClass      string `xml:"StorageClass"`
 			MetadataDirective string `xml:"MetadataDirective"`
-			NewObjectMetadata *struct {
+			// Object Lock and checksum of the copies, as S3's
+			// S3CopyObjectOperation takes them.
+			ObjectLockMode            string `xml:"ObjectLockMode"`
+			ObjectLockRetainUntilDate string `xml:"ObjectLockRetainUntilDate"`
+			ObjectLockLegalHoldStatus string `xml:"ObjectLockLegalHoldStatus"`
+			ChecksumAlgorithm         string `xml:"ChecksumAlgorithm"`
+			NewObjectMetadata         *struct {
 				CacheControl       string `xml:"CacheControl"`
 				ContentDisposition string `xml:"ContentDisposition"`
 				ContentEncoding    string `xml:"ContentEncoding"`
@@ -476,6 +482,10 @@ func (s *Server) validate(req *createJobRequest) string {
 		return "TargetKeyPrefix is longer than 1024 characters"
 	case req.Operation.Copy.StorageClass != "" && !slices.Contains(storageEnum, req.Operation.Copy.StorageClass):
 		return fmt.Sprintf("StorageClass %q is not one of %v", req.Operation.Copy.StorageClass, storageEnum)
+	case validateCopyLock(req.Operation.Copy.ObjectLockMode, req.Operation.Copy.ObjectLockRetainUntilDate, req.Operation.Copy.ObjectLockLegalHoldStatus) != "":
+		return validateCopyLock(req.Operation.Copy.ObjectLockMode, req.Operation.Copy.ObjectLockRetainUntilDate, req.Operation.Copy.ObjectLockLegalHoldStatus)
+	case req.Operation.Copy.ChecksumAlgorithm != "" && !slices.Contains(checksumEnum, req.Operation.Copy.ChecksumAlgorithm):
+		return fmt.Sprintf("ChecksumAlgorithm %q is not one of %v", req.Operation.Copy.ChecksumAlgorithm, checksumEnum)
 	case req.Report.Enabled && !strings.HasPrefix(req.Report.Bucket, arn):
 		return "report Bucket is not a bucket ARN of partition " + partition(s.opts.Region)
 	case req.Report.Enabled && req.Report.Format != "Report_CSV_20180820":
@@ -952,6 +962,16 @@ func (s *Server) copyOne(ctx context.Context, j *job, r row) result {
 	if op.StorageClass != "" {
 		in.StorageClass = s3types.StorageClass(op.StorageClass)
 	}
+	// Each copy carries the job's Object Lock settings and checksum
+	// algorithm: the destination's server refuses them as S3 refuses
+	// them (a bucket without Object Lock fails every task).
+	in.ObjectLockMode = s3types.ObjectLockMode(op.ObjectLockMode)
+	in.ObjectLockLegalHoldStatus = s3types.ObjectLockLegalHoldStatus(op.ObjectLockLegalHoldStatus)
+	if op.ObjectLockRetainUntilDate != "" {
+		t, _ := time.Parse(time.RFC3339Nano, op.ObjectLockRetainUntilDate) // validated
+		in.ObjectLockRetainUntilDate = &t
+	}
+	in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(op.ChecksumAlgorithm)
 	if op.MetadataDirective == "REPLACE" && op.NewObjectMetadata != nil {
 		m := op.NewObjectMetadata
 		in.MetadataDirective = s3types.MetadataDirectiveReplace
@@ -1351,4 +1371,29 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/xml")
 	w.WriteHeader(status)
 	fmt.Fprintf(w, `%s<ErrorResponse><Error><Code>%s</Code><Message>%s</Message></Error><RequestId>fake</RequestId><HostId>fake</HostId></ErrorResponse>`, xml.Header, code, b.String())
+}
+
+// checksumEnum is S3Control's S3ChecksumAlgorithm.
+var checksumEnum = []string{"CRC32", "CRC32C", "SHA1", "SHA256", "CRC64NVME"}
+
+// validateCopyLock checks an S3PutObjectCopy's Object Lock fields as S3
+// Control's model takes them (S3ObjectLockMode, S3ObjectLockLegalHoldStatus,
+// a timestamp), and as S3 takes a retention: a mode and a date together
+// (S3 would fail each task's CopyObject; the fake refuses the job, which
+// s3bulk never sends). It returns what is wrong, "" for nothing.
+func validateCopyLock(mode, until, hold string) string {
+	switch {
+	case mode != "" && mode != "COMPLIANCE" && mode != "GOVERNANCE":
+		return fmt.Sprintf("ObjectLockMode %q is not one of [COMPLIANCE GOVERNANCE]", mode)
+	case hold != "" && hold != "OFF" && hold != "ON":
+		return fmt.Sprintf("ObjectLockLegalHoldStatus %q is not one of [OFF ON]", hold)
+	case (mode == "") != (until == ""):
+		return "ObjectLockMode and ObjectLockRetainUntilDate must both be given, or neither"
+	}
+	if until != "" {
+		if _, err := time.Parse(time.RFC3339Nano, until); err != nil {
+			return fmt.Sprintf("ObjectLockRetainUntilDate %q is not a timestamp", until)
+		}
+	}
+	return ""
 }
