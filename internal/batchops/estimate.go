@@ -11,6 +11,9 @@ import (
 const (
 	EngineLocal    = "local"
 	EngineBatchOps = "batchops"
+	// EngineAuto: start locally, measure, and hand the rest to a job when
+	// the model says it wins (Auto).
+	EngineAuto = "auto"
 )
 
 // What auto optimises for.

@@ -60,6 +60,25 @@ type CopyRequest struct {
 	MatchClasses                []string
 }
 
+// CpRequest is the batch copy a cp hands to a job: every key of src after
+// startAfter, copied to dst as named, waited for, every task in the
+// completion report; lock and checksum are set on every copy.
+func CpRequest(src, dst s3url.Location, startAfter, roleArn string, lock store.ObjectLock, checksum string) CopyRequest {
+	return CopyRequest{
+		Src: named(src), Dst: named(dst), Raw: src.Literal, StartAfter: startAfter,
+		RoleArn: roleArn, ReportScope: "all", Priority: 10, Wait: true,
+		ObjectLock: lock, ChecksumAlgorithm: checksum,
+	}
+}
+
+// named is a location as it was given, or as it prints.
+func named(l s3url.Location) string {
+	if l.Raw != "" {
+		return l.Raw
+	}
+	return l.String()
+}
+
 // Plan reads the request's locations.
 func (q CopyRequest) Plan() (CopyPlan, error) {
 	var p CopyPlan

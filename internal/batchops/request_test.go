@@ -159,56 +159,6 @@ func TestCopyRequestPoliciesNameTheManifestsDirectory(t *testing.T) {
 	}
 }
 
-func TestEngineChoicePick(t *testing.T) {
-	t.Parallel()
-	s3 := func(s string) s3url.Location {
-		l, err := s3url.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	prefix := Transfer{Src: s3("s3://src/"), Dst: s3("s3://dst/"), Recursive: true}
-	ok := EngineChoice{Engine: EngineBatchOps, Prefer: PreferTime, RoleArn: "arn", JobRate: 1}
-	tests := []struct {
-		name     string
-		c        EngineChoice
-		t        Transfer
-		want     string
-		blockers int
-		wantErr  string
-	}{
-		{name: "no engine is local", c: EngineChoice{}, t: prefix, want: EngineLocal},
-		{name: "local needs nothing else", c: EngineChoice{Engine: EngineLocal, Prefer: "nonsense"}, t: prefix, want: EngineLocal},
-		{name: "an unknown engine is refused", c: EngineChoice{Engine: "cloud"}, wantErr: `Engine "cloud"`},
-		{name: "an unknown preference is refused", c: EngineChoice{Engine: EngineAuto, Prefer: "fun", JobRate: 1}, wantErr: `Prefer "fun"`},
-		{name: "a rate of zero is refused", c: EngineChoice{Engine: EngineAuto, Prefer: PreferCost}, wantErr: "JobStartup/JobRate 0s 0"},
-		{name: "batchops takes a prefix", c: ok, t: prefix, want: EngineBatchOps},
-		{name: "batchops needs a role", c: EngineChoice{Engine: EngineBatchOps, Prefer: PreferTime, JobRate: 1}, t: prefix, wantErr: ErrNoRole.Error()},
-		{name: "batchops refuses one object", c: ok, t: Transfer{Src: s3("s3://src/k"), Dst: s3("s3://dst/")}, wantErr: "a copy job cannot do this transfer: a job copies a prefix or a wildcard match, not one object"},
-		{name: "batchops refuses a move first", c: ok, t: Transfer{Src: s3("s3://src/"), Dst: s3("s3://dst/"), Recursive: true, Move: true, Journal: true}, wantErr: "a copy job cannot do this transfer: a job cannot delete the sources"},
-		{name: "batchops refuses a local source", c: ok, t: Transfer{Src: s3("./d/"), Dst: s3("s3://dst/"), Recursive: true}, wantErr: "a copy job cannot do this transfer: the source is local"},
-		{name: "auto lists every refusal", c: EngineChoice{Engine: EngineAuto, Prefer: PreferTime, JobRate: 1},
-			t:    Transfer{Src: s3("s3://src/"), Dst: s3("s3://dst/"), Recursive: true, NoClobber: true, Selected: true, Object: true, Journal: true},
-			want: EngineAuto, blockers: 4},
-		{name: "auto without a role still decides", c: EngineChoice{Engine: EngineAuto, Prefer: PreferTime, JobRate: 1}, t: prefix, want: EngineAuto},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, blockers, err := tt.c.Pick(tt.t)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("Pick: %v, want an error saying %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || got != tt.want || len(blockers) != tt.blockers {
-				t.Errorf("Pick: %q %q %v; want %q with %d blockers", got, blockers, err, tt.want, tt.blockers)
-			}
-		})
-	}
-}
-
 func TestCopyOnceRunsOneJobAndWaitsForIt(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, fakecontrol.Options{}, ClientOptions{AccountID: "123456789012"})

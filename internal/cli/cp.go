@@ -15,6 +15,7 @@ import (
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/s3store"
+	"github.com/s3bulk/s3bulk/transfer"
 )
 
 // transferFlags are shared by cp and mv.
@@ -136,8 +137,8 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// runTransfer is cp and mv: flags -> job -> one run (here, by a Batch
-// Operations job, or by auto, which starts here) -> exit code.
+// runTransfer is cp and mv: flags -> job -> one run (transfer.Runner: here,
+// by a Batch Operations job, or by auto, which starts here) -> exit code.
 func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transferFlags, move bool) error {
 	if srcArg == stdioArg || dstArg == stdioArg {
 		if f.versions.active() || f.lock.active() {
@@ -165,9 +166,6 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		return err
 	}
 	dstOpts.ObjectLock, opts.CopyLock = lock.Fixed, lock.Copy
-	// A job sets the Object Lock values and the checksum algorithm on
-	// every copy; it cannot copy each source's Object Lock settings.
-	f.engine.lock, f.engine.lockCopy, f.engine.checksum = lock.Fixed, lock.Copy != (engine.LockCopy{}), opts.ChecksumAlgorithm
 	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
@@ -176,8 +174,12 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err := f.checkVersions(verb, src); err != nil {
 		return err
 	}
-	mode, blockers, err := pickEngine(f, src, dst, move, metaSet)
-	if err == nil && mode == engineBatchOps && f.lock.active() {
+	// A job sets one Object Lock value and one checksum algorithm on every
+	// copy; it cannot copy each source's Object Lock settings.
+	q := transfer.Request{Choice: f.engine.choice(), Options: opts, ObjectLock: lock.Fixed,
+		Asks: f.asks(src, dst, move, metaSet, lock.Copy != (engine.LockCopy{}))}
+	q.Choice.Engine, err = pickEngine(q.Choice, q.Asks)
+	if err == nil && q.Choice.Engine == engineBatchOps && f.lock.active() {
 		// Refused before a job is made, as a local run refuses it.
 		var dstEP engine.Endpoint
 		if dstEP, err = s.openDest(ctx, dst, true, dstOpts); err == nil {
@@ -187,38 +189,44 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	switch {
 	case err != nil:
 		return err
-	case f.from.given() && mode == engineBatchOps:
-		return a.runInventoryJob(ctx, f, srcArg, dstArg)
+	case f.from.given() && q.Choice.Engine == engineBatchOps:
+		return a.runInventoryJob(ctx, f, src, dst, q)
 	case f.from.given():
-		mode = engineLocal // the list is the source: nothing to count for auto
-	case mode == engineBatchOps:
-		return a.runJob(ctx, f.engine, f.raw, srcArg, dstArg)
+		q.Choice.Engine = engineLocal // the list is the source: nothing to count for auto
 	}
-	job, closeFrom, err := a.openTransfer(ctx, s, f, src, dst, side, srcOpts, dstOpts, move)
-	defer closeFrom()
-	if err != nil {
-		return err
-	}
-	if !job.Recursive && !src.HasWildcard() {
-		opts.Workers = 1
-	}
-	j, err := a.openJournal(f.journal, f.journalFields(a.env, verb, src, dst, side)...)
-	if err != nil {
-		return err
-	}
-	if j != nil {
-		opts.Journal = j // a nil *journal.Writer is not a nil Journal
-	}
-	if mode == engineAuto {
-		err = a.runAuto(ctx, s, f.engine, blockers, job, opts, srcArg, dstArg, f.raw)
-	} else {
-		var sum engine.Summary
-		sum, err = a.executeSum(ctx, s, job, opts)
-		if err == nil && f.recursive && !src.HasWildcard() {
-			a.warnEmpty(src.String(), sum, opts.Filter != nil)
+	var j *journal.Writer
+	if q.Choice.Engine != engineBatchOps { // a job lists the source itself
+		var closeFrom func()
+		q.Job, closeFrom, err = a.openTransfer(ctx, s, f, src, dst, side, srcOpts, dstOpts, move)
+		defer closeFrom()
+		if err != nil {
+			return err
+		}
+		if !q.Job.Recursive && !src.HasWildcard() {
+			q.Options.Workers = 1
+		}
+		if j, err = a.openJournal(f.journal, f.journalFields(a.env, verb, src, dst, side)...); err != nil {
+			return err
+		}
+		if j != nil {
+			q.Options.Journal = j // a nil *journal.Writer is not a nil Journal
 		}
 	}
-	return a.closeJournal(j, err)
+	q.Options.DryRun = a.g.dryRun
+	sum, err := a.runTransferRequest(ctx, s, f.engine.batch, q)
+	if err == nil && q.Choice.Engine == engineLocal && f.recursive && !src.HasWildcard() {
+		a.warnEmpty(src.String(), sum, opts.Filter != nil)
+	}
+	return a.closeJournal(j, transferOutcome(sum, err))
+}
+
+// runTransferRequest is the one run of a cp or mv; auto's lines come from
+// the planner's goroutine and meet the workers' result lines on stderr.
+func (a *app) runTransferRequest(ctx context.Context, s *session, bf batchFlags, q transfer.Request) (engine.Summary, error) {
+	if q.Choice.Engine == engineAuto {
+		defer a.lockStderr()()
+	}
+	return a.transferRunner(s, bf).Run(ctx, q)
 }
 
 // checkPair checks a cp or mv's locations and part flags.
@@ -369,8 +377,6 @@ func (a *app) closeJournal(j *journal.Writer, runErr error) error {
 	return runErr
 }
 
-// execute runs a job with the run's renderers and turns its outcome into
-// the command's error.
 // checkPartFlags checks --part-size against S3's limits and
 // --part-concurrency, for cp, mv and sync.
 func checkPartFlags(partSize sizeFlag, partConcurrency int) error {
@@ -383,6 +389,8 @@ func checkPartFlags(partSize sizeFlag, partConcurrency int) error {
 	return nil
 }
 
+// execute runs a job with the run's renderers and turns its outcome into
+// the command's error.
 func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engine.Options) error {
 	_, err := a.executeSum(ctx, s, job, opts)
 	return err
@@ -391,6 +399,17 @@ func (a *app) execute(ctx context.Context, s *session, job engine.Job, opts engi
 // executeSum is execute that also returns the run's summary (the zero
 // Summary for a plan that was only printed).
 func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
+	sum, err := a.runLocal(ctx, s, job, opts)
+	if err == nil && sum.Failed > 0 {
+		err = partialError{failed: sum.Failed}
+	}
+	return sum, err
+}
+
+// runLocal runs a job on the session's engine with the run's renderers
+// (or prints its plan, for `plan`); its error is the engine's, and the
+// objects that failed are in the summary.
+func (a *app) runLocal(ctx context.Context, s *session, job engine.Job, opts engine.Options) (engine.Summary, error) {
 	// The session's engine holds the budgets: what one command learnt
 	// about requests and part uploads serves the other lines of a run file
 	// too.
@@ -420,13 +439,7 @@ func (a *app) executeSum(ctx context.Context, s *session, job engine.Job, opts e
 	} else if !a.g.quiet || a.g.json {
 		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.eng.Concurrency(), summaryVerb(job))
 	}
-	if err != nil {
-		return sum, err
-	}
-	if sum.Failed > 0 {
-		return sum, partialError{failed: sum.Failed}
-	}
-	return sum, nil
+	return sum, err
 }
 
 // warnEmpty tells on stderr that a recursive run found nothing to do: the

@@ -8,9 +8,11 @@ import (
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/manifest"
+	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
+	"github.com/s3bulk/s3bulk/transfer"
 )
 
 // fromFlags give the objects of a cp, mv or sync instead of a listing of
@@ -103,11 +105,11 @@ func fromError(flag string, err error) error {
 // runInventoryJob is cp --engine batchops --from-inventory: the report's
 // manifest.json is the job's manifest, as it is (pickEngine has refused
 // filters and shards, which a job cannot apply).
-func (a *app) runInventoryJob(ctx context.Context, f transferFlags, srcArg, dstArg string) error {
+func (a *app) runInventoryJob(ctx context.Context, f transferFlags, src, dst s3url.Location, t transfer.Request) error {
 	if f.from.filesFrom != "" {
 		return usagef("--engine batchops with --files-from: a job takes an inventory report (--from-inventory) or a manifest it is given by batch cp --manifest; or run on this machine")
 	}
-	q := jobRequest(f.engine, f.raw, srcArg, dstArg, "")
+	q := batchops.CpRequest(src, dst, "", t.Choice.RoleArn, t.ObjectLock, t.Options.ChecksumAlgorithm)
 	q.Inventory = f.from.inventory
 	bf := f.engine.batch
 	return fromError("--from-inventory", a.runBatchCp(ctx, &bf, q))

@@ -126,6 +126,17 @@ func runChild() int {
 // on first use.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	s, err := Shared()
+	if err != nil {
+		t.Fatalf("s3test: start shared server: %v", err)
+	}
+	return s
+}
+
+// Shared is Start for an Example, which has no testing.TB: the server
+// shared by all tests of this binary, started on first use and stopped by
+// Main.
+func Shared() (*Server, error) {
 	shared.once.Do(func() {
 		if ep := os.Getenv(EndpointEnv); ep != "" {
 			shared.server, shared.err = external(ep)
@@ -143,10 +154,7 @@ func Start(t testing.TB) *Server {
 			shared.server.shared = true
 		}
 	})
-	if shared.err != nil {
-		t.Fatalf("s3test: start shared server: %v", shared.err)
-	}
-	return shared.server
+	return shared.server, shared.err
 }
 
 // Option changes a gateway that StartPrivate starts.
@@ -283,6 +291,11 @@ func startGateway(tmp string, opts ...Option) (*Server, error) {
 // into a test.
 func (s *Server) Client(t testing.TB) *s3.Client {
 	t.Helper()
+	return s.SDK()
+}
+
+// SDK is Client for an Example, which has no testing.TB.
+func (s *Server) SDK() *s3.Client {
 	return s3.New(s3.Options{
 		BaseEndpoint: aws.String(s.Endpoint),
 		Region:       s.Region,

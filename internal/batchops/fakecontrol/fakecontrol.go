@@ -127,6 +127,14 @@ type failure struct{ code, reason string }
 // stops, and waits for its jobs, when the test ends.
 func New(t testing.TB, s3c *s3.Client, opts Options) *Server {
 	t.Helper()
+	s := Start(s3c, opts)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start is New for an Example, which has no testing.TB: the caller stops
+// the fake with Close.
+func Start(s3c *s3.Client, opts Options) *Server {
 	if opts.AccountID == "" {
 		opts.AccountID = "123456789012"
 	}
@@ -146,12 +154,14 @@ func New(t testing.TB, s3c *s3.Client, opts Options) *Server {
 	s := &Server{s3: s3c, opts: opts, ctx: ctx, cancel: cancel, jobs: map[string]*job{}, tokens: map[string]tokenUse{}}
 	s.http = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.http.URL
-	t.Cleanup(func() {
-		s.cancel()
-		s.http.Close()
-		s.wg.Wait()
-	})
 	return s
+}
+
+// Close stops the fake and waits for its jobs.
+func (s *Server) Close() {
+	s.cancel()
+	s.http.Close()
+	s.wg.Wait()
 }
 
 // AccountID is the fake's account.

@@ -1,21 +1,35 @@
-package batchops
+package transfer
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/s3bulk/s3bulk/engine"
+	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/s3url"
 )
 
-// EngineAuto is `cp --engine auto`: start locally, measure, and hand the
-// rest to a job when the model says it wins (Auto).
-const EngineAuto = "auto"
+// Who carries out a copy (Choice.Engine).
+const (
+	// Local: this machine, an engine.Engine.
+	Local = batchops.EngineLocal
+	// BatchOps: one S3 Batch Operations job.
+	BatchOps = batchops.EngineBatchOps
+	// Auto: start on this machine, measure its rate, and hand the rest to
+	// a job when the model says a job wins (docs/design/0003-engine-auto.md).
+	Auto = batchops.EngineAuto
+)
 
-// EngineChoice is who `cp --engine` asks to copy, with the flags that go
-// with it.
-type EngineChoice struct {
-	// Engine is "" or EngineLocal, EngineBatchOps or EngineAuto.
+// What auto optimises (Choice.Prefer).
+const (
+	PreferTime = batchops.PreferTime
+	PreferCost = batchops.PreferCost
+)
+
+// Choice is who carries out a copy, with what auto weighs.
+type Choice struct {
+	// Engine is "" or Local, BatchOps or Auto.
 	Engine string
 	// Prefer is PreferTime or PreferCost (auto).
 	Prefer string
@@ -26,19 +40,32 @@ type EngineChoice struct {
 	// objects/s once active (auto).
 	JobStartup time.Duration
 	JobRate    float64
+	// Window is how many finished objects auto measures before deciding
+	// (0: batchops.DefaultAutoWindow).
+	Window int64
 }
 
-// Transfer is what a cp asks for that a job may not be able to honour.
-type Transfer struct {
+// DefaultChoice is a local copy, with auto's default assumptions of a
+// job's start-up and rate should Engine become Auto or BatchOps.
+func DefaultChoice() Choice {
+	a := batchops.JobAssumptions()
+	return Choice{Engine: Local, Prefer: PreferTime, JobStartup: a.BatchStartup, JobRate: a.BatchObjectsPerSec}
+}
+
+// Asks is what a copy asks for that a job may not be able to honour.
+// AsksOf reads it from a job and its options; a caller that checks a
+// choice before opening its endpoints fills it in itself.
+type Asks struct {
 	Src, Dst  s3url.Location
 	Recursive bool
 	Move      bool
 	NoClobber bool
-	// Selected: filters or a shard; Metadata: metadata flags; Object:
-	// encryption, ACL, Object Lock copied from each source, Requester
-	// Pays or source-* flags; Journal: a journal.
+	// Selected: a filter or a shard; Metadata: metadata, properties or
+	// tags changed; Object: encryption, an ACL, Object Lock copied from
+	// each source, Requester Pays, a source region, or a source on
+	// another endpoint or account; Journal: a journal.
 	Selected, Metadata, Object, Journal bool
-	// Versions: --version-id or --all-versions.
+	// Versions: one version asked for, or every version.
 	Versions bool
 }
 
@@ -63,8 +90,12 @@ const (
 	// RefuseVersions: a job copies the current version of each object, not
 	// a version asked for, nor every version.
 	RefuseVersions
-	// RefuseLocations: what Blockers says of the source and destination.
+	// RefuseLocations: a local end, or a source whose keys a job would
+	// name otherwise than this copy does.
 	RefuseLocations
+	// RefuseList: a job lists its source itself, or takes an inventory
+	// report; not a list of keys a caller opened (engine.Job.From).
+	RefuseList
 )
 
 // Refusal is one reason a copy job cannot do a transfer. Why says it in
@@ -77,17 +108,17 @@ type Refusal struct {
 
 func (r Refusal) String() string { return r.Why }
 
-// RefusedError is a job asked for (EngineBatchOps) that cannot do the
+// RefusedError is a job asked for (BatchOps) that cannot do the
 // transfer: the first of its refusals.
 type RefusedError struct{ Refusal Refusal }
 
 func (e *RefusedError) Error() string { return "a copy job cannot do this transfer: " + e.Refusal.Why }
 
 // ErrNoRole: a job was asked for without the IAM role it runs as
-// (EngineChoice.RoleArn).
+// (Choice.RoleArn).
 var ErrNoRole = errors.New("a copy job needs an IAM role")
 
-// ChoiceError is an EngineChoice field with a value Pick does not take.
+// ChoiceError is a Choice field with a value Pick does not take.
 type ChoiceError struct {
 	Field string // "Engine", "Prefer" or "JobStartup/JobRate"
 	Value string
@@ -97,9 +128,24 @@ func (e *ChoiceError) Error() string {
 	return fmt.Sprintf("engine choice: %s %s is not one Pick takes", e.Field, e.Value)
 }
 
+// AsksOf is what job and opts ask for; the stores' own options
+// (encryption, an ACL, Requester Pays, another source endpoint) are not in
+// them: set Object when the stores were opened with any.
+func AsksOf(job engine.Job, opts engine.Options) Asks {
+	return Asks{
+		Src: job.Src.Loc, Dst: job.Dst.Loc, Recursive: job.Recursive, Move: job.Move,
+		NoClobber: opts.NoClobber,
+		Selected:  opts.Filter != nil || opts.Shard.Count > 0,
+		Metadata:  opts.Metadata != nil || opts.Props != engine.CopyPropsDefault || opts.Tags != nil,
+		Object:    opts.CopyLock != (engine.LockCopy{}),
+		Journal:   opts.Journal != nil,
+		Versions:  job.VersionID != "" || job.AllVersions,
+	}
+}
+
 // Refusals lists why a copy job cannot do t (docs/batchops.md has the whole
 // mapping of cp's flags), Blockers included; none means it can.
-func (t Transfer) Refusals() []Refusal {
+func (t Asks) Refusals() []Refusal {
 	var out []Refusal
 	add := func(k RefusalKind, why string) { out = append(out, Refusal{k, why}) }
 	if t.Move {
@@ -123,7 +169,7 @@ func (t Transfer) Refusals() []Refusal {
 	if t.Src.IsS3() && t.Dst.IsS3() && !t.Src.HasWildcard() && !t.Recursive && !t.Src.IsDirLike() {
 		add(RefuseOneObject, "a job copies a prefix or a wildcard match, not one object")
 	}
-	for _, b := range Blockers(t.Src, t.Dst) {
+	for _, b := range batchops.Blockers(t.Src, t.Dst) {
 		add(RefuseLocations, b)
 	}
 	return out
@@ -133,11 +179,11 @@ func (t Transfer) Refusals() []Refusal {
 // auto, why a job is out of the question (auto then copies locally). Its
 // errors are typed for the caller to word: *ChoiceError, *RefusedError,
 // ErrNoRole.
-func (c EngineChoice) Pick(t Transfer) (string, []Refusal, error) {
+func (c Choice) Pick(t Asks) (string, []Refusal, error) {
 	switch c.Engine {
-	case "", EngineLocal:
-		return EngineLocal, nil, nil
-	case EngineBatchOps, EngineAuto:
+	case "", Local:
+		return Local, nil, nil
+	case BatchOps, Auto:
 	default:
 		return "", nil, &ChoiceError{Field: "Engine", Value: fmt.Sprintf("%q", c.Engine)}
 	}
@@ -148,8 +194,8 @@ func (c EngineChoice) Pick(t Transfer) (string, []Refusal, error) {
 		return "", nil, &ChoiceError{Field: "JobStartup/JobRate", Value: fmt.Sprintf("%s %g", c.JobStartup, c.JobRate)}
 	}
 	reasons := t.Refusals()
-	if c.Engine == EngineAuto {
-		return EngineAuto, reasons, nil
+	if c.Engine == Auto {
+		return Auto, reasons, nil
 	}
 	if len(reasons) > 0 {
 		return "", nil, &RefusedError{reasons[0]}
@@ -157,5 +203,5 @@ func (c EngineChoice) Pick(t Transfer) (string, []Refusal, error) {
 	if c.RoleArn == "" {
 		return "", nil, ErrNoRole
 	}
-	return EngineBatchOps, nil, nil
+	return BatchOps, nil, nil
 }
