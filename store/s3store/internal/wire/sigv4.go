@@ -87,74 +87,15 @@ func (s *Signer) Sign(creds aws.Credentials, req *http.Request, payloadHash, ser
 		host = hostName(host)
 		req.Host = host
 	}
-
-	// The signed headers' keys, sorted by their lowercase names. Two
-	// keys of one name would take both keys' values in the order of the
-	// SDK's map iteration, which is random: such a request is left to
-	// the SDK.
 	var keysArr [24]string
-	keys := append(keysArr[:0], "host")
-	if req.ContentLength > 0 {
-		keys = append(keys, "content-length")
-	}
-	for k := range h {
-		if slices.Contains(signIgnored[:], k) || strings.EqualFold(k, "content-length") {
-			continue
-		}
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, compareFold)
-	for i := 1; i < len(keys); i++ {
-		if compareFold(keys[i], keys[i-1]) == 0 {
-			return false
-		}
+	keys, ok := signedKeys(keysArr[:0], req)
+	if !ok {
+		return false
 	}
 
 	bp := signBuffers.Get().(*[]byte)
 	defer signBuffers.Put(bp)
-	b := (*bp)[:0]
-	b = append(b, req.Method...)
-	b = append(b, '\n')
-	if p := req.URL.EscapedPath(); p != "" {
-		b = append(b, p...)
-	} else {
-		b = append(b, '/')
-	}
-	b = append(b, '\n')
-	if q := req.URL.RawQuery; strings.Contains(q, "&") {
-		// Sorted, as the SDK's signer also leaves it.
-		req.URL.RawQuery = sortedQuery(q)
-	}
-	b = append(b, req.URL.RawQuery...)
-	b = append(b, '\n')
-	for _, k := range keys {
-		b = appendLower(b, k)
-		b = append(b, ':')
-		switch {
-		case k == "host":
-			// Not a key of h: a "Host" key would have made two.
-			b = appendHeaderValue(b, host)
-		case k == "content-length":
-			b = strconv.AppendInt(b, req.ContentLength, 10)
-		default:
-			for j, v := range h[k] {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = appendHeaderValue(b, v)
-			}
-		}
-		b = append(b, '\n')
-	}
-	b = append(b, '\n')
-	signed := len(b)
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ';')
-		}
-		b = appendLower(b, k)
-	}
-	signedEnd := len(b)
+	b, signed, signedEnd := appendCanonicalRequest((*bp)[:0], req, keys, host)
 	b = append(b, '\n')
 	b = append(b, payloadHash...)
 	sum := sha256.Sum256(b)
@@ -194,6 +135,78 @@ func (s *Signer) Sign(creds aws.Credentials, req *http.Request, payloadHash, ser
 	h["Authorization"] = append(h["Authorization"][:0], string(b[auth:]))
 	*bp = b
 	return true
+}
+
+// signedKeys appends to keys the keys of the headers req signs, sorted by
+// their lowercase names. Two keys of one name would take both keys'
+// values in the order of the SDK's map iteration, which is random: such a
+// request is left to the SDK (false).
+func signedKeys(keys []string, req *http.Request) ([]string, bool) {
+	keys = append(keys, "host")
+	if req.ContentLength > 0 {
+		keys = append(keys, "content-length")
+	}
+	for k := range req.Header {
+		if slices.Contains(signIgnored[:], k) || strings.EqualFold(k, "content-length") {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareFold)
+	for i := 1; i < len(keys); i++ {
+		if compareFold(keys[i], keys[i-1]) == 0 {
+			return keys, false
+		}
+	}
+	return keys, true
+}
+
+// appendCanonicalRequest appends req's canonical request up to its
+// signed headers (the payload hash is the caller's), and says where the
+// list of signed headers starts and ends in b.
+func appendCanonicalRequest(b []byte, req *http.Request, keys []string, host string) (_ []byte, signed, signedEnd int) {
+	b = append(b, req.Method...)
+	b = append(b, '\n')
+	if p := req.URL.EscapedPath(); p != "" {
+		b = append(b, p...)
+	} else {
+		b = append(b, '/')
+	}
+	b = append(b, '\n')
+	if q := req.URL.RawQuery; strings.Contains(q, "&") {
+		// Sorted, as the SDK's signer also leaves it.
+		req.URL.RawQuery = sortedQuery(q)
+	}
+	b = append(b, req.URL.RawQuery...)
+	b = append(b, '\n')
+	for _, k := range keys {
+		b = appendLower(b, k)
+		b = append(b, ':')
+		switch {
+		case k == "host":
+			// Not a key of the header: a "Host" key would have made two.
+			b = appendHeaderValue(b, host)
+		case k == "content-length":
+			b = strconv.AppendInt(b, req.ContentLength, 10)
+		default:
+			for j, v := range req.Header[k] {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendHeaderValue(b, v)
+			}
+		}
+		b = append(b, '\n')
+	}
+	b = append(b, '\n')
+	signed = len(b)
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ';')
+		}
+		b = appendLower(b, k)
+	}
+	return b, signed, len(b)
 }
 
 // mac returns an HMAC-SHA256 keyed with the key of SigV4's derivation for
