@@ -11,6 +11,10 @@
 // the one call: Local is Engine.Run; BatchOps is Jobs.Copy (NewJobs
 // reaches S3 Control); Auto is both, one after the other.
 //
+// Endpoints opens the ends of a copy from their locations (S3 buckets on
+// a client, local directories), and JournalID names a copy for its
+// journal, so that a rerun resumes only the same copy.
+//
 // docs/design/0014-one-transfer-entry.md says why this is a package of
 // its own.
 package transfer

@@ -205,7 +205,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		if !q.Job.Recursive && !src.HasWildcard() {
 			q.Options.Workers = 1
 		}
-		if j, err = a.openJournal(f.journal, f.journalFields(a.env, verb, src, dst, side)...); err != nil {
+		if j, err = a.openJournal(f.journal, f.journalID(a.env, verb, src, dst, side)); err != nil {
 			return err
 		}
 		if j != nil {
@@ -321,32 +321,29 @@ func (a *app) openTransfer(ctx context.Context, s *session, f transferFlags, src
 	return job, closeFrom, err
 }
 
-// journalFields name a cp or mv's job for its journal: another source,
+// journalID names a cp or mv's job for its journal: another source,
 // filter or version choice is another job.
-func (f *transferFlags) journalFields(env environ, verb string, src, dst s3url.Location, side sourceSide) []string {
-	fields := []string{verb, src.String(), dst.String(), fmt.Sprint(f.recursive, f.raw) + f.sel.fingerprint(env) + f.from.fingerprint()}
-	if f.versions.active() {
-		// A copy of versions is another job than a copy of the objects.
-		fields = append(fields, "versions", f.versions.id, fmt.Sprint(f.versions.all))
+func (f *transferFlags) journalID(env environ, verb string, src, dst s3url.Location, side sourceSide) transfer.JournalID {
+	return transfer.JournalID{
+		Verb: verb, Src: src, Dst: dst, Recursive: f.recursive, Raw: f.raw,
+		Selection: f.sel.fingerprint(env), From: f.from.fingerprint(),
+		Versions: f.versions.active(), VersionID: f.versions.id, AllVersions: f.versions.all,
+		SourceEndpoint: side.endpointURL, SourceProfile: side.profile,
 	}
-	if side != (sourceSide{}) {
-		// Another source is another job.
-		fields = append(fields, "source", side.endpointURL, side.profile)
-	}
-	return fields
 }
 
 // openJournal opens the run's journal, or returns nil when none was asked
 // for (or in a dry run, which must not create files).
-func (a *app) openJournal(path string, fields ...string) (*journal.Writer, error) {
+func (a *app) openJournal(path string, id transfer.JournalID) (*journal.Writer, error) {
 	if path == "" || a.g.dryRun {
 		return nil, nil
 	}
-	endpoint := a.g.endpointURL
-	if endpoint == "" {
-		endpoint = a.env.get("AWS_ENDPOINT_URL_S3") + "|" + a.env.get("AWS_ENDPOINT_URL")
+	id.Endpoint = a.g.endpointURL
+	if id.Endpoint == "" {
+		id.Endpoint = a.env.get("AWS_ENDPOINT_URL_S3") + "|" + a.env.get("AWS_ENDPOINT_URL")
 	}
-	fp := journal.Fingerprint(append(fields, endpoint, a.g.region, a.g.profile)...)
+	id.Region, id.Profile = a.g.region, a.g.profile
+	fp := id.Fingerprint()
 	if path == "auto" {
 		path = journal.DefaultPath(fp)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/internal/objopts"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -83,14 +82,4 @@ func (f *objectFlags) stores(src, dst s3url.Location, env environ) (srcOpts, dst
 	}
 	side, err = f.side(src)
 	return srcOpts, dstOpts, side, err
-}
-
-// withStoreOptions gives an endpoint's S3 store its options
-// (objopts.Apply); an option the store refuses is a usage error.
-func withStoreOptions(ep engine.Endpoint, o s3store.Options) (engine.Endpoint, error) {
-	ep, err := objopts.Apply(ep, o)
-	if err != nil {
-		return ep, usageError{err}
-	}
-	return ep, nil
 }

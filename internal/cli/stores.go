@@ -10,6 +10,7 @@ import (
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/localstore"
 	"github.com/s3bulk/s3bulk/store/s3store"
+	"github.com/s3bulk/s3bulk/transfer"
 )
 
 // session holds what one command run shares: one S3 client (so one pool of
@@ -152,66 +153,49 @@ func parsePair(srcArg, dstArg string, raw bool) (src, dst s3url.Location, err er
 	return src, dst, err
 }
 
+// endpoints opens the session's endpoints (transfer.Endpoints): S3 ones
+// on its client, a source on side's; local ones with its local options.
+func (s *session) endpoints(side sourceSide) transfer.Endpoints {
+	return transfer.Endpoints{
+		Client:       s.s3,
+		SourceClient: func(ctx context.Context) (*s3store.Client, error) { return s.sourceS3(ctx, side) },
+		Local:        s.localOptions(false),
+	}
+}
+
 // sourceEndpoint opens the store a location reads from. A local location is
 // re-rooted at its fixed directory part, so keys are relative to it.
 func (s *session) sourceEndpoint(ctx context.Context, loc s3url.Location, recursive bool) (engine.Endpoint, error) {
-	return s.sourceEndpointOn(ctx, loc, recursive, sourceSide{})
+	return s.openSource(ctx, loc, recursive, sourceSide{}, s3store.Options{})
 }
 
-// sourceEndpointOn is sourceEndpoint for a source on its own side.
-func (s *session) sourceEndpointOn(ctx context.Context, loc s3url.Location, recursive bool, side sourceSide) (engine.Endpoint, error) {
-	if loc.IsS3() {
-		c, err := s.sourceS3(ctx, side)
-		if err != nil {
-			return engine.Endpoint{}, err
-		}
-		return engine.Endpoint{Store: c.Bucket(loc.Bucket), Loc: loc}, nil
-	}
-	ep, err := engine.LocalSource(loc, s.localOptions(recursive))
-	var le *engine.LocationError
-	if errors.As(err, &le) {
-		return ep, usagef("%s is a directory: use --recursive or a wildcard", le.URL)
-	}
-	return ep, err
-}
-
-// destEndpoint opens the store a location writes to. many says whether the
-// source may yield more than one object.
-func (s *session) destEndpoint(ctx context.Context, loc s3url.Location, many bool) (engine.Endpoint, error) {
-	if loc.IsS3() {
-		c, err := s.s3(ctx)
-		if err != nil {
-			return engine.Endpoint{}, err
-		}
-		if many {
-			loc = loc.AsDir()
-		}
-		return engine.Endpoint{Store: c.Bucket(loc.Bucket), Loc: loc}, nil
-	}
-	ep, err := engine.LocalDestination(loc, s.localOptions(many))
-	var le *engine.LocationError
-	if errors.As(err, &le) {
-		return ep, usagef("destination %s is a file: a directory is needed", le.URL)
-	}
-	return ep, err
-}
-
-// openSource is sourceEndpointOn with the source store's options.
+// openSource opens a source on side with the source store's options.
 func (s *session) openSource(ctx context.Context, loc s3url.Location, recursive bool, side sourceSide, o s3store.Options) (engine.Endpoint, error) {
-	ep, err := s.sourceEndpointOn(ctx, loc, recursive, side)
-	if err != nil {
-		return ep, err
-	}
-	return withStoreOptions(ep, o)
+	ep, err := s.endpoints(side).Source(ctx, loc, recursive, o)
+	return ep, endpointError(err, "%s is a directory: use --recursive or a wildcard")
 }
 
-// openDest is destEndpoint with the destination store's options.
+// openDest opens the store a location writes to, with the destination
+// store's options. many says whether the source may yield more than one
+// object.
 func (s *session) openDest(ctx context.Context, loc s3url.Location, many bool, o s3store.Options) (engine.Endpoint, error) {
-	ep, err := s.destEndpoint(ctx, loc, many)
-	if err != nil {
-		return ep, err
+	ep, err := s.endpoints(sourceSide{}).Dest(ctx, loc, many, o)
+	return ep, endpointError(err, "destination %s is a file: a directory is needed")
+}
+
+// endpointError makes the errors of opening an endpoint that the user
+// fixes usage errors: a location of the wrong kind (said with format,
+// which takes its URL) and store options refused.
+func endpointError(err error, format string) error {
+	var le *engine.LocationError
+	var oe *transfer.OptionsError
+	switch {
+	case errors.As(err, &le):
+		return usagef(format, le.URL)
+	case errors.As(err, &oe):
+		return usageError{oe.Err}
 	}
-	return withStoreOptions(ep, o)
+	return err
 }
 
 // linkSession is a new session whose local listings follow symbolic links
