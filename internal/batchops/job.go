@@ -316,6 +316,38 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 		return "", errors.New("create job: manifest has no ETag")
 	}
 	part := c.Partition()
+	token := s.Token
+	if token == "" {
+		token = s.token()
+	}
+	in := &s3control.CreateJobInput{
+		AccountId:            aws.String(acct),
+		ClientRequestToken:   aws.String(token),
+		ConfirmationRequired: aws.Bool(s.Confirm),
+		Description:          optString(s.Description),
+		Priority:             aws.Int32(s.Priority),
+		RoleArn:              aws.String(s.RoleArn),
+		Operation:            &types.JobOperation{S3PutObjectCopy: s.copyOperation(part)},
+		Report:               s.jobReport(part),
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
+		in.Tags = append(in.Tags, types.S3Tag{Key: aws.String(k), Value: aws.String(s.Tags[k])})
+	}
+	if s.ExpectedBucketOwner != "" && s.Report.Enabled {
+		in.Report.ExpectedBucketOwner = aws.String(s.ExpectedBucketOwner)
+	}
+	what := s.setManifest(in, part)
+	out, err := c.control.CreateJob(ctx, in)
+	if err != nil {
+		return "", fmt.Errorf("create job for %s: %w", what, err)
+	}
+	return aws.ToString(out.JobId), nil
+}
+
+// copyOperation is the job's operation: a CopyObject of each manifest row
+// into the destination, with the spec's class, Object Lock, checksum and
+// metadata.
+func (s CopySpec) copyOperation(part string) *types.S3CopyObjectOperation {
 	op := &types.S3CopyObjectOperation{
 		TargetResource:    aws.String(BucketARN(part, s.DestBucket)),
 		MetadataDirective: types.S3MetadataDirectiveCopy,
@@ -345,6 +377,11 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 			UserMetadata:       m.User,
 		}
 	}
+	return op
+}
+
+// jobReport is the job's completion report, or none.
+func (s CopySpec) jobReport(part string) *types.JobReport {
 	report := &types.JobReport{Enabled: false}
 	if s.Report.Enabled {
 		scope := s.Report.Scope
@@ -359,27 +396,13 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 			ReportScope: types.JobReportScope(scope),
 		}
 	}
-	token := s.Token
-	if token == "" {
-		token = s.token()
-	}
-	in := &s3control.CreateJobInput{
-		AccountId:            aws.String(acct),
-		ClientRequestToken:   aws.String(token),
-		ConfirmationRequired: aws.Bool(s.Confirm),
-		Description:          optString(s.Description),
-		Priority:             aws.Int32(s.Priority),
-		RoleArn:              aws.String(s.RoleArn),
-		Operation:            &types.JobOperation{S3PutObjectCopy: op},
-		Report:               report,
-	}
-	for _, k := range slices.Sorted(maps.Keys(s.Tags)) {
-		in.Tags = append(in.Tags, types.S3Tag{Key: aws.String(k), Value: aws.String(s.Tags[k])})
-	}
-	if s.ExpectedBucketOwner != "" && s.Report.Enabled {
-		in.Report.ExpectedBucketOwner = aws.String(s.ExpectedBucketOwner)
-	}
-	what := s.Manifest.ARN(part)
+	return report
+}
+
+// setManifest gives in the spec's manifest (a CSV of its own, an
+// inventory report's, or one S3 generates) and names it for errors.
+func (s CopySpec) setManifest(in *s3control.CreateJobInput, part string) (what string) {
+	what = s.Manifest.ARN(part)
 	if g := s.Generator; g != nil {
 		what = "a manifest S3 generates from " + BucketARN(part, g.SourceBucket)
 		in.ManifestGenerator = &types.JobManifestGeneratorMemberS3JobManifestGenerator{Value: types.S3JobManifestGenerator{
@@ -412,11 +435,7 @@ func (c *Client) Create(ctx context.Context, s CopySpec) (string, error) {
 			},
 		}
 	}
-	out, err := c.control.CreateJob(ctx, in)
-	if err != nil {
-		return "", fmt.Errorf("create job for %s: %w", what, err)
-	}
-	return aws.ToString(out.JobId), nil
+	return what
 }
 
 // token is a stable idempotency token for this job: a hash of every field

@@ -56,12 +56,25 @@ const BatchPrincipal = "batchoperations.s3.amazonaws.com"
 // s3:GetBucketLocation, a bucket action, names the bucket rather than its
 // objects (where it would grant nothing).
 func NewPolicies(in PolicyInput) Policies {
-	bucketARN := func(b string) string { return BucketARN(in.Partition, b) }
-	objectsARN := func(bucket, prefix string) string {
-		// A prefix cut inside a name ("logs/2024-") still works: IAM
-		// matches '*' against the rest of the key.
-		return bucketARN(bucket) + "/" + strings.TrimSuffix(prefix, "*") + "*"
-	}
+	trust := Policy{Version: "2012-10-17", Statement: []Statement{{
+		Effect:    "Allow",
+		Principal: map[string]string{"Service": BatchPrincipal},
+		Action:    []string{"sts:AssumeRole"},
+	}}}
+	return Policies{Role: rolePolicy(in), Trust: trust, Caller: callerPolicy(in)}
+}
+
+// objectsARN is the ARN of the objects under prefix in bucket. A prefix
+// cut inside a name ("logs/2024-") still works: IAM matches '*' against
+// the rest of the key.
+func (in PolicyInput) objectsARN(bucket, prefix string) string {
+	return BucketARN(in.Partition, bucket) + "/" + strings.TrimSuffix(prefix, "*") + "*"
+}
+
+// rolePolicy is the permissions policy of the job's role: it reads the
+// source and the manifest, writes the copies and the report.
+func rolePolicy(in PolicyInput) Policy {
+	objectsARN := in.objectsARN
 	role := Policy{Version: "2012-10-17", Statement: []Statement{
 		{
 			Sid:      "ReadSource",
@@ -97,11 +110,13 @@ func NewPolicies(in PolicyInput) Policies {
 	if in.KMSKeyARN != "" {
 		role.Statement = append(role.Statement, kmsStatement(in.KMSKeyARN))
 	}
-	trust := Policy{Version: "2012-10-17", Statement: []Statement{{
-		Effect:    "Allow",
-		Principal: map[string]string{"Service": BatchPrincipal},
-		Action:    []string{"sts:AssumeRole"},
-	}}}
+	return role
+}
+
+// callerPolicy is the policy of whoever runs s3bulk.
+func callerPolicy(in PolicyInput) Policy {
+	bucketARN := func(b string) string { return BucketARN(in.Partition, b) }
+	objectsARN := in.objectsARN
 	passRole := "*"
 	if in.RoleArn != "" {
 		passRole = in.RoleArn
@@ -168,7 +183,7 @@ func NewPolicies(in PolicyInput) Policies {
 		Action:   []string{"iam:PassRole"},
 		Resource: []string{passRole},
 	})
-	return Policies{Role: role, Trust: trust, Caller: caller}
+	return caller
 }
 
 // kmsStatement lets S3 decrypt SSE-KMS sources and encrypt copies with key

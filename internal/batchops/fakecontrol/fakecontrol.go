@@ -739,6 +739,48 @@ func (s *Server) run(j *job) {
 		s.finishCancelled(ctx, j, nil)
 		return
 	}
+	tasks, ok := s.prepareJob(ctx, j)
+	if !ok {
+		return
+	}
+	if j.req.ConfirmationRequired {
+		if !s.step(j, "Suspended") {
+			s.finishCancelled(ctx, j, nil)
+			return
+		}
+		select {
+		case <-j.readyRequested:
+		case <-ctx.Done():
+			return
+		}
+	}
+	if !s.step(j, "Ready") || !s.step(j, "Active") {
+		s.finishCancelled(ctx, j, nil)
+		return
+	}
+	results := s.runTasks(ctx, j, tasks)
+
+	s.mu.Lock()
+	cancelled := j.cancelRequested
+	failed := len(j.failures) > 0
+	s.mu.Unlock()
+	switch {
+	case cancelled:
+		s.finishCancelled(ctx, j, results)
+	case failed:
+		s.finish(ctx, j, results, "Failing", "Failed")
+	default:
+		s.finish(ctx, j, results, "Completing", "Complete")
+	}
+}
+
+// taskRows calls fn with each task of a job, in order, until fn says stop.
+type taskRows func(fn func(task int, r row) (bool, error)) error
+
+// prepareJob reads (or generates) the job's manifest and counts its
+// tasks, as Preparing does; a manifest that cannot be read or lists
+// nothing fails the job (false).
+func (s *Server) prepareJob(ctx context.Context, j *job) (taskRows, bool) {
 	mBucket, mKey, _ := strings.Cut(s.unARN(j.req.Manifest.Location.ObjectArn), "/")
 	versioned := slices.Contains(j.req.Manifest.Spec.Fields, "VersionId")
 	tasks := func(fn func(task int, r row) (bool, error)) error {
@@ -761,33 +803,21 @@ func (s *Server) run(j *job) {
 	} else {
 		total, fcode, freason = s.prepare(ctx, mBucket, mKey, j.req.Manifest.Location.ETag, tasks)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if fcode != "" {
-		s.mu.Lock()
 		j.failures = append(j.failures, failure{fcode, freason})
 		s.setStatus(j, "Failing")
 		s.setStatus(j, "Failed")
-		s.mu.Unlock()
-		return
+		return nil, false
 	}
-	s.mu.Lock()
 	j.total = total
-	s.mu.Unlock()
-	if j.req.ConfirmationRequired {
-		if !s.step(j, "Suspended") {
-			s.finishCancelled(ctx, j, nil)
-			return
-		}
-		select {
-		case <-j.readyRequested:
-		case <-ctx.Done():
-			return
-		}
-	}
-	if !s.step(j, "Ready") || !s.step(j, "Active") {
-		s.finishCancelled(ctx, j, nil)
-		return
-	}
+	return tasks, true
+}
 
+// runTasks copies the job's tasks, as Active does, until the last one, a
+// cancel, or a failure rate that fails the job.
+func (s *Server) runTasks(ctx context.Context, j *job, tasks taskRows) []result {
 	var results []result
 	err := tasks(func(task int, r row) (bool, error) {
 		if s.opts.BeforeTask != nil {
@@ -821,19 +851,7 @@ func (s *Server) run(j *job) {
 		j.failures = append(j.failures, failure{"ManifestReadFailed", err.Error()})
 		s.mu.Unlock()
 	}
-
-	s.mu.Lock()
-	cancelled := j.cancelRequested
-	failed := len(j.failures) > 0
-	s.mu.Unlock()
-	switch {
-	case cancelled:
-		s.finishCancelled(ctx, j, results)
-	case failed:
-		s.finish(ctx, j, results, "Failing", "Failed")
-	default:
-		s.finish(ctx, j, results, "Completing", "Complete")
-	}
+	return results
 }
 
 func (s *Server) finishCancelled(ctx context.Context, j *job, results []result) {
