@@ -204,41 +204,64 @@ var reportFigures = []struct {
 // empty, is the chart file's name relative to the report.
 func writeMarkdown(w io.Writer, r *Report, chart string) error {
 	var b strings.Builder
+	mdIntro(&b, r, chart)
+	mdResults(&b, r)
+	mdCalibration(&b, r)
+	mdMethods(&b, r)
+	mdProjection(&b, r)
+	mdHuge(&b, r)
+	mdFieldReport(&b, r)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write markdown report: %w", err)
+	}
+	return nil
+}
+
+// mdIntro is the report's title, where and how it ran, and its chart.
+func mdIntro(b *strings.Builder, r *Report, chart string) {
 	e := r.Environment
 	endpoint := e.Endpoint
 	if endpoint == "" {
 		endpoint = "AWS"
 	}
 	if e.Regime != "" {
-		fmt.Fprintf(&b, "# s3bulk bench %s: %d objects, %s\n\n", e.RegimeTitle(), e.Objects, units.HumanExact(e.Bytes))
+		fmt.Fprintf(b, "# s3bulk bench %s: %d objects, %s\n\n", e.RegimeTitle(), e.Objects, units.HumanExact(e.Bytes))
 	} else {
-		fmt.Fprintf(&b, "# s3bulk bench: %d objects, %s\n\n", e.Objects, units.HumanExact(e.Bytes))
+		fmt.Fprintf(b, "# s3bulk bench: %d objects, %s\n\n", e.Objects, units.HumanExact(e.Bytes))
 	}
-	fmt.Fprintf(&b, "Copied from `%s` to `%s` on %s (region %s", e.Source, e.Dest, endpoint, e.Region)
+	fmt.Fprintf(b, "Copied from `%s` to `%s` on %s (region %s", e.Source, e.Dest, endpoint, e.Region)
 	if e.Latency != "" {
-		fmt.Fprintf(&b, ", %s added to every request", e.Latency)
+		fmt.Fprintf(b, ", %s added to every request", e.Latency)
 	}
-	fmt.Fprintf(&b, "), %s, %s on %s/%s with %d CPUs. Per-company methods ran %d companies at a time, one object at a time inside each.\n\n",
+	fmt.Fprintf(b, "), %s, %s on %s/%s with %d CPUs. Per-company methods ran %d companies at a time, one object at a time inside each.\n\n",
 		e.Started.UTC().Format(time.DateTime+" MST"), e.GoVersion, e.OS, e.Arch, e.CPUs, e.CompanyConcurrency)
 	if why := regimeWhy(e); why != "" {
-		fmt.Fprintf(&b, "%s\n\n", strings.ReplaceAll(why, "\n", " "))
+		fmt.Fprintf(b, "%s\n\n", strings.ReplaceAll(why, "\n", " "))
 	} else if e.Local() {
-		fmt.Fprintf(&b, "The S3 server ran on this machine, sharing its %d CPUs with the clients: figures move with the machine's load, so compare methods within one run.\n\n", e.CPUs)
+		fmt.Fprintf(b, "The S3 server ran on this machine, sharing its %d CPUs with the clients: figures move with the machine's load, so compare methods within one run.\n\n", e.CPUs)
 	}
 	if chart != "" {
-		fmt.Fprintf(&b, "![objects per second and projected time](%s)\n\n", chart)
+		fmt.Fprintf(b, "![objects per second and projected time](%s)\n\n", chart)
 	}
+}
+
+// mdResults is the table of the methods' figures.
+func mdResults(b *strings.Builder, r *Report) {
 	b.WriteString("| method | status | objects | MiB | seconds | objects/s | MiB/s | client CPU s | requests | est. cost $ | speed-up |\n")
 	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|---|--:|--:|\n")
 	for _, m := range r.Methods {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			m.Method, m.Status, count(m), mib(m), num(m, m.Seconds, 1), num(m, m.ObjectsPerSecond, 2),
 			num(m, m.MiBPerSecond, 2), num(m, m.ClientCPUSeconds, 1), requestDetail(m), cost(m), speedup(m))
 	}
 	b.WriteString("\n")
 	if r.Baseline != "" {
-		fmt.Fprintf(&b, "Speed-up is objects/s against `%s`. Requests marked ~ are estimated from objects and listing pages, not counted. Costs use %s prices.\n\n", r.Baseline, e.PriceRegion)
+		fmt.Fprintf(b, "Speed-up is objects/s against `%s`. Requests marked ~ are estimated from objects and listing pages, not counted. Costs use %s prices.\n\n", r.Baseline, r.Environment.PriceRegion)
 	}
+}
+
+// mdCalibration compares the report's own methods with its figures.
+func mdCalibration(b *strings.Builder, r *Report) {
 	if len(r.Calibration) > 0 {
 		b.WriteString("## Calibration\n\nThe report's own methods in the simulated region, next to the report's figures: the simulation must reproduce them.\n\n")
 		b.WriteString("| method | objects/s | the report's | difference | tolerance |\n|---|--:|--:|--:|---|\n")
@@ -247,49 +270,61 @@ func writeMarkdown(w io.Writer, r *Report, chart string) error {
 			if !c.Within {
 				verdict = "outside"
 			}
-			fmt.Fprintf(&b, "| %s | %.1f | %.2f | %+.0f%% | %s ±%.0f%% |\n", c.Method, c.ObjectsPerSecond, c.ReportObjectsPerSecond,
+			fmt.Fprintf(b, "| %s | %.1f | %.2f | %+.0f%% | %s ±%.0f%% |\n", c.Method, c.ObjectsPerSecond, c.ReportObjectsPerSecond,
 				(c.ObjectsPerSecond/c.ReportObjectsPerSecond-1)*100, verdict, c.Tolerance*100)
 		}
 		for _, c := range r.Calibration {
 			if n := c.ClientNote(); n != "" {
-				fmt.Fprintf(&b, "\n%s: %s.\n", c.Method, n)
+				fmt.Fprintf(b, "\n%s: %s.\n", c.Method, n)
 			}
 		}
 		b.WriteString("\n")
 	}
+}
+
+// mdMethods says what each method is, and why one did not run.
+func mdMethods(b *strings.Builder, r *Report) {
 	b.WriteString("## Methods\n\n")
 	for _, m := range r.Methods {
-		fmt.Fprintf(&b, "- **%s**: %s", m.Method, m.Description)
+		fmt.Fprintf(b, "- **%s**: %s", m.Method, m.Description)
 		switch {
 		case m.Reason == "":
 		case m.Status == StatusOK:
-			fmt.Fprintf(&b, " _(%s)_", m.Reason)
+			fmt.Fprintf(b, " _(%s)_", m.Reason)
 		default:
-			fmt.Fprintf(&b, " _%s: %s_", m.Status, m.Reason)
+			fmt.Fprintf(b, " _%s: %s_", m.Status, m.Reason)
 		}
 		b.WriteString("\n")
 	}
+}
+
+// mdProjection is each method's time and cost at larger counts.
+func mdProjection(b *strings.Builder, r *Report) {
 	b.WriteString("\n## Projection\n\n")
-	fmt.Fprintf(&b, "%s, as the report projected.\n\n", capitalize(r.Extrapolation.Model))
+	fmt.Fprintf(b, "%s, as the report projected.\n\n", capitalize(r.Extrapolation.Model))
 	b.WriteString("| method |")
 	for _, n := range r.Extrapolation.ObjectCounts {
-		fmt.Fprintf(&b, " %d objects |", n)
+		fmt.Fprintf(b, " %d objects |", n)
 	}
 	b.WriteString("\n|---|" + strings.Repeat("--:|", len(r.Extrapolation.ObjectCounts)) + "\n")
 	for _, p := range r.Extrapolation.Methods {
-		fmt.Fprintf(&b, "| %s |", p.Method)
+		fmt.Fprintf(b, "| %s |", p.Method)
 		for i := range r.Extrapolation.ObjectCounts {
 			t := "not run"
 			if i < len(p.Seconds) {
 				t = formatDuration(p.Seconds[i])
 			}
-			fmt.Fprintf(&b, " %s, $%.2f |", t, p.EstimatedCostUSD[i])
+			fmt.Fprintf(b, " %s, $%.2f |", t, p.EstimatedCostUSD[i])
 		}
 		b.WriteString("\n")
 	}
+}
+
+// mdHuge is the one huge object copied in parts, by part size.
+func mdHuge(b *strings.Builder, r *Report) {
 	if h := r.Huge; h != nil {
-		fmt.Fprintf(&b, "\n## One %s object, server-side copy in parts\n\n", units.HumanExact(h.Size))
-		fmt.Fprintf(&b, "UploadPartCopy, %d parts at a time%s, as report 3 varied its part size. The automatic row uses the engine's part size for server-side copies.\n\n", h.Concurrency, bestOf(h.Repeat))
+		fmt.Fprintf(b, "\n## One %s object, server-side copy in parts\n\n", units.HumanExact(h.Size))
+		fmt.Fprintf(b, "UploadPartCopy, %d parts at a time%s, as report 3 varied its part size. The automatic row uses the engine's part size for server-side copies.\n\n", h.Concurrency, bestOf(h.Repeat))
 		b.WriteString("| part size | status | parts | seconds | MiB/s |\n|---|---|--:|--:|--:|\n")
 		for _, row := range h.Rows {
 			secs, rate := "-", "-"
@@ -300,22 +335,22 @@ func writeMarkdown(w io.Writer, r *Report, chart string) error {
 			if row.Reason != "" {
 				status += ": " + row.Reason
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", row.Label, status, row.Parts, secs, rate)
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %s |\n", row.Label, status, row.Parts, secs, rate)
 		}
 		if h.AutoVsBest != nil {
-			fmt.Fprintf(&b, "\nThe automatic part size took %.0f%% of the best fixed size's time (%s).\n", *h.AutoVsBest*100, units.HumanExact(h.BestPartSize))
+			fmt.Fprintf(b, "\nThe automatic part size took %.0f%% of the best fixed size's time (%s).\n", *h.AutoVsBest*100, units.HumanExact(h.BestPartSize))
 		}
 	}
+}
+
+// mdFieldReport is the field report's figures, for comparison.
+func mdFieldReport(b *strings.Builder, r *Report) {
 	b.WriteString("\n## The field report, for comparison\n\n")
 	b.WriteString("5,000 objects of 100 KiB in ap-northeast-1 from a 4-core client (its SDK program's time implies 119 ms per CopyObject).\n\n")
 	b.WriteString("| method | seconds | objects/s | MiB/s | est. cost $ |\n|---|--:|--:|--:|--:|\n")
 	for _, f := range reportFigures {
-		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %.2f | %.4f |\n", f.desc, f.seconds, f.rate, f.mibPerSec, f.cost)
+		fmt.Fprintf(b, "| %s | %.1f | %.2f | %.2f | %.4f |\n", f.desc, f.seconds, f.rate, f.mibPerSec, f.cost)
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return fmt.Errorf("write markdown report: %w", err)
-	}
-	return nil
 }
 
 func bestOf(repeat int) string {
