@@ -66,7 +66,27 @@ var fileLine = regexp.MustCompile(`^\s*[\w.-]+\.go:\d+: `)
 const probeSkip = "server lacks "
 
 func fold(r io.Reader, server, version, date, tree string) (string, []string, error) {
-	results := map[string]*result{} // by package + " " + test
+	results, failedPkgs, err := readEvents(r)
+	if err != nil {
+		return "", nil, err
+	}
+	t := tally(results, failedPkgs)
+	skipCell := fmt.Sprint(t.skipped)
+	if rs := t.reasonCounts(); len(rs) > 0 {
+		skipCell += " (" + strings.Join(rs, "; ") + ")"
+	}
+	row := fmt.Sprintf("| %s | %s | %d | %s | %d | %s | %s |", server, version, t.passed, strings.ReplaceAll(skipCell, "|", `\|`), len(t.failed), date, tree)
+	var more []string
+	for _, f := range t.failed {
+		more = append(more, "FAIL "+f)
+	}
+	return row, append(more, t.unprobed...), nil
+}
+
+// readEvents reads `go test -json` events into each test's result (by
+// package + " " + test) and the packages that failed.
+func readEvents(r io.Reader) (map[string]*result, []string, error) {
+	results := map[string]*result{}
 	var failedPkgs []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -98,23 +118,32 @@ func fold(r io.Reader, server, version, date, tree string) (string, []string, er
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return "", nil, err
-	}
+	return results, failedPkgs, sc.Err()
+}
+
+// counts are a run's tests folded: passed, skipped (and why), failed, and
+// the skips that are not capability probes.
+type counts struct {
+	passed, skipped  int
+	failed, unprobed []string
+	reasons          map[string]int
+}
+
+// tally folds each test's result into counts; a parent counts through
+// its subtests.
+func tally(results map[string]*result, failedPkgs []string) counts {
 	ids := make([]string, 0, len(results))
 	for id := range results {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var passed, skipped int
-	var failed, unprobed []string
-	reasons := map[string]int{}
+	c := counts{reasons: map[string]int{}}
 	for i, id := range ids {
 		if i+1 < len(ids) && strings.HasPrefix(ids[i+1], id+"/") {
 			// A parent: its subtests count, unless it failed on its own
 			// (an assertion after its subtests, all of which passed).
 			if results[id].action == "fail" && !subtestFailed(ids[i+1:], id, results) {
-				failed = append(failed, id)
+				c.failed = append(c.failed, id)
 			}
 			continue
 		}
@@ -122,51 +151,48 @@ func fold(r io.Reader, server, version, date, tree string) (string, []string, er
 		case "":
 			// Started and never ended: the package timed out or crashed
 			// while it ran.
-			failed = append(failed, id+" (did not finish)")
+			c.failed = append(c.failed, id+" (did not finish)")
 		case "pass":
-			passed++
+			c.passed++
 		case "skip":
-			skipped++
+			c.skipped++
 			reason := strings.TrimSpace(res.last)
-			reasons[reason]++
+			c.reasons[reason]++
 			if !strings.HasPrefix(reason, probeSkip) {
-				unprobed = append(unprobed, fmt.Sprintf("SKIP %s (not a capability probe): %s", id, reason))
+				c.unprobed = append(c.unprobed, fmt.Sprintf("SKIP %s (not a capability probe): %s", id, reason))
 			}
 		case "fail":
-			failed = append(failed, id)
+			c.failed = append(c.failed, id)
 		}
 	}
 	// A package that failed without a failed test (it did not build, or
 	// its TestMain failed) counts as one failure.
 	for _, p := range failedPkgs {
-		if !slices.ContainsFunc(failed, func(id string) bool { return strings.HasPrefix(id, p+" ") }) {
-			failed = append(failed, p+" (package)")
+		if !slices.ContainsFunc(c.failed, func(id string) bool { return strings.HasPrefix(id, p+" ") }) {
+			c.failed = append(c.failed, p+" (package)")
 		}
 	}
-	keys := make([]string, 0, len(reasons))
-	for k := range reasons {
+	return c
+}
+
+// reasonCounts are the skips' reasons with their counts, most first, then
+// by name.
+func (c counts) reasonCounts() []string {
+	keys := make([]string, 0, len(c.reasons))
+	for k := range c.reasons {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b string) int { // most first, then by name
-		if d := reasons[b] - reasons[a]; d != 0 {
+	slices.SortFunc(keys, func(a, b string) int {
+		if d := c.reasons[b] - c.reasons[a]; d != 0 {
 			return d
 		}
 		return strings.Compare(a, b)
 	})
 	var rs []string
 	for _, k := range keys {
-		rs = append(rs, fmt.Sprintf("%d: %s", reasons[k], k))
+		rs = append(rs, fmt.Sprintf("%d: %s", c.reasons[k], k))
 	}
-	skipCell := fmt.Sprint(skipped)
-	if len(rs) > 0 {
-		skipCell += " (" + strings.Join(rs, "; ") + ")"
-	}
-	row := fmt.Sprintf("| %s | %s | %d | %s | %d | %s | %s |", server, version, passed, strings.ReplaceAll(skipCell, "|", `\|`), len(failed), date, tree)
-	var more []string
-	for _, f := range failed {
-		more = append(more, "FAIL "+f)
-	}
-	return row, append(more, unprobed...), nil
+	return rs
 }
 
 // subtestFailed reports whether a subtest of parent failed; after is the
