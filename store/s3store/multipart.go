@@ -399,9 +399,16 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 		return &Error{Op: "complete multipart upload", URL: s.URL(key), Sentinel: store.ErrChecksumMismatch,
 			Err: fmt.Errorf("the %s of the %d parts is %s, the source's is %s", strings.ToLower(string(alg)), len(parts), alg.format(whole), u.want)}
 	}
+	setFullObjectChecksum(in, alg, alg.format(whole), total)
+	return nil
+}
+
+// setFullObjectChecksum gives a completion the full-object checksum of
+// its size bytes, which S3 checks against the parts'.
+func setFullObjectChecksum(in *s3.CompleteMultipartUploadInput, alg algorithm, sum string, size int64) {
 	in.ChecksumType = s3types.ChecksumTypeFullObject
-	in.MpuObjectSize = aws.Int64(total)
-	v := aws.String(alg.format(whole))
+	in.MpuObjectSize = aws.Int64(size)
+	v := aws.String(sum)
 	switch alg {
 	case algCRC32:
 		in.ChecksumCRC32 = v
@@ -410,7 +417,6 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 	case algCRC64NVME:
 		in.ChecksumCRC64NVME = v
 	}
-	return nil
 }
 
 // anyPartChecksum reports whether the server said alg of any part, in its
