@@ -315,76 +315,140 @@ func (h *handler) listBuckets(w http.ResponseWriter) {
 // list answers ListObjectsV2 (list-type=2) and ListObjects (v1, marker),
 // pages of up to 1,000 keys, from the bucket's keys in byte order.
 func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q url.Values) {
-	v2 := q.Get("list-type") == "2"
-	prefix, delim := q.Get("prefix"), q.Get("delimiter")
-	maxKeys := 1000
+	lq, ok := parseListQuery(w, r, q)
+	if !ok {
+		return
+	}
+	var body bytes.Buffer
+	n, last, truncated := h.listPage(&body, bucket, lq)
+	buf := h.bufs.Get().(*bytes.Buffer)
+	defer h.bufs.Put(buf)
+	buf.Reset()
+	buf.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>`)
+	xmlEscape(buf, bucket)
+	buf.WriteString("</Name><Prefix>")
+	lq.enc(buf, lq.prefix)
+	buf.WriteString("</Prefix>")
+	if lq.delim != "" {
+		buf.WriteString("<Delimiter>")
+		lq.enc(buf, lq.delim)
+		buf.WriteString("</Delimiter>")
+	}
+	if lq.urlEnc {
+		buf.WriteString("<EncodingType>url</EncodingType>")
+	}
+	if !lq.v2 {
+		buf.WriteString("<Marker>")
+		lq.enc(buf, lq.after)
+		buf.WriteString("</Marker>")
+	}
+	fmt.Fprintf(buf, "<MaxKeys>%d</MaxKeys>", lq.maxKeys)
+	if lq.v2 {
+		fmt.Fprintf(buf, "<KeyCount>%d</KeyCount>", n)
+	}
+	fmt.Fprintf(buf, "<IsTruncated>%t</IsTruncated>", truncated)
+	switch {
+	case truncated && lq.v2:
+		buf.WriteString("<NextContinuationToken>")
+		buf.WriteString(base64.RawURLEncoding.EncodeToString([]byte(last)))
+		buf.WriteString("</NextContinuationToken>")
+	case truncated:
+		buf.WriteString("<NextMarker>")
+		lq.enc(buf, last)
+		buf.WriteString("</NextMarker>")
+	}
+	buf.Write(body.Bytes())
+	buf.WriteString("</ListBucketResult>")
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	_, _ = w.Write(buf.Bytes())
+}
+
+// listQuery is a ListObjects (v1 or v2) request's parameters.
+type listQuery struct {
+	v2            bool
+	prefix, delim string
+	maxKeys       int
+	urlEnc        bool
+	// after is the marker, start-after or continuation token's key.
+	after string
+}
+
+// parseListQuery reads a listing's parameters; a bad one is answered
+// (false).
+func parseListQuery(w http.ResponseWriter, r *http.Request, q url.Values) (listQuery, bool) {
+	lq := listQuery{v2: q.Get("list-type") == "2", prefix: q.Get("prefix"), delim: q.Get("delimiter"), maxKeys: 1000}
 	if v := q.Get("max-keys"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			writeError(w, r, http.StatusBadRequest, "InvalidArgument", "max-keys must be a non-negative integer")
-			return
+			return lq, false
 		}
-		maxKeys = min(n, 1000)
+		lq.maxKeys = min(n, 1000)
 	}
-	urlEnc := q.Get("encoding-type") == "url"
-	enc := func(b *bytes.Buffer, s string) {
-		if urlEnc {
-			s = strings.ReplaceAll(uriEncode(s), "%2F", "/")
-		}
-		xmlEscape(b, s)
+	lq.urlEnc = q.Get("encoding-type") == "url"
+	lq.after = q.Get("start-after")
+	if !lq.v2 {
+		lq.after = q.Get("marker")
 	}
-	after := q.Get("start-after")
-	if !v2 {
-		after = q.Get("marker")
-	}
-	if tok := q.Get("continuation-token"); v2 && tok != "" {
+	if tok := q.Get("continuation-token"); lq.v2 && tok != "" {
 		b, err := base64.RawURLEncoding.DecodeString(tok)
 		if err != nil {
 			writeError(w, r, http.StatusBadRequest, "InvalidArgument", "The continuation token provided is incorrect")
-			return
+			return lq, false
 		}
-		after = string(b)
+		lq.after = string(b)
 	}
-	// The first key after `after` under prefix; a marker that names a
+	return lq, true
+}
+
+// enc writes s escaped for XML, URL-encoded first when asked.
+func (lq listQuery) enc(b *bytes.Buffer, s string) {
+	if lq.urlEnc {
+		s = strings.ReplaceAll(uriEncode(s), "%2F", "/")
+	}
+	xmlEscape(b, s)
+}
+
+// listPage writes the Contents and CommonPrefixes of one page to body and
+// returns how many it wrote, the last one, and whether more follow.
+func (h *handler) listPage(body *bytes.Buffer, bucket string, lq listQuery) (n int, last string, truncated bool) {
+	prefix, delim := lq.prefix, lq.delim
+	// The first key after lq.after under prefix; a marker that names a
 	// common prefix skips everything under it.
 	from, strict := prefix, false
-	if after != "" && after >= prefix {
+	if after := lq.after; after != "" && after >= prefix {
 		from, strict = after, true
 		if delim != "" && strings.HasSuffix(after, delim) && strings.HasPrefix(after, prefix) {
 			from, strict = prefixEnd(after), false
 		}
 	}
-	buf := h.bufs.Get().(*bytes.Buffer)
-	defer h.bufs.Put(buf)
-	buf.Reset()
-	var body bytes.Buffer
-	n, last, truncated := 0, "", false
 	h.objs.mu.RLock()
+	defer h.objs.mu.RUnlock()
 	for {
 		k, obj, ok := h.objs.next(bucket, from, strict)
 		if !ok || !strings.HasPrefix(k, prefix) {
-			break
+			return n, last, false
 		}
-		if n == maxKeys {
-			truncated = true
-			break
+		if n == lq.maxKeys {
+			return n, last, true
 		}
 		if delim != "" {
 			if j := strings.Index(k[len(prefix):], delim); j >= 0 {
 				cp := k[:len(prefix)+j+len(delim)]
 				body.WriteString("<CommonPrefixes><Prefix>")
-				enc(&body, cp)
+				lq.enc(body, cp)
 				body.WriteString("</Prefix></CommonPrefixes>")
 				n, last = n+1, cp
 				from, strict = prefixEnd(cp), false
 				if from == "" {
-					break
+					return n, last, false
 				}
 				continue
 			}
 		}
 		body.WriteString("<Contents><Key>")
-		enc(&body, k)
+		lq.enc(body, k)
 		body.WriteString("</Key><LastModified>")
 		body.WriteString(h.modISO)
 		body.WriteString("</LastModified><ETag>&quot;")
@@ -395,45 +459,6 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, bucket string, q 
 		n, last = n+1, k
 		from, strict = k, true
 	}
-	h.objs.mu.RUnlock()
-	buf.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>`)
-	xmlEscape(buf, bucket)
-	buf.WriteString("</Name><Prefix>")
-	enc(buf, prefix)
-	buf.WriteString("</Prefix>")
-	if delim != "" {
-		buf.WriteString("<Delimiter>")
-		enc(buf, delim)
-		buf.WriteString("</Delimiter>")
-	}
-	if urlEnc {
-		buf.WriteString("<EncodingType>url</EncodingType>")
-	}
-	if !v2 {
-		buf.WriteString("<Marker>")
-		enc(buf, after)
-		buf.WriteString("</Marker>")
-	}
-	fmt.Fprintf(buf, "<MaxKeys>%d</MaxKeys>", maxKeys)
-	if v2 {
-		fmt.Fprintf(buf, "<KeyCount>%d</KeyCount>", n)
-	}
-	fmt.Fprintf(buf, "<IsTruncated>%t</IsTruncated>", truncated)
-	switch {
-	case truncated && v2:
-		buf.WriteString("<NextContinuationToken>")
-		buf.WriteString(base64.RawURLEncoding.EncodeToString([]byte(last)))
-		buf.WriteString("</NextContinuationToken>")
-	case truncated:
-		buf.WriteString("<NextMarker>")
-		enc(buf, last)
-		buf.WriteString("</NextMarker>")
-	}
-	buf.Write(body.Bytes())
-	buf.WriteString("</ListBucketResult>")
-	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	_, _ = w.Write(buf.Bytes())
 }
 
 // found returns the object if it exists and matches the ETag the request's
