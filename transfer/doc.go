@@ -15,6 +15,6 @@
 // a client, local directories), and JournalID names a copy for its
 // journal, so that a rerun resumes only the same copy.
 //
-// docs/design/0014-one-transfer-entry.md says why this is a package of
+// docs/design/0015-one-transfer-entry.md says why this is a package of
 // its own.
 package transfer
