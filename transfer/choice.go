@@ -13,18 +13,18 @@ import (
 // Who carries out a copy (Choice.Engine).
 const (
 	// Local: this machine, an engine.Engine.
-	Local = batchops.EngineLocal
+	Local = "local"
 	// BatchOps: one S3 Batch Operations job.
-	BatchOps = batchops.EngineBatchOps
+	BatchOps = "batchops"
 	// Auto: start on this machine, measure its rate, and hand the rest to
 	// a job when the model says a job wins (docs/design/0003-engine-auto.md).
-	Auto = batchops.EngineAuto
+	Auto = "auto"
 )
 
 // What auto optimises (Choice.Prefer).
 const (
-	PreferTime = batchops.PreferTime
-	PreferCost = batchops.PreferCost
+	PreferTime = "time"
+	PreferCost = "cost"
 )
 
 // Choice is who carries out a copy, with what auto weighs.

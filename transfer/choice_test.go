@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/s3bulk/s3bulk/internal/batchops"
 	"github.com/s3bulk/s3bulk/s3url"
 )
 
@@ -54,5 +55,16 @@ func TestChoicePick(t *testing.T) {
 				t.Errorf("Pick: %q %q %v; want %q with %d blockers", got, blockers, err, tt.want, tt.blockers)
 			}
 		})
+	}
+}
+
+// The names are the estimates' (batchops.Choose says which engine wins
+// in them): one spelling of each.
+func TestChoiceNamesAreTheEstimates(t *testing.T) {
+	t.Parallel()
+	for _, n := range [][2]string{{Local, batchops.EngineLocal}, {BatchOps, batchops.EngineBatchOps}, {Auto, batchops.EngineAuto}, {PreferTime, batchops.PreferTime}, {PreferCost, batchops.PreferCost}} {
+		if n[0] != n[1] {
+			t.Errorf("%q here, %q in batchops", n[0], n[1])
+		}
 	}
 }
