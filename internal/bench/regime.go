@@ -66,7 +66,20 @@ type Calibration struct {
 	// Tolerance is the relative difference allowed (0.15 = ±15%).
 	Tolerance float64 `json:"tolerance"`
 	Within    bool    `json:"within"`
+	// ClientCPUShare is the method's client CPU time over its wall time
+	// and this machine's CPUs: near 1, the client was the bound, not the
+	// region. The report's client had ReportClientCores cores.
+	ClientCPUShare float64 `json:"client_cpu_share"`
 }
+
+// ReportClientCores is the cores of report 1's client (a 4-core WSL box).
+// Its four `aws s3 cp` processes had them to themselves; on fewer cores
+// the processes' Python is the bound before the region is.
+const ReportClientCores = 4
+
+// clientBound is the client CPU share above which a calibration that
+// misses is put down to the client's cores rather than the region.
+const clientBound = 0.8
 
 // calibrationTolerance is how close the simulated region must bring the
 // report's own methods to the report's figures: its SDK program's rate is
@@ -75,7 +88,8 @@ type Calibration struct {
 var calibrationTolerance = map[string]float64{MethodCopyPerCompany: 0.15, MethodAWS: 0.25}
 
 // calibrate compares the methods that finished with the report's figures.
-func calibrate(methods []Result) []Calibration {
+// cpus is this machine's CPUs.
+func calibrate(methods []Result, cpus int) []Calibration {
 	var out []Calibration
 	for _, m := range methods {
 		tol, ok := calibrationTolerance[m.Method]
@@ -83,8 +97,12 @@ func calibrate(methods []Result) []Calibration {
 			continue
 		}
 		want := reportRate(m.Method)
-		out = append(out, Calibration{Method: m.Method, ObjectsPerSecond: m.ObjectsPerSecond, ReportObjectsPerSecond: want,
-			Tolerance: tol, Within: math.Abs(m.ObjectsPerSecond/want-1) <= tol})
+		c := Calibration{Method: m.Method, ObjectsPerSecond: m.ObjectsPerSecond, ReportObjectsPerSecond: want,
+			Tolerance: tol, Within: math.Abs(m.ObjectsPerSecond/want-1) <= tol}
+		if m.Seconds > 0 && cpus > 0 {
+			c.ClientCPUShare = m.ClientCPUSeconds / (m.Seconds * float64(cpus))
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -105,8 +123,23 @@ func (c Calibration) Line() string {
 	if !c.Within {
 		verdict = "OUTSIDE"
 	}
-	return fmt.Sprintf("%s: %.1f objects/s, the report's %.2f: %+.0f%%, %s ±%.0f%%",
+	line := fmt.Sprintf("%s: %.1f objects/s, the report's %.2f: %+.0f%%, %s ±%.0f%%",
 		c.Method, c.ObjectsPerSecond, c.ReportObjectsPerSecond, (c.ObjectsPerSecond/c.ReportObjectsPerSecond-1)*100, verdict, c.Tolerance*100)
+	if n := c.ClientNote(); n != "" {
+		line += " (" + n + ")"
+	}
+	return line
+}
+
+// ClientNote says, for a calibration that missed while its client kept
+// this machine's CPUs busy, that the client was the bound, not the
+// region; "" otherwise.
+func (c Calibration) ClientNote() string {
+	if c.Within || c.ClientCPUShare < clientBound {
+		return ""
+	}
+	return fmt.Sprintf("its client used %.0f%% of this machine's CPUs; the report's had %d cores: the client was the bound, not the region",
+		c.ClientCPUShare*100, ReportClientCores)
 }
 
 // RegimeTitle names the regime in a title: "in a simulated S3 region

@@ -32,12 +32,12 @@ func TestSampleKeepsEveryCompanyInProportion(t *testing.T) {
 
 func TestCalibrationComparesWithTheReport(t *testing.T) {
 	methods := []Result{
-		{Method: MethodCopyPerCompany, Status: StatusOK, ObjectsPerSecond: 27}, // -10%
-		{Method: MethodAWS, Status: StatusOK, ObjectsPerSecond: 150},           // -40%
-		{Method: MethodS3bulk, Status: StatusOK, ObjectsPerSecond: 3000},       // not the report's
-		{Method: MethodRclone, Status: StatusFailed, ObjectsPerSecond: 1},      // not the report's
+		{Method: MethodCopyPerCompany, Status: StatusOK, ObjectsPerSecond: 27},                          // -10%
+		{Method: MethodAWS, Status: StatusOK, ObjectsPerSecond: 150, Seconds: 10, ClientCPUSeconds: 19}, // -40%, 95% of 2 CPUs
+		{Method: MethodS3bulk, Status: StatusOK, ObjectsPerSecond: 3000},                                // not the report's
+		{Method: MethodRclone, Status: StatusFailed, ObjectsPerSecond: 1},                               // not the report's
 	}
-	got := calibrate(methods)
+	got := calibrate(methods, 2)
 	var within []bool
 	for _, c := range got {
 		within = append(within, c.Within)
@@ -52,13 +52,20 @@ func TestCalibrationComparesWithTheReport(t *testing.T) {
 	}
 	for _, want := range []string{
 		"copy-per-company: 27.0 objects/s, the report's 29.99: -10%, within ±15%",
-		"aws: 150.0 objects/s, the report's 251.43: -40%, OUTSIDE ±25%",
+		"aws: 150.0 objects/s, the report's 251.43: -40%, OUTSIDE ±25% (its client used 95% of this machine's CPUs; the report's had 4 cores: the client was the bound, not the region)",
 		"Regime: a simulated S3 region",
 		"`--server local` shows the other regime",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	if n := got[0].ClientNote(); n != "" {
+		t.Errorf("a calibration within its tolerance got a client note %q", n)
+	}
+	idle := calibrate([]Result{{Method: MethodAWS, Status: StatusOK, ObjectsPerSecond: 150, Seconds: 10, ClientCPUSeconds: 5}}, 2)
+	if n := idle[0].ClientNote(); n != "" {
+		t.Errorf("a miss with the client at 25%% of the CPUs was put down to the client: %q", n)
 	}
 	if title := chartTitle(r); !strings.Contains(title, "in a simulated S3 region (120ms/request") {
 		t.Errorf("chart title %q does not name the regime", title)

@@ -250,6 +250,11 @@ func writeMarkdown(w io.Writer, r *Report, chart string) error {
 			fmt.Fprintf(&b, "| %s | %.1f | %.2f | %+.0f%% | %s ±%.0f%% |\n", c.Method, c.ObjectsPerSecond, c.ReportObjectsPerSecond,
 				(c.ObjectsPerSecond/c.ReportObjectsPerSecond-1)*100, verdict, c.Tolerance*100)
 		}
+		for _, c := range r.Calibration {
+			if n := c.ClientNote(); n != "" {
+				fmt.Fprintf(&b, "\n%s: %s.\n", c.Method, n)
+			}
+		}
 		b.WriteString("\n")
 	}
 	b.WriteString("## Methods\n\n")

@@ -140,7 +140,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	report.Baseline = setSpeedups(report.Methods)
 	if cfg.Regime == RegimeSimulated {
-		report.Calibration = calibrate(report.Methods)
+		report.Calibration = calibrate(report.Methods, report.Environment.CPUs)
 	}
 	report.Extrapolation = extrapolate(report.Methods, reportObjectCounts, cfg.Prices)
 	report.Environment.Tools = r.toolVersions

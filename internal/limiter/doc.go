@@ -18,8 +18,8 @@
 // A searching limiter ([NewSearching]) finds the limit instead: it measures
 // completed requests per second and their latency in windows of about one
 // round trip, doubles while the rate rises, settles and probes, and after a
-// throttle holds below the limit that was throttled, probing rarely and in
-// small steps (see search.go, docs/design/0004-requests-in-flight.md and
-// docs/design/0011-throttle-hold.md). [Streams] finds the
-// number of part uploads in flight the same way.
+// throttle holds below the rate the server accepted, probing rarely and in
+// small steps (see search.go, docs/design/0004-requests-in-flight.md,
+// docs/design/0011-throttle-hold.md and docs/design/0014-throttle-start.md).
+// [Streams] finds the number of part uploads in flight the same way.
 package limiter

@@ -37,8 +37,15 @@ import (
 //   - throttled (hold): a window in which a share f of the attempts was
 //     throttled drops the limit at once to (1-f) x limit, what the
 //     server accepted (never below half). The first throttle says the
-//     limit is too many: from then on the limit is held at SearchHold
-//     of the limit that was throttled, growing back to that hold by a
+//     limit is too many, and by how much: a token bucket (S3's rate per
+//     prefix) takes a burst before it throttles, so a doubling past its
+//     rate is seen only at the next one, at twice the rate. The limit
+//     that meets the server's rate is the rate it accepted in that
+//     window (its successes over the span of their answers) times the
+//     latency before anything was throttled; the search holds at
+//     SearchHold of it (docs/design/0014), at once (never below a
+//     quarter of the limit), and from then on at SearchHold of the
+//     limit that was throttled, growing back to that hold by a
 //     sixteenth a window after a cut. Every so many windows at the hold
 //     (SearchHoldProbeFirst, doubling after each throttled probe up to
 //     SearchHoldProbeEvery) it probes a small step higher
@@ -48,7 +55,10 @@ import (
 //     above SearchHoldStepMax. Throttles at or below the hold (a burst
 //     of requests after a stall of this process, or a server that takes
 //     less now) move it only when over its last windows they were more
-//     than SearchHoldTolerance of the attempts. Retries of throttled
+//     than SearchHoldTolerance of the attempts, or when most of those
+//     windows were throttled: a hold a few percent above the server's
+//     rate throttles that share window after window, and goes down by
+//     that share and a probe's step. Retries of throttled
 //     requests answer the cut before them: the throttles of the
 //     SearchHoldEcho windows after a cut are not news.
 //
@@ -192,6 +202,7 @@ type search struct {
 
 	// The current window.
 	start     time.Time
+	first     time.Time // the window's first report
 	started   bool
 	ok        int
 	throttles int
@@ -287,6 +298,9 @@ func (s *search) begin(now time.Time) {
 	if !s.started {
 		s.started, s.start = true, now
 	}
+	if s.ok+s.throttles == 0 {
+		s.first = now
+	}
 }
 
 // window is what one window measured.
@@ -297,6 +311,10 @@ type window struct {
 	f      float64       // the share of the attempts throttled
 	judged bool
 	risen  bool // most successes slower than SearchLatencyRise x baseLatency
+	// accepted is the successes a second over the span of the window's
+	// answers, from the first to the last, at most limit / mean too: a
+	// window's rate when the requests were not sent in step.
+	accepted float64
 }
 
 // judge ends a window and moves the limit. Called with mu held.
@@ -355,8 +373,11 @@ func (s *search) measure(now time.Time, limit int) window {
 		// answers of a stalled moment (this process descheduled on a
 		// busy machine, a GC pause) are taken in a burst: a window of
 		// limit answers then lasts much less than a round trip.
-		if little := float64(limit) / w.mean.Seconds(); little < w.rate {
-			w.rate = little
+		little := float64(limit) / w.mean.Seconds()
+		w.rate = min(w.rate, little)
+		w.accepted = little
+		if span := now.Sub(s.first).Seconds(); span > 0 {
+			w.accepted = min(little, float64(s.ok)/span)
 		}
 	}
 	// Most requests slower, not the mean: requests that waited out a
@@ -478,10 +499,13 @@ func (s *search) probe(w window) int {
 }
 
 // throttled judges a window in which the server throttled some of the
-// attempts. The limit drops at once to the share the server accepted
-// (never below half); the first throttle, a probe throttled, or more
-// throttles at the hold than SearchHoldTolerance of its attempts say the
-// limit is too many, and the search holds at SearchHold of it.
+// attempts. The first throttle puts the limit at once at SearchHold of
+// the requests in flight that the rate the server accepted needs at the
+// latency before it (never below a quarter of the limit); after it the
+// limit drops to the share the server accepted (never below half). A
+// probe throttled, or throttles at the hold of more than
+// SearchHoldTolerance of its attempts or in most of its windows, say the
+// limit is too many, and the search holds below it.
 func (s *search) throttled(w window, attempts, throttles int) int {
 	if s.sinceCut < SearchHoldEcho {
 		// Retries of the requests throttled before the last cut: they
@@ -490,9 +514,16 @@ func (s *search) throttled(w window, attempts, throttles int) int {
 	}
 	switch first := s.phase != phaseHold; {
 	case first:
-		s.throttledAt, s.held = w.limit, int(SearchHold*float64(w.limit))
+		at := w.limit
+		if s.baseLatency > 0 {
+			at = min(at, max(1, int(w.accepted*s.baseLatency.Seconds())))
+		}
+		s.throttledAt, s.held = at, int(SearchHold*float64(at))
 		s.step, s.probeEvery = SearchHoldStep, SearchHoldProbeFirst
 		s.recentHold = s.recentHold[:0]
+		s.phase, s.settled = phaseHold, 0
+		s.best, s.bestLimit = 0, 0
+		return max(1, w.limit/4, s.held)
 	case w.limit > s.held:
 		// A probe above the hold: the hold stays, the probes come
 		// later, in small steps again.
@@ -513,10 +544,17 @@ func (s *search) throttled(w window, attempts, throttles int) int {
 			// what the server accepted, for now.
 			return max(1, w.limit/2, min(s.held, int((1-w.f)*float64(w.limit))))
 		}
-		if float64(t) <= SearchHoldTolerance*float64(a) {
+		share := float64(t) / float64(a)
+		switch {
+		case share > SearchHoldTolerance:
+			s.throttledAt, s.held = w.limit, int(SearchHold*float64(w.limit))
+		case s.holdThrottledOften():
+			// About share above the server's rate: that much lower,
+			// and a step of the probes more.
+			s.throttledAt, s.held = w.limit, int((1-share-SearchHoldStep)*float64(w.limit))
+		default:
 			return w.limit
 		}
-		s.throttledAt, s.held = w.limit, int(SearchHold*float64(w.limit))
 		s.probeEvery = min(2*s.probeEvery, SearchHoldProbeEvery)
 		s.step, s.recentHold = SearchHoldStep, s.recentHold[:0]
 	}
@@ -531,6 +569,19 @@ func (s *search) tally(attempts, throttles int) {
 		s.recentHold = append(s.recentHold[:0], s.recentHold[1:]...)
 	}
 	s.recentHold = append(s.recentHold, [2]int{attempts, throttles})
+}
+
+// holdThrottledOften reports whether most of the recent windows at the
+// hold were throttled: a hold above the server's rate throttles its
+// excess window after window, a stall of this process one window or two.
+func (s *search) holdThrottledOften() bool {
+	n := 0
+	for _, c := range s.recentHold {
+		if c[1] > 0 {
+			n++
+		}
+	}
+	return len(s.recentHold) >= searchHoldWindows/2 && 2*n > len(s.recentHold)
 }
 
 // holdTally returns the throttles and attempts of the recent windows at
