@@ -35,9 +35,9 @@ type Transfer struct {
 	Move      bool
 	NoClobber bool
 	// Selected: filters or a shard; Metadata: metadata flags; Object:
-	// encryption, ACL, Object Lock copied from each source, Requester
-	// Pays or source-* flags; Journal: a journal.
-	Selected, Metadata, Object, Journal bool
+	// encryption, ACL, Requester Pays or source-* flags; LockCopy: Object
+	// Lock settings copied from each source; Journal: a journal.
+	Selected, Metadata, Object, LockCopy, Journal bool
 	// Versions: --version-id or --all-versions.
 	Versions bool
 }
@@ -65,6 +65,9 @@ const (
 	RefuseVersions
 	// RefuseLocations: what Blockers says of the source and destination.
 	RefuseLocations
+	// RefuseLockCopy: a job sets one Object Lock value for all its
+	// objects, so it cannot keep each source's.
+	RefuseLockCopy
 )
 
 // Refusal is one reason a copy job cannot do a transfer. Why says it in
@@ -112,7 +115,10 @@ func (t Transfer) Refusals() []Refusal {
 		add(RefuseSelection, "a job copies every key, with its metadata: no filters, shards or metadata changes")
 	}
 	if t.Object {
-		add(RefuseObjectOptions, "a job takes no encryption, ACL, Requester Pays or source options, nor each source's Object Lock settings (and cannot read SSE-C sources at all)")
+		add(RefuseObjectOptions, "a job takes no encryption, ACL, Requester Pays or source options (and cannot read SSE-C sources at all)")
+	}
+	if t.LockCopy {
+		add(RefuseLockCopy, "a job sets one Object Lock value for all its objects, so it cannot keep each source's")
 	}
 	if t.Journal {
 		add(RefuseJournal, "a job's record is its completion report, not a journal")

@@ -61,7 +61,7 @@ func pickEngine(f transferFlags, src, dst s3url.Location, move, metaSet bool) (s
 	c := f.engine.c
 	mode, refusals, err := c.Pick(batchops.Transfer{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
-		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active() || f.engine.lockCopy, Journal: f.journal != "",
+		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active(), LockCopy: f.engine.lockCopy, Journal: f.journal != "",
 		Versions: f.versions.active(),
 	})
 	var ce *batchops.ChoiceError
@@ -98,7 +98,9 @@ func refusalWords(r batchops.Refusal) string {
 	case batchops.RefuseSelection:
 		return "filters, shards and metadata flags need --engine local"
 	case batchops.RefuseObjectOptions:
-		return "encryption, ACL, --object-lock-* copy, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all, and sets one Object Lock value for all)"
+		return "encryption, ACL, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)"
+	case batchops.RefuseLockCopy:
+		return "--object-lock-* copy needs --engine local: a job sets one Object Lock value for all its objects, so it cannot keep each source's; copy with --engine local, or give the job one value for all (--object-lock-mode GOVERNANCE|COMPLIANCE with --object-lock-retain-until-date, --object-lock-legal-hold ON|OFF)"
 	case batchops.RefuseJournal:
 		return "--journal needs --engine local: a job's record is its completion report"
 	case batchops.RefuseVersions:
