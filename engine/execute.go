@@ -31,6 +31,7 @@ func (e *executor) execute(ctx context.Context, t Task) Result {
 		r.Status = StatusSkipped
 		return r
 	}
+	e.noteACLs(ctx, t)
 	if e.opts.TaskTimeout > 0 && t.PartSize == 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, e.opts.TaskTimeout)

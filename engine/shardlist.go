@@ -16,10 +16,11 @@ import (
 //
 //  1. Discovery, the same in every run: the source's prefix is listed with
 //     the delimiter '/', breadth first. The first level is read up to
-//     shardLevelPages pages; while it holds fewer than shardUnits x n
-//     prefixes (and for at most shardDepth levels), every prefix found is
-//     listed one level deeper, page round by page round, within
-//     shardDiscoverRequests requests in all. What discovery returns is a
+//     shardLevelPages pages; every prefix found is listed one level
+//     deeper, page round by page round, within shardDiscoverRequests
+//     requests in all: the first level whenever its prefixes fit that
+//     budget, deeper levels only while they hold fewer than shardUnits x
+//     n prefixes (for at most shardDepth levels). What discovery returns is a
 //     sorted list of entries (prefixes not looked into, and objects), each
 //     the start of a span that runs to the next entry's start.
 //  2. Weights: an object weighs one key; a prefix not looked into weighs
@@ -86,7 +87,12 @@ func (l *parallelList) discoverSpans(ctx context.Context, n int) ([]span, error)
 				lists = append(lists, &childList{prefix: en.key, at: i})
 			}
 		}
-		if len(lists) == 0 || len(lists) >= shardUnits*n || len(lists) > budget {
+		// A level of enough prefixes to split (shardUnits x n) is still
+		// looked into while it fits the budget: its prefixes may be of
+		// very different sizes (one tenant of most keys among a few
+		// dozen), which only their listings show. Only a level too wide
+		// to read is taken for prefixes alike.
+		if len(lists) == 0 || len(lists) > budget || depth > 1 && len(lists) >= shardUnits*n {
 			break
 		}
 		// Page rounds: every listing not yet done reads one page more per

@@ -85,11 +85,12 @@ func TestShardsListEveryKeyOnceAndAboutTheirShare(t *testing.T) {
 		{"the report's layout, small pages", reportKeys(20_000), 100, 0.15, 1.2},
 		{"skewed tenants", skewedKeys(100_000), 1000, 0.15, 0},
 		{"a flat folder larger than discovery reads", flatKeys(100_000), 500, 0.15, 0},
+		{"one prefix of 80% among 40", heavyKeys(100_000, 0.8, 39), 1000, 0.15, 0},
 		{"a few keys", []string{"a", "b/c", "d"}, 1000, 0, 0},
 		{"nothing", nil, 1000, 0, 0},
 	}
 	for _, tt := range tests {
-		for _, n := range []int{3, 8} {
+		for _, n := range []int{2, 3, 8} {
 			for _, ordered := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s, %d shards, ordered %v", tt.name, n, ordered), func(t *testing.T) {
 					st := newPagedStore(tt.keys, tt.page)
@@ -200,4 +201,20 @@ func TestAssignGivesEachShardARunOfAboutItsWeight(t *testing.T) {
 			}
 		})
 	}
+}
+
+// heavyKeys is a layout of one big tenant: its first-level prefix holds
+// share of n keys, and small prefixes of equal size hold the rest, all in
+// users of 4 files.
+func heavyKeys(n int, share float64, small int) []string {
+	var keys []string
+	big := int(share * float64(n))
+	for i := range big {
+		keys = append(keys, fmt.Sprintf("big/user-%06d/file-%02d.json", i/4, i%4))
+	}
+	rest := n - big
+	for i := range rest {
+		keys = append(keys, fmt.Sprintf("small-%04d/user-%06d/file-%02d.json", i/4%small, i/4, i%4))
+	}
+	return keys
 }

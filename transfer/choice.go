@@ -61,10 +61,10 @@ type Asks struct {
 	Move      bool
 	NoClobber bool
 	// Selected: a filter or a shard; Metadata: metadata, properties or
-	// tags changed; Object: encryption, an ACL, Object Lock copied from
-	// each source, Requester Pays, a source region, or a source on
-	// another endpoint or account; Journal: a journal.
-	Selected, Metadata, Object, Journal bool
+	// tags changed; Object: encryption, an ACL, Requester Pays, a source
+	// region, or a source on another endpoint or account; LockCopy: Object
+	// Lock settings copied from each source; Journal: a journal.
+	Selected, Metadata, Object, LockCopy, Journal bool
 	// Versions: one version asked for, or every version.
 	Versions bool
 }
@@ -80,7 +80,7 @@ const (
 	RefuseNoClobber
 	// RefuseSelection: filters, a shard or metadata changes.
 	RefuseSelection
-	// RefuseObjectOptions: encryption, an ACL, Object Lock, Requester Pays, a source
+	// RefuseObjectOptions: encryption, an ACL, Requester Pays, a source
 	// region or source-* options (a job cannot read SSE-C sources at all).
 	RefuseObjectOptions
 	// RefuseJournal: a job's record is its completion report.
@@ -93,6 +93,9 @@ const (
 	// RefuseLocations: a local end, or a source whose keys a job would
 	// name otherwise than this copy does.
 	RefuseLocations
+	// RefuseLockCopy: a job sets one Object Lock value for all its
+	// objects, so it cannot keep each source's.
+	RefuseLockCopy
 	// RefuseList: a job lists its source itself, or takes an inventory
 	// report; not a list of keys a caller opened (engine.Job.From).
 	RefuseList
@@ -137,7 +140,7 @@ func AsksOf(job engine.Job, opts engine.Options) Asks {
 		NoClobber: opts.NoClobber,
 		Selected:  opts.Filter != nil || opts.Shard.Count > 0,
 		Metadata:  opts.Metadata != nil || opts.Props != engine.CopyPropsDefault || opts.Tags != nil,
-		Object:    opts.CopyLock != (engine.LockCopy{}),
+		LockCopy:  opts.CopyLock != (engine.LockCopy{}),
 		Journal:   opts.Journal != nil,
 		Versions:  job.VersionID != "" || job.AllVersions,
 	}
@@ -158,7 +161,10 @@ func (t Asks) Refusals() []Refusal {
 		add(RefuseSelection, "a job copies every key, with its metadata: no filters, shards or metadata changes")
 	}
 	if t.Object {
-		add(RefuseObjectOptions, "a job takes no encryption, ACL, Requester Pays or source options, nor each source's Object Lock settings (and cannot read SSE-C sources at all)")
+		add(RefuseObjectOptions, "a job takes no encryption, ACL, Requester Pays or source options (and cannot read SSE-C sources at all)")
+	}
+	if t.LockCopy {
+		add(RefuseLockCopy, "a job sets one Object Lock value for all its objects, so it cannot keep each source's")
 	}
 	if t.Journal {
 		add(RefuseJournal, "a job's record is its completion report, not a journal")

@@ -251,13 +251,18 @@ func TestABatchJobCarriesObjectLockAndChecksum(t *testing.T) {
 		name, want string
 		args       []string
 	}{
-		{"copy of each source's lock", "--object-lock-* copy", []string{"--object-lock-legal-hold", "copy", "s3://" + e.src, "s3://" + locked + "/copy/"}},
+		{"copy of each source's lock", "--object-lock-* copy needs --engine local: a job sets one Object Lock value for all its objects", []string{"--object-lock-legal-hold", "copy", "s3://" + e.src, "s3://" + locked + "/copy/"}},
+		{"copy of each source's retention", "or give the job one value for all (--object-lock-mode GOVERNANCE|COMPLIANCE", []string{"--object-lock-mode", "copy", "--object-lock-retain-until-date", "copy", "s3://" + e.src, "s3://" + locked + "/copy/"}},
 		{"a bucket without Object Lock", "has no Object Lock", []string{"--object-lock-legal-hold", "ON", "s3://" + e.src, "s3://" + e.dst + "/plain/"}},
 	} {
 		t.Run(tt.name+" is refused", func(t *testing.T) {
+			jobs := e.run(ctx, "batch", "ls").out
 			r := e.run(ctx, append(append([]string{"cp", "--engine", "batchops", "--recursive"}, tt.args...), e.jobFlags()...)...)
-			if r.code != ExitUsage || !strings.Contains(r.err, tt.want) {
-				t.Errorf("exit %d, want %d and %q:\n%s", r.code, ExitUsage, tt.want, r.err)
+			if lines := errorLines(r.err); r.code != ExitUsage || len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("exit %d, want %d and one line saying %q:\n%s", r.code, ExitUsage, tt.want, r.err)
+			}
+			if after := e.run(ctx, "batch", "ls").out; after != jobs {
+				t.Errorf("a job was created:\n%s", after)
 			}
 			for _, at := range [][2]string{{locked, "copy/"}, {e.dst, ""}} {
 				if keys := s3test.ListKeys(t, e.sdk, at[0], at[1]); len(keys) > 0 {

@@ -60,7 +60,7 @@ func (f engineFlags) choice() transfer.Choice {
 func (f transferFlags) asks(src, dst s3url.Location, move, metaSet, lockCopy bool) transfer.Asks {
 	return transfer.Asks{
 		Src: src, Dst: dst, Recursive: f.recursive, Move: move, NoClobber: f.noClobber,
-		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active() || lockCopy,
+		Selected: f.sel.active(), Metadata: metaSet, Object: f.obj.active(), LockCopy: lockCopy,
 		Journal: f.journal != "", Versions: f.versions.active(),
 	}
 }
@@ -99,7 +99,9 @@ func refusalWords(r transfer.Refusal) string {
 	case transfer.RefuseSelection:
 		return "filters, shards and metadata flags need --engine local"
 	case transfer.RefuseObjectOptions:
-		return "encryption, ACL, --object-lock-* copy, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all, and sets one Object Lock value for all)"
+		return "encryption, ACL, request-payer and source-region and source-* flags need --engine local (a job cannot read SSE-C sources at all)"
+	case transfer.RefuseLockCopy:
+		return "--object-lock-* copy needs --engine local: a job sets one Object Lock value for all its objects, so it cannot keep each source's; copy with --engine local, or give the job one value for all (--object-lock-mode GOVERNANCE|COMPLIANCE with --object-lock-retain-until-date, --object-lock-legal-hold ON|OFF)"
 	case transfer.RefuseJournal:
 		return "--journal needs --engine local: a job's record is its completion report"
 	case transfer.RefuseVersions:

@@ -392,3 +392,45 @@ func TestSyncCompareTagsCopiesATagOnlyChange(t *testing.T) {
 		t.Errorf("a second sync --compare-tags copied:\n%s", out)
 	}
 }
+
+// TestATagSetOverS3sLimitsIsSaidOncePerRun: a source object whose tag set
+// S3 would refuse (more than 10 tags) is copied without its tags by the
+// paths that read and write them (a copy in parts, a stream), and the run
+// says so in one line, however many such objects it copies. versitygw
+// stores such a set (its PutObject does not count the tags of the
+// x-amz-tagging header, while PutObjectTagging does), so the source is a
+// real server's object, not a fake.
+func TestATagSetOverS3sLimitsIsSaidOncePerRun(t *testing.T) {
+	t.Parallel()
+	srv, src, dst := newBucketPair(t)
+	c := srv.Client(t)
+	var tagging []string
+	for i := range store.MaxTags + 1 {
+		tagging = append(tagging, fmt.Sprintf("t%02d=v", i))
+	}
+	for i := range 3 {
+		_, err := c.PutObject(context.Background(), &s3.PutObjectInput{
+			Bucket: aws.String(src), Key: aws.String(fmt.Sprintf("many/big-%d", i)),
+			Body: bytes.NewReader(make([]byte, 6<<20)), Tagging: aws.String(strings.Join(tagging, "&")),
+		})
+		if err != nil {
+			t.Fatalf("versitygw no longer stores %d tags from a PutObject header: %v", store.MaxTags+1, err)
+		}
+	}
+	if got := tagsOf(t, c, src, "many/big-0"); len(got) <= store.MaxTags {
+		t.Fatalf("the source kept %d tags, want more than %d", len(got), store.MaxTags)
+	}
+	out, stderr, code := runCLI(t, srv, "cp", "--recursive", "--multipart-threshold", propsThreshold, "s3://"+src+"/many/", "s3://"+dst+"/many/")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	lines := errorLines(stderr)
+	if len(lines) != 1 || !strings.Contains(lines[0], "tags not carried: the tag set is over S3's limits") || !strings.Contains(lines[0], "11 tags") {
+		t.Errorf("want one line saying the tag set is over S3's limits, got:\n%s", stderr)
+	}
+	for i := range 3 {
+		if got := tagsOf(t, c, dst, fmt.Sprintf("many/big-%d", i)); len(got) != 0 {
+			t.Errorf("big-%d arrived with tags %v, want none", i, got)
+		}
+	}
+}

@@ -407,3 +407,13 @@ func TestSlowDownAboveTheRatePerPrefix(t *testing.T) {
 		t.Errorf("a put to another prefix right after: %v, want success", err)
 	}
 }
+
+// A bucket of the region has ACLs disabled, as S3's made since April 2023:
+// a copy from it has no grants to leave behind, and says nothing of them.
+func TestBucketsHaveACLsDisabled(t *testing.T) {
+	_, c := startRegion(t, simregion.Config{Keys: simregion.ReportKeys(4), Size: 1000})
+	own, err := c.Bucket("src").ObjectOwnership(t.Context())
+	if err != nil || own != store.OwnershipEnforced {
+		t.Errorf("Object Ownership %q, %v; want %q", own, err, store.OwnershipEnforced)
+	}
+}

@@ -246,6 +246,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case !h.objs.exists(bucket):
 		writeError(w, r, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")
+	case key == "" && r.Method == http.MethodGet && q.Has("ownershipControls"):
+		// GetBucketOwnershipControls, as S3 answers for a bucket made since
+		// April 2023: ACLs disabled. Not among the counted operations.
+		w.Header().Set("Content-Type", "application/xml")
+		_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><OwnershipControls xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Rule><ObjectOwnership>BucketOwnerEnforced</ObjectOwnership></Rule></OwnershipControls>`)
 	case key == "" && r.Method == http.MethodGet && (q.Get("list-type") == "2" || (!q.Has("location") && !q.Has("uploads"))):
 		h.ops[opList].Add(1)
 		h.list(w, r, bucket, q)
