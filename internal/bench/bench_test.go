@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -379,5 +380,37 @@ func TestEngineMethodCopiesWithANewEngineAndCountsItsRequests(t *testing.T) {
 	got := s3test.ListKeys(t, srv.Client(t), dest.Bucket, dest.Prefix)
 	if len(got) != smallLayout.Objects {
 		t.Errorf("destination holds %d objects, want %d", len(got), smallLayout.Objects)
+	}
+}
+
+func TestRunMeasuresTheCLIAloneOnFewerCoresThanTheReports(t *testing.T) {
+	srv, conn, source, dest := seeded(t)
+	aws := toolPath("aws")
+	if aws == "" {
+		t.Log("aws not installed: its method is skipped, and nothing is run alone")
+		aws = "/nonexistent/aws"
+	}
+	var events []string
+	report, err := Run(t.Context(), Config{
+		Conn: conn, Source: source, Dest: dest, Methods: []string{MethodAWS}, Regime: RegimeSimulated,
+		Tools: map[string]string{"aws": aws}, Prices: DefaultPrices()["ap-northeast-1"],
+		Observe: func(e Event) { events = append(events, e.Method+":"+e.Stage) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	installed := !strings.HasPrefix(aws, "/nonexistent/")
+	want := installed && report.Environment.CPUs < ReportClientCores
+	if got := slices.Contains(events, "aws:alone"); got != want {
+		t.Errorf("ran the CLI alone: %v, want %v (installed %v, %d CPUs): events %v", got, want, installed, report.Environment.CPUs, events)
+	}
+	for _, c := range report.Calibration {
+		if a := c.Alone; a != nil && (a.Objects != 12 || a.Seconds <= 0 || a.ScheduledObjectsPerSecond <= 0) {
+			t.Errorf("alone %+v: want the largest company's 12 objects, timed", a)
+		}
+	}
+	left, err := listEntries(t.Context(), srv.Client(t), dest)
+	if err != nil || len(left) != 0 {
+		t.Errorf("destination holds %d objects (%v)", len(left), err)
 	}
 }

@@ -270,12 +270,19 @@ func mdCalibration(b *strings.Builder, r *Report) {
 			if !c.Within {
 				verdict = "outside"
 			}
-			fmt.Fprintf(b, "| %s | %.1f | %.2f | %+.0f%% | %s ±%.0f%% |\n", c.Method, c.ObjectsPerSecond, c.ReportObjectsPerSecond,
-				(c.ObjectsPerSecond/c.ReportObjectsPerSecond-1)*100, verdict, c.Tolerance*100)
+			name := c.Method
+			if c.Alone != nil {
+				name += " (one process alone, on the report's schedule)"
+			}
+			fmt.Fprintf(b, "| %s | %.1f | %.2f | %+.0f%% | %s ±%.0f%% |\n", name, c.Compared(), c.ReportObjectsPerSecond,
+				(c.Compared()/c.ReportObjectsPerSecond-1)*100, verdict, c.Tolerance*100)
 		}
 		for _, c := range r.Calibration {
 			if n := c.ClientNote(); n != "" {
 				fmt.Fprintf(b, "\n%s: %s.\n", c.Method, n)
+			}
+			if c.Alone != nil {
+				fmt.Fprintf(b, "\n%s: %s.\n", c.Method, c.Line())
 			}
 		}
 		b.WriteString("\n")

@@ -48,7 +48,9 @@ type BatchFunc func(ctx context.Context, src, dst string) (BatchOutcome, error)
 // Event tells the caller what Run is doing, for progress lines.
 type Event struct {
 	Method string
-	// Stage is "start", "clear", "verify" or "done"; Result is set on "done".
+	// Stage is "start", "clear", "verify", "done" or "alone" (the AWS
+	// CLI's process for one company, alone, for the calibration); Result
+	// is set on "done".
 	Stage  string
 	Result *Result
 }
@@ -133,6 +135,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		report.Methods = append(report.Methods, res)
 		cfg.Observe(Event{Method: method, Stage: "done", Result: &res})
 	}
+	var alone *AloneRun
+	if needsAlone(cfg.Regime, report.Environment.CPUs) && slices.ContainsFunc(report.Methods, func(m Result) bool { return m.Method == MethodAWS && finished(m) }) {
+		if alone, err = r.awsAlone(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if !cfg.KeepDest {
 		if err := r.clear(ctx, cfg.Dest); err != nil {
 			return nil, err
@@ -140,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	report.Baseline = setSpeedups(report.Methods)
 	if cfg.Regime == RegimeSimulated {
-		report.Calibration = calibrate(report.Methods, report.Environment.CPUs)
+		report.Calibration = calibrate(report.Methods, report.Environment.CPUs, alone)
 	}
 	report.Extrapolation = extrapolate(report.Methods, reportObjectCounts, cfg.Prices)
 	report.Environment.Tools = r.toolVersions
@@ -464,6 +472,8 @@ func (e Event) Text() string {
 	switch e.Stage {
 	case "start":
 		return fmt.Sprintf("bench: %s: running", e.Method)
+	case "alone":
+		return fmt.Sprintf("bench: %s: one company's process alone, for the calibration (this machine has fewer cores than the report's %d)", e.Method, ReportClientCores)
 	case "done":
 		r := e.Result
 		if r.Status == StatusOK {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"golang.org/x/sync/errgroup"
@@ -106,15 +107,6 @@ func (r *runner) awsCLI(ctx context.Context, path string) (outcome, error) {
 	if err != nil {
 		return outcome{}, err
 	}
-	var common []string
-	if ep := r.cfg.Conn.Endpoint; ep != "" {
-		common = append(common, "--endpoint-url", ep)
-	}
-	if region := r.cfg.Conn.AWS.Region; region != "" {
-		common = append(common, "--region", region)
-	}
-	common = append(common, "--only-show-errors", "--no-progress")
-	src, dst := r.cfg.Source, r.cfg.Dest
 	var cpu float64
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -122,12 +114,7 @@ func (r *runner) awsCLI(ctx context.Context, path string) (outcome, error) {
 	var lists int64
 	for _, grp := range r.groups {
 		lists += pages(len(grp.Objects))
-		args := []string{"s3", "cp", src.String() + grp.Company, dst.String() + grp.Company, "--recursive"}
-		if grp.Company == "" {
-			// Keys directly under the prefix: everything without a slash.
-			args = append(args, "--exclude", "*/*")
-		}
-		args = append(args, common...)
+		args := r.awsArgs(grp)
 		g.Go(func() error { return r.exec(gctx, env, &cpu, &mu, path, args...) })
 	}
 	err = g.Wait()
@@ -135,6 +122,65 @@ func (r *runner) awsCLI(ctx context.Context, path string) (outcome, error) {
 		requests:  map[string]int64{"ListObjectsV2": lists, "CopyObject": int64(len(r.entries))},
 		estimated: true, external: true, cpu: cpu,
 	}, err
+}
+
+// awsArgs are the arguments of the AWS CLI process that copies grp.
+func (r *runner) awsArgs(grp Group) []string {
+	args := []string{"s3", "cp", r.cfg.Source.String() + grp.Company, r.cfg.Dest.String() + grp.Company, "--recursive"}
+	if grp.Company == "" {
+		// Keys directly under the prefix: everything without a slash.
+		args = append(args, "--exclude", "*/*")
+	}
+	if ep := r.cfg.Conn.Endpoint; ep != "" {
+		args = append(args, "--endpoint-url", ep)
+	}
+	if region := r.cfg.Conn.AWS.Region; region != "" {
+		args = append(args, "--region", region)
+	}
+	return append(args, "--only-show-errors", "--no-progress")
+}
+
+// awsAlone runs the AWS CLI's process for the largest company with the
+// machine to itself, into an emptied destination, and checks that every
+// object arrived: on fewer cores than the report's client, four processes
+// at once measure this machine's Python, and one alone measures what
+// each of the report's processes did on a core of its own.
+func (r *runner) awsAlone(ctx context.Context) (*AloneRun, error) {
+	path, reason := r.findTool(toolOf[MethodAWS])
+	if path == "" {
+		return nil, fmt.Errorf("bench: aws alone: %s", reason)
+	}
+	env, err := r.cfg.Conn.toolEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	grp := r.groups[0]
+	for _, g := range r.groups {
+		if len(g.Objects) > len(grp.Objects) {
+			grp = g
+		}
+	}
+	r.cfg.Observe(Event{Method: MethodAWS, Stage: "alone"})
+	if err := r.clear(ctx, r.cfg.Dest); err != nil {
+		return nil, err
+	}
+	var cpu float64
+	var mu sync.Mutex
+	start := time.Now()
+	if err := r.exec(ctx, env, &cpu, &mu, path, r.awsArgs(grp)...); err != nil {
+		return nil, fmt.Errorf("bench: aws alone: %w", err)
+	}
+	secs := time.Since(start).Seconds()
+	if n, _, problem, err := r.verify(ctx, grp.Objects); err != nil {
+		return nil, err
+	} else if problem != "" {
+		return nil, fmt.Errorf("bench: aws alone copied %d of %d objects of %s: %s", n, len(grp.Objects), grp.Company, problem)
+	}
+	per := secs / float64(len(grp.Objects))
+	return &AloneRun{
+		Company: grp.Company, Objects: int64(len(grp.Objects)), Seconds: secs,
+		ScheduledObjectsPerSecond: float64(len(r.entries)) / scheduledSeconds(r.groups, r.cfg.CompanyConcurrency, per),
+	}, nil
 }
 
 // s5cmd copies the whole prefix with one wildcard, its usual form.
