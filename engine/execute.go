@@ -475,10 +475,15 @@ func (e *executor) uploadMetadata(ctx context.Context, t Task) (store.Metadata, 
 	var meta store.Metadata
 	if e.job.Src.Loc.Local {
 		meta.ContentType = mime.TypeByExtension(path.Ext(t.SrcKey))
-	} else if e.opts.Props != CopyPropsNone { // none: nothing of the source's, no HEAD
+	} else if e.opts.Props != CopyPropsNone || e.opts.CopyLock.any() {
+		// none: nothing of the source's and no HEAD, unless its Object
+		// Lock settings are to be copied.
 		var err error
 		if meta, err = e.headMeta(ctx, t); err != nil {
 			return meta, err
+		}
+		if e.opts.Props == CopyPropsNone {
+			meta = store.Metadata{Lock: meta.Lock, Checksum: meta.Checksum}
 		}
 	}
 	meta = e.withMetadata(meta, t.DstKey)

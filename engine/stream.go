@@ -83,15 +83,16 @@ func (e *executor) streamOne(ctx context.Context, t Task) (unverified bool, err 
 	if err != nil {
 		return false, err
 	}
-	if _, ok := src.(store.MetadataReader); !ok && e.opts.Props != CopyPropsNone {
+	if _, ok := src.(store.MetadataReader); !ok && (e.opts.Props != CopyPropsNone || e.opts.CopyLock.any()) {
 		if meta, err = e.headMeta(ctx, t); err != nil {
 			return false, err
 		}
 	}
 	count := meta.TagCount
 	if e.opts.Props == CopyPropsNone {
-		// The checksum is not a property: it is the bytes'.
-		meta = store.Metadata{Checksum: meta.Checksum}
+		// The checksum is not a property: it is the bytes'. Object Lock
+		// settings are copied only when asked (withMetadata).
+		meta = store.Metadata{Checksum: meta.Checksum, Lock: meta.Lock}
 	}
 	meta = e.withMetadata(meta, t.DstKey)
 	if meta.Tags, err = e.writeTags(ctx, t, count, false); err != nil {

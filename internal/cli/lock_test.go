@@ -127,6 +127,8 @@ func TestObjectLockCarried(t *testing.T) {
 		{"server-side copy, fixed values", cat([]string{"cp"}, fixed, []string{"s3://" + src + "/small", "s3://" + dst + "/fixed"}), "fixed", fixedLock},
 		{"multipart copy, copy: the source's settings", cat([]string{"cp"}, copyAll, parts, []string{"s3://" + src + "/big", "s3://" + dst + "/parts"}), "parts", srcLock},
 		{"multipart copy, fixed values", cat([]string{"cp"}, fixed, parts, []string{"s3://" + src + "/big", "s3://" + dst + "/parts-fixed"}), "parts-fixed", fixedLock},
+		{"server-side copy, copy with --copy-props none: the source's settings", cat([]string{"cp", "--copy-props", "none"}, copyAll, []string{"s3://" + src + "/small", "s3://" + dst + "/none"}), "none", srcLock},
+		{"multipart copy, copy with --copy-props none: the source's settings", cat([]string{"cp", "--copy-props", "none"}, copyAll, parts, []string{"s3://" + src + "/big", "s3://" + dst + "/parts-none"}), "parts-none", srcLock},
 		{"legal hold alone, copied", []string{"cp", "--object-lock-legal-hold", "copy", "s3://" + src + "/small", "s3://" + dst + "/hold"}, "hold", lockState{Hold: "ON"}},
 		{"stream from another endpoint, fixed values", cat([]string{"cp", "--source-endpoint-url", other.Endpoint}, fixed, []string{"s3://" + far + "/far", "s3://" + dst + "/far"}), "far", fixedLock},
 		{"upload, fixed values", cat([]string{"cp"}, fixed, []string{local, "s3://" + dst + "/up"}), "up", fixedLock},
