@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 
@@ -169,6 +170,42 @@ func (inv *Inventory) open(ctx context.Context, f inventoryFile) (io.ReadCloser,
 	return &checkedReader{rc: rc, h: md5.New(), inv: inv, f: f}, nil
 }
 
+// spool copies a data file to a temporary file, checked on the way as
+// open checks it, for the formats that are read from their end (Parquet,
+// ORC); ext ends the file's name. Closing it removes it. It is one file
+// at a time: a format spools the next only once it is done with this one.
+func (inv *Inventory) spool(ctx context.Context, f inventoryFile, ext string) (*spooled, int64, error) {
+	tmp, err := os.CreateTemp("", "s3bulk-inventory-*."+ext)
+	if err != nil {
+		return nil, 0, err
+	}
+	sp := &spooled{File: tmp}
+	rc, err := inv.open(ctx, f)
+	if err == nil {
+		var n int64
+		n, err = io.Copy(tmp, rc)
+		if cerr := rc.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			return sp, n, nil
+		}
+	}
+	sp.Close()
+	return nil, 0, err
+}
+
+// spooled is a temporary file that Close removes.
+type spooled struct{ *os.File }
+
+func (s *spooled) Close() error {
+	err := s.File.Close()
+	if rerr := os.Remove(s.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}
+
 // checkedReader hashes what it reads and checks it at EOF.
 type checkedReader struct {
 	rc io.ReadCloser
@@ -239,9 +276,9 @@ func newFormat(fileFormat, schema string) (format, error) {
 	case "PARQUET":
 		return parquetFormat{}, nil
 	case "ORC":
-		return nil, errors.New("an ORC report: s3bulk reads CSV and Parquet inventories (no ORC reader for Go is kept up); configure the inventory as CSV or Parquet")
+		return orcFormat{}, nil
 	}
-	return nil, fmt.Errorf("file format %q: want CSV or Parquet", fileFormat)
+	return nil, fmt.Errorf("file format %q: want CSV, Parquet or ORC", fileFormat)
 }
 
 // current reports whether an entry is one to copy: the latest version,

@@ -1,7 +1,10 @@
 package manifest_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/scritchley/orc"
 
 	"github.com/s3bulk/s3bulk/engine/manifest"
 	"github.com/s3bulk/s3bulk/internal/invtest"
@@ -159,6 +163,12 @@ func putReport(t *testing.T, r invtest.Report, tamper func([]invtest.File)) stor
 	if tamper != nil {
 		tamper(files)
 	}
+	return putFiles(t, files)
+}
+
+// putFiles writes the objects of a report into a local directory.
+func putFiles(t *testing.T, files []invtest.File) store.Store {
+	t.Helper()
 	dir := t.TempDir()
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Key))
@@ -176,8 +186,10 @@ func putReport(t *testing.T, r invtest.Report, tamper func([]invtest.File)) stor
 	return st
 }
 
-func TestInventoryReadsCurrentVersionsOfCSVAndParquet(t *testing.T) {
-	for _, format := range []string{"CSV", "Parquet"} {
+var formats = []string{"CSV", "Parquet", "ORC"}
+
+func TestInventoryReadsCurrentVersionsOfEachFormat(t *testing.T) {
+	for _, format := range formats {
 		t.Run(format, func(t *testing.T) {
 			r := invtest.Report{SourceBucket: "src", DestBucket: "inv", Prefix: "inv/src/all/2026-01-02T01-00Z", Format: format}
 			st := putReport(t, r, nil)
@@ -188,41 +200,153 @@ func TestInventoryReadsCurrentVersionsOfCSVAndParquet(t *testing.T) {
 			if diff := cmp.Diff(want, collect(t, inv)); diff != "" {
 				t.Errorf("objects (-want +got):\n%s", diff)
 			}
+			if inv.Format() != format || !inv.Sized() {
+				t.Errorf("Format() %q, Sized() %v: want %q, true", inv.Format(), inv.Sized(), format)
+			}
 		})
 	}
 }
 
+// rewriteManifest edits manifest.json and writes its checksum anew.
+func rewriteManifest(fs []invtest.File, edit func(string) string) {
+	m := &fs[len(fs)-2]
+	m.Body = []byte(edit(string(m.Body)))
+	sum := md5.Sum(m.Body)
+	fs[len(fs)-1].Body = []byte(hex.EncodeToString(sum[:]) + "\n")
+}
+
 func TestInventoryRefusesBadReports(t *testing.T) {
-	r := invtest.Report{SourceBucket: "src", DestBucket: "inv", Prefix: "p", Format: "CSV"}
+	for _, format := range formats {
+		r := invtest.Report{SourceBucket: "src", DestBucket: "inv", Prefix: "p", Format: format}
+		for _, tc := range []struct {
+			name   string
+			bucket string
+			tamper func([]invtest.File)
+			want   string
+		}{
+			{"a data file whose checksum does not match", "src", func(fs []invtest.File) { fs[0].Body[len(fs[0].Body)-1] ^= 1 },
+				"file-0000" + r.Ext() + ": MD5 "},
+			{"a data file shorter than the manifest says", "src", func(fs []invtest.File) { fs[1].Body = fs[1].Body[:len(fs[1].Body)-1] },
+				"file-0001" + r.Ext() + ": "},
+			{"a report of another bucket", "other", nil, `an inventory of bucket "src", not of the source bucket "other"`},
+			{"a manifest that does not match its checksum", "src", func(fs []invtest.File) { fs[len(fs)-1].Body = []byte("0123\n") },
+				"but manifest.checksum says 0123"},
+			{"a format of no inventory", "src", func(fs []invtest.File) {
+				rewriteManifest(fs, func(m string) string { return strings.Replace(m, `"`+format+`"`, `"JSON"`, 1) })
+			}, `file format "JSON": want CSV, Parquet or ORC`},
+		} {
+			t.Run(format+"/"+tc.name, func(t *testing.T) {
+				st := putReport(t, r, tc.tamper)
+				_, err := manifest.OpenInventory(context.Background(), st, "p/manifest.json", "s3://inv/p/manifest.json", tc.bucket, nil)
+				var ie *manifest.InputError
+				if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("err = %v, want one line of InputError with %q", err, tc.want)
+				}
+				t.Log(err)
+			})
+		}
+	}
+}
+
+// A data file the manifest vouches for (its size and checksum match) but
+// that is not of the report's format is refused when it is read, with
+// one line naming it.
+func TestInventoryRefusesDataFilesNotOfItsFormat(t *testing.T) {
+	good := func(format string) []byte {
+		files, err := invtest.Report{SourceBucket: "src", Format: format}.Build(entries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files[0].Body
+	}
+	orcFile, parquetFile := good("ORC"), good("Parquet")
+	garbled := bytes.Clone(orcFile)
+	for i := 3; i < len(garbled)/2; i++ {
+		garbled[i] = 0xff
+	}
 	for _, tc := range []struct {
-		name   string
-		bucket string
-		tamper func([]invtest.File)
-		want   string
+		name, format string
+		body         []byte
+		want         string
 	}{
-		{"a data file whose checksum does not match", "src", func(fs []invtest.File) { fs[0].Body[len(fs[0].Body)-1] ^= 1 },
-			"file-0000.csv.gz: MD5 "},
-		{"a report of another bucket", "other", nil, `an inventory of bucket "src", not of the source bucket "other"`},
-		{"a manifest that does not match its checksum", "src", func(fs []invtest.File) { fs[len(fs)-1].Body = []byte("0123\n") },
-			"but manifest.checksum says 0123"},
-		{"an ORC report", "src", func(fs []invtest.File) {
-			m := &fs[len(fs)-2]
-			m.Body = []byte(strings.Replace(string(m.Body), `"CSV"`, `"ORC"`, 1))
-			fs[len(fs)-1].Body = nil
-		}, "an ORC report"},
+		{"a text file as Parquet", "Parquet", []byte("src,a\n"), "not a Parquet file"},
+		{"a text file as ORC", "ORC", []byte("src,a\n"), "not an ORC file: no ORC magic at its start"},
+		{"an empty file as ORC", "ORC", nil, "not an ORC file: 0 bytes"},
+		{"a Parquet file as ORC", "ORC", parquetFile, "not an ORC file"},
+		{"half an ORC file", "ORC", orcFile[:len(orcFile)/2], "not an ORC file"},
+		{"an ORC file whose postscript claims more than the file", "ORC", append([]byte("ORC"), orcFile[len(orcFile)-200:]...), "not an ORC file: a footer of"},
+		{"an ORC file with its stripes garbled", "ORC", garbled, "file-0000.orc: "},
+		{"an ORC file without a key", "ORC", orcWithout(t), "file-0000.orc: no key field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := putReport(t, r, tc.tamper)
-			if tc.name == "an ORC report" {
-				if err := st.Delete(context.Background(), "p/manifest.checksum"); err != nil {
-					t.Fatal(err)
-				}
+			r := invtest.Report{SourceBucket: "src", DestBucket: "inv", Prefix: "p", Format: tc.format}
+			files, err := r.Files(tc.body)
+			if err != nil {
+				t.Fatal(err)
 			}
-			_, err := manifest.OpenInventory(context.Background(), st, "p/manifest.json", "s3://inv/p/manifest.json", tc.bucket, nil)
+			inv, err := manifest.OpenInventory(context.Background(), putFiles(t, files), "p/manifest.json", "s3://inv/p/manifest.json", "src", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = inv.Objects(context.Background(), func(store.Object) error { return nil })
 			var ie *manifest.InputError
-			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("err = %v, want an InputError with %q", err, tc.want)
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want one line of InputError with %q", err, tc.want)
 			}
+			t.Log(err)
 		})
 	}
+}
+
+// orcWithout is an ORC file of AWS's schema but for its key.
+func orcWithout(t testing.TB) []byte {
+	t.Helper()
+	schema, err := orc.ParseSchema("struct<bucket:string,size:bigint>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := orc.NewWriter(&buf, orc.SetSchema(schema), orc.SetCompression(orc.CompressionZlib{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write("src", int64(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// FuzzORCDataFile reads ORC files the manifest vouches for, whatever
+// their bytes: the reader returns, and what it refuses is an InputError.
+func FuzzORCDataFile(f *testing.F) {
+	files, err := invtest.Report{SourceBucket: "src", Format: "ORC"}.Build(entries)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(files[0].Body)
+	f.Add(orcWithout(f))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := invtest.Report{SourceBucket: "src", DestBucket: "inv", Prefix: "p", Format: "ORC"}
+		files, err := r.Files(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, err := manifest.OpenInventory(context.Background(), putFiles(t, files), "p/manifest.json", "s3://inv/p/manifest.json", "src", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = inv.Objects(context.Background(), func(o store.Object) error {
+			if o.Key == "" {
+				t.Fatalf("an entry without a key: %+v", o)
+			}
+			return nil
+		})
+		var ie *manifest.InputError
+		if err != nil && !errors.As(err, &ie) {
+			t.Fatalf("not an InputError: %v", err)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -18,8 +17,8 @@ import (
 // parquetFormat reads an inventory's Parquet files (columns bucket, key,
 // version_id, is_latest, is_delete_marker, size, last_modified_date,
 // e_tag, storage_class, by name; keys not encoded). A Parquet file is
-// read from its end, so each is downloaded to a temporary file first,
-// one at a time.
+// read from its end, so each is spooled to a temporary file first, one
+// at a time (Inventory.spool).
 type parquetFormat struct{}
 
 // sized: a Parquet report's schema is read per file; a report without
@@ -27,23 +26,11 @@ type parquetFormat struct{}
 func (parquetFormat) sized() bool { return true }
 
 func (parquetFormat) objects(ctx context.Context, inv *Inventory, f inventoryFile, fn func(store.Object) error) error {
-	tmp, err := os.CreateTemp("", "s3bulk-inventory-*.parquet")
+	tmp, n, err := inv.spool(ctx, f, "parquet")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	rc, err := inv.open(ctx, f)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(tmp, rc)
-	if cerr := rc.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
 	pf, err := parquet.OpenFile(tmp, n)
 	if err != nil {
 		return &InputError{Name: inv.fileURL(f), Err: fmt.Errorf("not a Parquet file: %v", err)}

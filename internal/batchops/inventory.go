@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/s3bulk/s3bulk/engine/manifest"
 	"github.com/s3bulk/s3bulk/s3url"
@@ -31,7 +32,7 @@ func inventoryLocation(q CopyRequest, p CopyPlan) (s3url.Location, error) {
 // fromInventory creates a job whose manifest is an S3 Inventory report,
 // after checking it as a local copy from it would (its bucket, its
 // checksums, every data file): S3 Batch Operations reads CSV reports
-// only.
+// only, so a Parquet or ORC report is refused once it is checked.
 func (r *Runner) fromInventory(ctx context.Context, o CopyOptions) error {
 	p, loc := o.Plan, o.Inventory
 	st := r.Store(loc.Bucket)
@@ -40,7 +41,11 @@ func (r *Runner) fromInventory(ctx context.Context, o CopyOptions) error {
 		return err
 	}
 	if inv.Format() != "CSV" {
-		return &manifest.InputError{Name: loc.String(), Err: fmt.Errorf("a %s report: S3 Batch Operations takes CSV inventory reports only (run without --engine batchops to copy it from this machine)", inv.Format())}
+		a := "a"
+		if strings.EqualFold(inv.Format(), "ORC") {
+			a = "an"
+		}
+		return &manifest.InputError{Name: loc.String(), Err: fmt.Errorf("%s %s report: S3 Batch Operations takes CSV inventory reports only (run without --engine batchops to copy it from this machine)", a, inv.Format())}
 	}
 	head, _, err := st.Head(ctx, loc.Key)
 	if err != nil {

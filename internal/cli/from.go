@@ -26,7 +26,7 @@ type fromFlags struct {
 func (f *fromFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.filesFrom, "files-from", "", "copy the keys listed in this file ('-': standard input) instead of listing the source: one key relative to the source prefix a line, or Batch Operations manifest lines bucket,key[,version] with URL-encoded keys")
-	fl.StringVar(&f.inventory, "from-inventory", "", "copy the objects of this S3 Inventory report (s3://bucket/path/manifest.json; CSV or Parquet) instead of listing the source bucket")
+	fl.StringVar(&f.inventory, "from-inventory", "", "copy the objects of this S3 Inventory report (s3://bucket/path/manifest.json; CSV, Parquet or ORC) instead of listing the source bucket")
 }
 
 // given reports whether either flag was given.

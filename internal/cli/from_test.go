@@ -21,7 +21,8 @@ import (
 )
 
 // inventoryOf lists bucket as S3 Inventory would and writes the report
-// (in format, split over two data files) under inv/ of invBucket; tamper
+// (in format, split over two data files) under inv/ of invBucket, in a
+// directory of its own for each bucket and format; tamper
 // may change the files first. It returns the manifest's URL.
 func inventoryOf(t *testing.T, srv *s3test.Server, bucket, invBucket, format string, extra []invtest.Entry, tamper func([]invtest.File)) string {
 	t.Helper()
@@ -39,7 +40,9 @@ func inventoryOf(t *testing.T, srv *s3test.Server, bucket, invBucket, format str
 		}
 	}
 	entries = append(entries, extra...)
-	r := invtest.Report{SourceBucket: bucket, DestBucket: invBucket, Prefix: "inv/" + bucket + "/all/2026-01-02T01-00Z", Format: format}
+	// One inventory configuration a format, as AWS would have it: the
+	// reports of one bucket in two formats do not overwrite each other.
+	r := invtest.Report{SourceBucket: bucket, DestBucket: invBucket, Prefix: "inv/" + bucket + "/all-" + strings.ToLower(format) + "/2026-01-02T01-00Z", Format: format}
 	half := len(entries) / 2
 	files, err := r.Build(entries[:half], entries[half:])
 	if err != nil {
@@ -66,7 +69,7 @@ func TestCopyFromInventoryTakesTheReportsObjects(t *testing.T) {
 	// A non-current version and a delete marker the report lists are not
 	// copied; an object deleted since the report is a skip.
 	extra := []invtest.Entry{{Key: "data/old", NotLatest: true, Size: 1}, {Key: "data/marker", DeleteMarker: true}, {Key: "data/deleted-since", Size: 3, ETag: "x"}}
-	for _, format := range []string{"CSV", "Parquet"} {
+	for _, format := range []string{"CSV", "Parquet", "ORC"} {
 		t.Run(format, func(t *testing.T) {
 			manifest := inventoryOf(t, srv, src, inv, format, extra, nil)
 			prefix := strings.ToLower(format) + "/"
@@ -188,6 +191,8 @@ func TestBadListsExitTwoAndCopyNothing(t *testing.T) {
 	}
 	good := inventoryOf(t, srv, src, inv, "CSV", nil, nil)
 	badSum := inventoryOf(t, srv, other, inv, "CSV", nil, func(fs []invtest.File) { fs[1].Body[len(fs[1].Body)-1] ^= 1 })
+	badORC := inventoryOf(t, srv, other, inv, "ORC", nil, func(fs []invtest.File) { fs[0].Body[len(fs[0].Body)/2] ^= 1 })
+	goodORC := inventoryOf(t, srv, src, inv, "ORC", nil, nil)
 	list := filepath.Join(t.TempDir(), "keys.csv")
 	if err := os.WriteFile(list, []byte(src+",a\n"+src+",b,v1,extra\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -198,7 +203,9 @@ func TestBadListsExitTwoAndCopyNothing(t *testing.T) {
 		want string
 	}{
 		{"a data file whose checksum does not match", []string{"cp", "--from-inventory", badSum, "s3://" + other + "/", "s3://" + dst + "/"}, "but the manifest says"},
+		{"an ORC data file whose checksum does not match", []string{"cp", "--from-inventory", badORC, "s3://" + other + "/", "s3://" + dst + "/"}, ".orc: MD5 "},
 		{"a report of another bucket", []string{"cp", "--from-inventory", good, "s3://" + other + "/", "s3://" + dst + "/"}, "an inventory of bucket"},
+		{"an ORC report of another bucket", []string{"cp", "--from-inventory", goodORC, "s3://" + other + "/", "s3://" + dst + "/"}, "an inventory of bucket"},
 		{"a key list with a malformed line", []string{"cp", "--files-from", list, "s3://" + src + "/", "s3://" + dst + "/"}, "line 2: 4 fields"},
 		{"both lists", []string{"cp", "--files-from", list, "--from-inventory", good, "s3://" + src + "/", "s3://" + dst + "/"}, "give one or the other"},
 	} {
@@ -235,12 +242,14 @@ func TestBatchOpsJobTakesTheInventoryAsItsManifest(t *testing.T) {
 		t.Errorf("destination (-want +got):\n%s\nstderr:\n%s", diff, r.err)
 	}
 	parquet := inventoryOf(t, e.srv, e.src, inv, "Parquet", nil, nil)
+	orc := inventoryOf(t, e.srv, e.src, inv, "ORC", nil, nil)
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"a Parquet report", []string{"--from-inventory", parquet, "s3://" + e.src + "/", "s3://" + e.dst + "/p/"}, "takes CSV inventory reports only"},
+		{"a Parquet report", []string{"--from-inventory", parquet, "s3://" + e.src + "/", "s3://" + e.dst + "/p/"}, "a Parquet report: S3 Batch Operations takes CSV inventory reports only"},
+		{"an ORC report", []string{"--from-inventory", orc, "s3://" + e.src + "/", "s3://" + e.dst + "/p/"}, "an ORC report: S3 Batch Operations takes CSV inventory reports only"},
 		{"a source prefix", []string{"--from-inventory", csv, "s3://" + e.src + "/a/", "s3://" + e.dst + "/p/"}, "a job keeps whole source keys"},
 		{"a filter", []string{"--from-inventory", csv, "--exclude", "*.json", "s3://" + e.src + "/", "s3://" + e.dst + "/p/"}, "filters, shards and metadata flags need --engine local"},
 	} {
@@ -267,7 +276,7 @@ func TestInventoryEntriesGoneSinceAreSkipped(t *testing.T) {
 		s3test.PutObject(t, c, src, k, []byte("body "+k))
 	}
 	manifests := map[string]string{}
-	for _, format := range []string{"CSV", "Parquet"} {
+	for _, format := range []string{"CSV", "Parquet", "ORC"} {
 		manifests[format] = inventoryOf(t, srv, src, inv, format, nil, nil)
 	}
 	for _, k := range []string{"b", "d"} {

@@ -1,10 +1,11 @@
 // Package invtest writes S3 Inventory reports as AWS does (manifest.json,
-// manifest.checksum, CSV gzip or Parquet data files), for tests and
+// manifest.checksum, CSV gzip, Parquet or ORC data files), for tests and
 // benchmarks of the code that reads them.
 package invtest
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"crypto/md5"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/scritchley/orc"
 )
 
 // Entry is one row of a report.
@@ -37,13 +39,17 @@ const CSVSchema = "Bucket, Key, VersionId, IsLatest, IsDeleteMarker, Size, LastM
 // ParquetSchema is the fileSchema AWS writes for such a report in Parquet.
 const ParquetSchema = "message s3.inventory { required binary bucket (UTF8); required binary key (UTF8); optional binary version_id (UTF8); optional boolean is_latest; optional boolean is_delete_marker; optional int64 size; optional int64 last_modified_date (TIMESTAMP_MILLIS); optional binary e_tag (UTF8); optional binary storage_class (UTF8);}"
 
+// ORCSchema is the fileSchema AWS writes for such a report in ORC (the
+// struct of each row of its files).
+const ORCSchema = "struct<bucket:string,key:string,version_id:string,is_latest:boolean,is_delete_marker:boolean,size:bigint,last_modified_date:timestamp,e_tag:string,storage_class:string>"
+
 // Report describes the report to write.
 type Report struct {
 	SourceBucket string
 	// DestBucket holds the report; Prefix is the key of its directory
 	// ("inv/src/config/2026-01-02T01-00Z").
 	DestBucket, Prefix string
-	// Format is "CSV" or "Parquet".
+	// Format is "CSV", "Parquet" or "ORC".
 	Format string
 }
 
@@ -56,6 +62,26 @@ type File struct {
 // Build writes the data files, one per group of entries, and returns
 // every object of the report, manifest.json and manifest.checksum last.
 func (r Report) Build(groups ...[]Entry) ([]File, error) {
+	var bodies [][]byte
+	for _, g := range groups {
+		var buf bytes.Buffer
+		if err := r.Write(&buf, func(yield func(Entry) bool) {
+			for _, e := range g {
+				if !yield(e) {
+					return
+				}
+			}
+		}); err != nil {
+			return nil, err
+		}
+		bodies = append(bodies, buf.Bytes())
+	}
+	return r.Files(bodies...)
+}
+
+// Files is the report whose data files are bodies, whatever they hold:
+// the manifest lists each with its size and MD5 checksum.
+func (r Report) Files(bodies ...[]byte) ([]File, error) {
 	var files []File
 	type mfile struct {
 		Key  string `json:"key"`
@@ -63,35 +89,11 @@ func (r Report) Build(groups ...[]Entry) ([]File, error) {
 		MD5  string `json:"MD5checksum"`
 	}
 	var listed []mfile
-	for i, g := range groups {
-		var buf bytes.Buffer
-		ext := ".csv.gz"
-		var err error
-		if r.Format == "Parquet" {
-			ext = ".parquet"
-			err = r.WriteParquet(&buf, func(yield func(Entry) bool) {
-				for _, e := range g {
-					if !yield(e) {
-						return
-					}
-				}
-			})
-		} else {
-			err = r.WriteCSV(&buf, func(yield func(Entry) bool) {
-				for _, e := range g {
-					if !yield(e) {
-						return
-					}
-				}
-			})
-		}
-		if err != nil {
-			return nil, err
-		}
-		key := fmt.Sprintf("%s/data/file-%04d%s", r.Prefix, i, ext)
-		files = append(files, File{Key: key, Body: buf.Bytes()})
-		sum := md5.Sum(buf.Bytes())
-		listed = append(listed, mfile{Key: key, Size: int64(buf.Len()), MD5: hex.EncodeToString(sum[:])})
+	for i, b := range bodies {
+		key := fmt.Sprintf("%s/data/file-%04d%s", r.Prefix, i, r.Ext())
+		files = append(files, File{Key: key, Body: b})
+		sum := md5.Sum(b)
+		listed = append(listed, mfile{Key: key, Size: int64(len(b)), MD5: hex.EncodeToString(sum[:])})
 	}
 	m, err := r.Manifest(listed)
 	if err != nil {
@@ -102,12 +104,37 @@ func (r Report) Build(groups ...[]Entry) ([]File, error) {
 		File{Key: r.Prefix + "/manifest.checksum", Body: []byte(hex.EncodeToString(sum[:]) + "\n")}), nil
 }
 
+// Write writes entries as one data file of the report's format.
+func (r Report) Write(w io.Writer, entries func(yield func(Entry) bool)) error {
+	switch r.Format {
+	case "Parquet":
+		return r.WriteParquet(w, entries)
+	case "ORC":
+		return r.WriteORC(w, entries)
+	}
+	return r.WriteCSV(w, entries)
+}
+
+// Ext ends the names of the report's data files, as AWS names them.
+func (r Report) Ext() string {
+	switch r.Format {
+	case "Parquet":
+		return ".parquet"
+	case "ORC":
+		return ".orc"
+	}
+	return ".csv.gz"
+}
+
 // Manifest is manifest.json listing files (key, size, MD5checksum).
 func (r Report) Manifest(files any) ([]byte, error) {
 	schema := CSVSchema
 	format := "CSV"
-	if r.Format == "Parquet" {
+	switch r.Format {
+	case "Parquet":
 		schema, format = ParquetSchema, "Parquet"
+	case "ORC":
+		schema, format = ORCSchema, "ORC"
 	}
 	return json.MarshalIndent(map[string]any{
 		"sourceBucket":      r.SourceBucket,
@@ -187,6 +214,29 @@ func (r Report) WriteParquet(w io.Writer, entries func(yield func(Entry) bool)) 
 		return err
 	}
 	return pw.Close()
+}
+
+// WriteORC writes entries as one ORC data file, ZLIB-compressed as AWS
+// writes them.
+func (r Report) WriteORC(w io.Writer, entries func(yield func(Entry) bool)) error {
+	schema, err := orc.ParseSchema(ORCSchema)
+	if err != nil {
+		return err
+	}
+	ow, err := orc.NewWriter(w, orc.SetSchema(schema), orc.SetCompression(orc.CompressionZlib{Level: flate.BestSpeed}))
+	if err != nil {
+		return err
+	}
+	for e := range entries {
+		var version any
+		if e.VersionID != "" {
+			version = e.VersionID
+		}
+		if err := ow.Write(r.SourceBucket, e.Key, version, !e.NotLatest, e.DeleteMarker, e.Size, e.Modified, e.ETag, e.StorageClass); err != nil {
+			return err
+		}
+	}
+	return ow.Close()
 }
 
 func ptr[T any](v T) *T { return &v }
