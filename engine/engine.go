@@ -748,7 +748,7 @@ func (e *executor) finish(r Result) {
 
 // record counts r in the journal, the progress and the summary.
 func (e *executor) record(r Result) {
-	if j := e.opts.Journal; j != nil {
+	if j := e.opts.Journal; j != nil && !r.journaled {
 		var err error
 		switch r.Status {
 		case StatusDone:

@@ -69,3 +69,46 @@ func journalName(j Journal) string {
 	}
 	return "journal"
 }
+
+// VersionJournal is a Journal that makes a copy of every version
+// (Job.AllVersions) resumable without writing a version twice. Unlike
+// another copy, a version's is not idempotent: each write of a key adds a
+// version to its history, so a run killed between a version's write and
+// its Done record would, resumed, write that version again. With a
+// VersionJournal the engine records an intent before each write (no
+// request) and the destination's version ID with each Written record;
+// resumed, it asks the destination about the one write of each key that
+// an intent shows begun and never recorded (one ListObjectVersions of the
+// key), and does not write again what landed.
+type VersionJournal interface {
+	Journal
+	// Intent records that w is about to be written. It returns once the
+	// record is where the end of this process, kill -9 included, cannot
+	// lose it (the file, not yet fsynced): the write starts only then.
+	Intent(w VersionWrite) error
+	// Written records src as copied to dstKey, where the destination gave
+	// it the version dstVersion ("" when it gave none): Done, closing the
+	// key's intent.
+	Written(src store.Object, dstKey, dstVersion string) error
+	// Interrupted returns the last intent an earlier run recorded for
+	// dstKey with no Written after it: a write that may or may not have
+	// landed.
+	Interrupted(dstKey string) (VersionWrite, bool)
+}
+
+// VersionWrite is the write of one version or delete marker of a source
+// key to a destination key, as a VersionJournal's intent records it.
+type VersionWrite struct {
+	// Src is the source version: its Key, VersionID, Size and ETag.
+	Src store.Object
+	// DeleteMarker marks the recreation of a delete marker.
+	DeleteMarker bool
+	DstKey       string
+	// After is the destination's version this write follows: the one the
+	// run wrote or found last for the key. Empty when the run knows none
+	// (the key's first version): At bounds the write then.
+	After string
+	// At is when the write was about to start (this machine's clock); for
+	// a write tried again after an interruption, when the first try was.
+	At time.Time
+}

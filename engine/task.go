@@ -44,6 +44,11 @@ type Task struct {
 	// DeleteSource makes the task a move: the source is deleted only after
 	// the transfer succeeded.
 	DeleteSource bool `json:"delete_source,omitempty"`
+	// DstVersionID, in a copy of every version (Job.AllVersions), is the
+	// destination's version that holds this one: the write's, in a
+	// Result; in a plan resumed after an interruption, the one found
+	// there (a skip, ReasonWrittenBefore, or the last version done before).
+	DstVersionID string `json:"dst_version_id,omitempty"`
 }
 
 // Status is how a task ended.
@@ -75,6 +80,9 @@ type Result struct {
 	// when it was restarted (Options.Restarts). Task is then the object
 	// as the last attempt found it.
 	Attempts int
+	// journaled marks a result already in the journal (a version's,
+	// recorded Written before its key's next version started).
+	journaled bool
 }
 
 // object returns the task's source as a store.Object.

@@ -147,6 +147,9 @@ func (e *executor) planVersions(ctx context.Context, out chan<- Task) error {
 			tasks[i].Src = versionURL(src.Store, key, v.VersionID)
 			tasks[i] = e.journaled(tasks[i])
 		}
+		if err := e.reconcile(ctx, tasks); err != nil {
+			return err
+		}
 		for _, t := range tasks {
 			if err := send(t); err != nil {
 				return err
@@ -188,6 +191,9 @@ type chain struct {
 	turn   []chan struct{}
 	next   int
 	broken error
+	// last is the destination's version of the key's latest task done
+	// (Task.DstVersionID): the version the next one is written after.
+	last string
 }
 
 func newChains() *chains { return &chains{keys: map[string]*chain{}} }
@@ -236,12 +242,26 @@ func (c *chains) done(r Result) {
 	if r.Status == StatusFailed && ch.broken == nil {
 		ch.broken = fmt.Errorf("an older version of %s was not copied (%s): the history would be out of order", r.Task.DstKey, r.Task.Src)
 	}
+	if r.Status != StatusFailed && r.Task.DstVersionID != "" {
+		ch.last = r.Task.DstVersionID
+	}
 	ch.next++
 	if ch.next == len(ch.turn) {
 		delete(c.keys, r.Task.DstKey)
 		return
 	}
 	close(ch.turn[ch.next])
+}
+
+// last returns the destination's version of the latest task of dstKey
+// done so far, "" when none gave one.
+func (c *chains) last(dstKey string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch := c.keys[dstKey]; ch != nil {
+		return ch.last
+	}
+	return ""
 }
 
 // executeInTurn is execute for a run whose tasks are chained by key: it
@@ -254,7 +274,7 @@ func (e *executor) executeInTurn(ctx context.Context, t Task) Result {
 	if err := e.chains.wait(ctx, t); err != nil {
 		r = e.failed(Result{Task: t}, err, time.Now())
 	} else {
-		r = e.execute(ctx, t)
+		r = e.executeVersion(ctx, t)
 	}
 	e.chains.done(r)
 	return r

@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"sync"
+)
 
 // Version is one entry of a bucket's history of a key: an object version
 // or a delete marker, as ListObjectVersions lists them.
@@ -44,4 +47,44 @@ type VersionDeleter interface {
 	// Versions it could not delete come back as DeleteErrors (Key is
 	// "key?versionId=ID" then); missing ones are not errors.
 	DeleteVersions(ctx context.Context, versions []Object) ([]DeleteError, error)
+}
+
+// Receipt is where a write says what it wrote, when its caller asks
+// (WithReceipt): the version ID a versioned bucket gave the object
+// written, or the delete marker a Delete of a key left. The writes of
+// Store return only an error, as every store has nothing more to say;
+// the one caller that needs the ID (a copy of every version, which
+// journals it) asks through the context rather than through a second
+// set of write methods. Safe for concurrent use.
+type Receipt struct {
+	mu        sync.Mutex
+	versionID string
+}
+
+type receiptKey struct{}
+
+// WithReceipt returns ctx with r attached: the writes made with it (or
+// a context derived from it) record in r what they wrote.
+func WithReceipt(ctx context.Context, r *Receipt) context.Context {
+	return context.WithValue(ctx, receiptKey{}, r)
+}
+
+// NoteWritten is what a store calls once a write made with ctx
+// succeeded: the version ID the bucket gave what it wrote. It does
+// nothing when ctx has no Receipt or the bucket gave no version ID.
+func NoteWritten(ctx context.Context, versionID string) {
+	r, _ := ctx.Value(receiptKey{}).(*Receipt)
+	if r == nil || versionID == "" {
+		return
+	}
+	r.mu.Lock()
+	r.versionID = versionID
+	r.mu.Unlock()
+}
+
+// VersionID is the version ID the last write noted, "" when none did.
+func (r *Receipt) VersionID() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.versionID
 }

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -33,6 +35,38 @@ func BenchmarkAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkIntentWritten journals version copies from hundreds of
+// goroutines as a copy of every version does: an intent, which waits
+// until it is in the file, then the done record. It is what each version
+// pays the journal before its write may start.
+func BenchmarkIntentWritten(b *testing.B) {
+	w, err := Open(filepath.Join(b.TempDir(), "j"), fp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetParallelism(100) // times GOMAXPROCS goroutines
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			i++
+			o := store.Object{Key: fmt.Sprintf("some/prefix/of/a/key/%08d.json", i), VersionID: "3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY", Size: 1234, ETag: "0123456789abcdef0123456789abcdef"}
+			if err := w.Intent(engine.VersionWrite{Src: o, DstKey: "dst/" + o.Key, After: "Wt8Mm.OuLx1F3eG3rTTJv.hZ0yU7O2Rp", At: time.Now()}); err != nil {
+				b.Error(err)
+				return
+			}
+			if err := w.Written(o, "dst/"+o.Key, "kLx1F3eG3rTTJvWt8Mm.OuhZ0yU7O2Rp"); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "versions/s")
 }
 
 // BenchmarkLoad reads a journal of a million finished objects and reports

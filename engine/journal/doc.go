@@ -14,7 +14,8 @@
 //	{"format":"s3bulk-journal","version":1,"job":"…","crc":"…"}
 //	{"t":"done","src":"a/k","dst":"b/k","size":12,"etag":"…","crc":"…"}
 //	{"t":"failed","src":"a/j","dst":"b/j","size":3,"etag":"…","err":"…","crc":"…"}
-//	{"t":"done","src":"a/v","dst":"b/v","version":"…","size":5,"etag":"…","crc":"…"}
+//	{"t":"intent","src":"a/v","dst":"b/v","version":"…","size":5,"etag":"…","after":"…","at":…,"crc":"…"}
+//	{"t":"done","src":"a/v","dst":"b/v","version":"…","size":5,"etag":"…","dst_version":"…","crc":"…"}
 //	{"t":"mpu","src":"a/big","dst":"b/big","size":…,"etag":"…","upload":"…","part_size":…,"crc":"…"}
 //	{"t":"part","upload":"…","part":1,"etag":"…","size":…,"crc":"…"}
 //	{"t":"complete","dst":"b/big","upload":"…","crc":"…"}
@@ -41,6 +42,15 @@
 // early bounds a rerun's repeated work to the objects that were in flight;
 // fsync, which costs milliseconds, only guards against losing the machine.
 //
+// A copy of every version writes an intent before each version's write
+// ([Writer.Intent]), and waits until it is in the file, not in the
+// buffer: a write that lands is then never unrecorded, and a key's
+// records read intent, done, intent, done... A resumed run finds at most
+// the last write of each key in doubt ([State.Interrupted]) and asks the
+// destination whether it landed; the done records carry the version ID
+// the destination gave, which the next intent names as the one it
+// follows ("after").
+//
 // Only the last line of a journal can be torn by a crash. [Load] ignores a
 // torn or damaged last line and says so in [State.Notes]; [Open] also cuts
 // it off before appending. A damaged line followed by more lines is not a
@@ -50,5 +60,6 @@
 //
 // A [State] keeps 24 bytes per finished object: a 16-byte hash of the
 // source and destination keys and an 8-byte hash of the source's size and
-// ETag (or modification time when it has no ETag), in one sorted slice.
+// ETag (or modification time when it has no ETag), in one sorted slice;
+// and, for each key whose last version write is in doubt, its intent.
 package journal

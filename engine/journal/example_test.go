@@ -92,5 +92,5 @@ func ExampleLoad() {
 	fmt.Printf("%+v\n", st.Stats())
 	// Output:
 	// same job: true
-	// {Records:2 Done:1 Failed:1 Uploads:0}
+	// {Records:2 Done:1 Failed:1 Uploads:0 Interrupted:0}
 }

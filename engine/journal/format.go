@@ -42,6 +42,7 @@ const (
 	kindPart     = "part"
 	kindComplete = "complete"
 	kindAbort    = "abort"
+	kindIntent   = "intent"
 )
 
 // maxErrLen bounds the error text kept in a failed record: enough to say
@@ -88,7 +89,15 @@ type record struct {
 	Upload   string `json:"upload,omitempty"`
 	PartSize int64  `json:"part_size,omitempty"`
 	Part     int32  `json:"part,omitempty"`
-	Err      string `json:"err,omitempty"`
+	// DstVersion is the version ID the destination gave a version copied
+	// (done). After, Marker and At are an intent's: the destination
+	// version the write follows, a delete marker to recreate, and when
+	// (Unix nanoseconds).
+	DstVersion string `json:"dst_version,omitempty"`
+	After      string `json:"after,omitempty"`
+	Marker     bool   `json:"marker,omitempty"`
+	At         int64  `json:"at,omitempty"`
+	Err        string `json:"err,omitempty"`
 }
 
 func (r *record) setSrc(k string) {
@@ -190,6 +199,10 @@ func (r *record) validate() error {
 	case kindDone, kindFailed:
 		if r.src() == "" || r.dst() == "" {
 			return fmt.Errorf("%s record without keys", r.T)
+		}
+	case kindIntent:
+		if r.src() == "" || r.dst() == "" || r.Version == "" {
+			return errors.New("intent record without keys or version")
 		}
 	case kindUpload:
 		if r.dst() == "" || r.Upload == "" || r.PartSize <= 0 {

@@ -13,6 +13,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -101,6 +102,9 @@ func allKinds(t testing.TB) []byte {
 		must(t, w.PartDone(big.UploadID, store.Part{Number: 2, ETag: "e", Size: 3}))
 		must(t, w.UploadCompleted(big.DstKey, big.UploadID))
 		must(t, w.UploadAborted(big.DstKey, big.UploadID))
+		must(t, w.Intent(engine.VersionWrite{Src: objV1, DstKey: "d/v", At: mtime}))
+		must(t, w.Written(objV1, "d/v", "dst-1"))
+		must(t, w.Intent(engine.VersionWrite{Src: objV2, DeleteMarker: true, DstKey: "d/v", After: "dst-1", At: mtime}))
 	}))
 }
 

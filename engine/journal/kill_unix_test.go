@@ -5,6 +5,7 @@ package journal
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,6 +65,45 @@ func TestKilled(t *testing.T) {
 	if len(st.Notes()) != 0 || st.Stats().Done != n+1 {
 		t.Errorf("after the rerun: %d done, notes %q; want %d done and no notes", st.Stats().Done, st.Notes(), n+1)
 	}
+}
+
+// TestKilledBetweenIntentAndDone kills a process journaling version writes
+// with SIGKILL and checks that every write it had begun is in the journal,
+// done or interrupted: none can have landed unrecorded, and at most the
+// last is in doubt.
+func TestKilledBetweenIntentAndDone(t *testing.T) {
+	const begun = 2000
+	path := filepath.Join(t.TempDir(), "j")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childVersionsEnv+"="+path)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	want := fmt.Sprint("writing ", begun)
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && sc.Text() != want {
+	}
+	if sc.Text() != want {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child ended before %q", want)
+	}
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+
+	st, err := Load(path)
+	must(t, err)
+	for i := range begun + 1 {
+		v := childVersion(i)
+		if _, interrupted := st.Interrupted(v.Key); !st.Done(v, v.Key) && !interrupted {
+			t.Fatalf("write %d was begun and the journal has neither its intent nor its done record", i)
+		}
+	}
+	if n := st.Stats().Interrupted; n > 1 {
+		t.Errorf("%d writes in doubt after the kill, want at most the last one", n)
+	}
+	t.Logf("%d done, %d interrupted, notes %q", st.Stats().Done, st.Stats().Interrupted, st.Notes())
 }
 
 func TestOpenLocked(t *testing.T) {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
+	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -13,15 +15,51 @@ import (
 // killed (see TestKilled).
 const childEnv = "S3BULK_JOURNAL_CHILD"
 
+// childVersionsEnv names the journal a re-executed test binary writes
+// version intents and done records to until it is killed (see
+// TestKilledBetweenIntentAndDone).
+const childVersionsEnv = "S3BULK_JOURNAL_VERSIONS_CHILD"
+
 func TestMain(m *testing.M) {
-	if path := os.Getenv(childEnv); path != "" {
-		if err := child(path); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	for env, fn := range map[string]func(string) error{childEnv: child, childVersionsEnv: childVersions} {
+		if path := os.Getenv(env); path != "" {
+			if err := fn(path); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			os.Exit(0)
 		}
-		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// childVersions copies versions as the engine journals them, one after
+// the other: an intent, a line on stdout saying that the write begins,
+// the done record; until killed.
+func childVersions(path string) error {
+	w, err := Open(path, fp)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(os.Stdout)
+	for i := 0; i < 10_000_000; i++ {
+		v := childVersion(i)
+		if err := w.Intent(engine.VersionWrite{Src: v, DstKey: v.Key, At: time.Now()}); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "writing", i)
+		if err := out.Flush(); err != nil {
+			return err
+		}
+		if err := w.Written(v, v.Key, fmt.Sprint("d", i)); err != nil {
+			return err
+		}
+	}
+	return w.Close()
+}
+
+func childVersion(i int) store.Object {
+	return store.Object{Key: fmt.Sprint("k/", i), VersionID: "v", Size: int64(i), ETag: "e"}
 }
 
 // child appends done records, in order, until killed, saying on stdout

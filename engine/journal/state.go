@@ -29,6 +29,9 @@ type Stats struct {
 	Done    int // objects whose last record is done
 	Failed  int // objects whose last record is failed
 	Uploads int // multipart uploads neither completed nor aborted
+	// Interrupted counts the keys whose last version write was begun
+	// (intent) and never recorded done.
+	Interrupted int
 }
 
 // State is what a journal says about earlier runs of its job. It does not
@@ -39,6 +42,10 @@ type State struct {
 	done    []entry
 	uploads []Upload          // open uploads, by DstKey then UploadID
 	latest  map[string]Upload // last open upload started per DstKey
+	// intents holds, by destination key, the version writes begun and not
+	// recorded done: a key's last intent, while no done record of its
+	// version follows it.
+	intents map[string]engine.VersionWrite
 	stats   Stats
 	notes   []string
 }
@@ -101,6 +108,14 @@ func (s *State) Uploads() []Upload {
 	return us
 }
 
+// Interrupted returns the last version write to dstKey that the journal
+// shows begun (an intent) and not done: the run stopped before it could
+// record it, after or before the write landed.
+func (s *State) Interrupted(dstKey string) (engine.VersionWrite, bool) {
+	w, ok := s.intents[dstKey]
+	return w, ok
+}
+
 // Stats counts the journal's contents.
 func (s *State) Stats() Stats { return s.stats }
 
@@ -160,6 +175,7 @@ type loading struct {
 	st      *State
 	objects []loadEntry
 	uploads map[string]*openUpload
+	intents map[string]engine.VersionWrite
 	seq     int
 }
 
@@ -185,6 +201,14 @@ func (l *loading) apply(r *record) {
 			ver = version(r.Size, r.ETag, fromUnixNano(r.MTime))
 		}
 		l.objects = append(l.objects, loadEntry{entry{hi, lo, ver}, l.seq})
+		if w, ok := l.intents[r.dst()]; ok && r.T == kindDone && w.Src.Key == r.src() && w.Src.VersionID == r.Version {
+			delete(l.intents, r.dst())
+		}
+	case kindIntent:
+		l.intents[r.dst()] = engine.VersionWrite{
+			Src:          store.Object{Key: r.src(), VersionID: r.Version, Size: r.Size, ETag: r.ETag},
+			DeleteMarker: r.Marker, DstKey: r.dst(), After: r.After, At: fromUnixNano(r.At),
+		}
 	case kindUpload:
 		l.uploads[r.Upload] = &openUpload{Upload: Upload{
 			SrcKey: r.src(), DstKey: r.dst(), UploadID: r.Upload, PartSize: r.PartSize,
@@ -250,13 +274,15 @@ func (l *loading) finish() *State {
 		return cmp.Or(strings.Compare(a.DstKey, b.DstKey), strings.Compare(a.UploadID, b.UploadID))
 	})
 	st.stats.Uploads = len(st.uploads)
+	st.intents, l.intents = l.intents, nil
+	st.stats.Interrupted = len(st.intents)
 	return st
 }
 
 // decode reads a whole journal. end is the offset just past the last good
 // record: where Open truncates and appends.
 func decode(r io.Reader) (st *State, end int64, err error) {
-	l := &loading{st: &State{}, uploads: map[string]*openUpload{}}
+	l := &loading{st: &State{}, uploads: map[string]*openUpload{}, intents: map[string]engine.VersionWrite{}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		lineNo  int

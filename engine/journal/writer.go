@@ -23,10 +23,15 @@ type Writer struct {
 
 	mu      sync.Mutex
 	space   sync.Cond // signalled when pending is taken by the writer goroutine
+	inFile  sync.Cond // signalled when a batch is in the file (or the writer failed)
 	pending []byte
 	spare   []byte
 	err     error // the first write or sync error; every later call returns it
 	closed  bool
+	// appended and written count the bytes of records appended and of
+	// those handed to the file: a record ending at appended is in the
+	// file once written reaches it.
+	appended, written int64
 
 	kick     chan struct{}   // pending went from empty to not empty
 	flushReq chan chan error // Flush asks for a write and an fsync
@@ -123,6 +128,7 @@ func open(path, fingerprint string, cfg config) (w *Writer, err error) {
 		exited:   make(chan struct{}),
 	}
 	w.space.L = &w.mu
+	w.inFile.L = &w.mu
 	go w.loop()
 	return w, nil
 }
@@ -191,6 +197,50 @@ func (w *Writer) Failed(src store.Object, dstKey string, cause error) error {
 	return w.append(&r)
 }
 
+// A Writer makes a copy of every version resumable without writing a
+// version twice.
+var _ engine.VersionJournal = (*Writer)(nil)
+
+// Intent records that v is about to be written, and returns once the
+// record is in the file (handed to the system, not yet fsynced): a
+// process killed after it returns, kill -9 included, leaves the record
+// behind, and a write that follows cannot land unrecorded. Only the
+// machine going down can lose it, as it can lose the last second of
+// records.
+func (w *Writer) Intent(v engine.VersionWrite) error {
+	r := record{T: kindIntent, Version: v.Src.VersionID, Size: v.Src.Size, ETag: v.Src.ETag,
+		After: v.After, Marker: v.DeleteMarker, At: unixNano(v.At)}
+	r.setSrc(v.Src.Key)
+	r.setDst(v.DstKey)
+	end, err := w.appendRecord(&r)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.written < end && w.err == nil {
+		w.inFile.Wait()
+	}
+	return w.err
+}
+
+// Written records that version src was copied to dstKey, where the
+// destination gave it the version dstVersion: a done record, which closes
+// the key's intent.
+func (w *Writer) Written(src store.Object, dstKey, dstVersion string) error {
+	r := record{T: kindDone, Size: src.Size, ETag: src.ETag, MTime: unixNano(src.ModTime), DstVersion: dstVersion}
+	r.setSrc(src.Key)
+	r.setDst(dstKey)
+	r.Version = src.VersionID
+	return w.append(&r)
+}
+
+// Interrupted returns the State's write to dstKey begun and not done
+// (State.Interrupted).
+func (w *Writer) Interrupted(dstKey string) (engine.VersionWrite, bool) {
+	return w.state.Interrupted(dstKey)
+}
+
 // UploadStarted checkpoints a multipart upload just created; u.Parts is
 // ignored.
 func (w *Writer) UploadStarted(u Upload) error {
@@ -221,15 +271,22 @@ func (w *Writer) UploadAborted(dstKey, uploadID string) error {
 }
 
 func (w *Writer) append(r *record) error {
+	_, err := w.appendRecord(r)
+	return err
+}
+
+// appendRecord queues r for the writer's goroutine and returns where it
+// ends, in bytes appended (Writer.written).
+func (w *Writer) appendRecord(r *record) (end int64, err error) {
 	if err := r.validate(); err != nil {
-		return fmt.Errorf("journal %s: %w", r.T, err)
+		return 0, fmt.Errorf("journal %s: %w", r.T, err)
 	}
 	line, err := appendLine(nil, r)
 	if err != nil {
-		return fmt.Errorf("journal %s: %w", r.T, err)
+		return 0, fmt.Errorf("journal %s: %w", r.T, err)
 	}
 	if len(line) > maxLine {
-		return fmt.Errorf("journal %s: record of %d bytes is longer than %d", r.T, len(line), maxLine)
+		return 0, fmt.Errorf("journal %s: record of %d bytes is longer than %d", r.T, len(line), maxLine)
 	}
 	w.mu.Lock()
 	for !w.closed && w.err == nil && len(w.pending) >= w.cfg.maxPending {
@@ -238,14 +295,16 @@ func (w *Writer) append(r *record) error {
 	switch {
 	case w.closed:
 		w.mu.Unlock()
-		return fmt.Errorf("journal %s: %w", w.path, ErrClosed)
+		return 0, fmt.Errorf("journal %s: %w", w.path, ErrClosed)
 	case w.err != nil:
 		err := w.err
 		w.mu.Unlock()
-		return err
+		return 0, err
 	}
 	wasEmpty := len(w.pending) == 0
 	w.pending = append(w.pending, line...)
+	w.appended += int64(len(line))
+	end = w.appended
 	w.mu.Unlock()
 	if wasEmpty {
 		select {
@@ -253,7 +312,7 @@ func (w *Writer) append(r *record) error {
 		default: // a kick is already queued; it will take this record too
 		}
 	}
-	return nil
+	return end, nil
 }
 
 // Flush writes every record appended before it and fsyncs the file.
@@ -330,8 +389,9 @@ func (w *Writer) write() {
 	failed := w.err != nil
 	w.mu.Unlock()
 
+	var err error
 	if !failed {
-		_, err := w.f.Write(batch)
+		_, err = w.f.Write(batch)
 		w.dirty = true
 		if err != nil {
 			w.setErr(fmt.Errorf("write journal %s: %w", w.path, err))
@@ -341,6 +401,10 @@ func (w *Writer) write() {
 		w.cfg.wrote <- len(batch)
 	}
 	w.mu.Lock()
+	if !failed && err == nil {
+		w.written += int64(len(batch))
+	}
+	w.inFile.Broadcast()
 	if cap(batch) <= 2*w.cfg.maxPending {
 		w.spare = batch[:0]
 	}
@@ -368,5 +432,6 @@ func (w *Writer) setErr(err error) {
 	if w.err == nil {
 		w.err = err
 	}
+	w.inFile.Broadcast()
 	w.mu.Unlock()
 }

@@ -290,10 +290,11 @@ func (s *Store) CompleteMultipart(ctx context.Context, key, uploadID string, par
 			return err
 		}
 	}
-	_, err := s.c.s3.CompleteMultipartUpload(ctx, in, s.optFns...)
+	out, err := s.c.s3.CompleteMultipartUpload(ctx, in, s.optFns...)
 	if err != nil {
 		return wrap(err, "complete multipart upload", s.URL(key))
 	}
+	store.NoteWritten(ctx, aws.ToString(out.VersionId))
 	s.c.uploads.Delete(uploadID)
 	return nil
 }

@@ -216,6 +216,7 @@ func (r *rawClient) once(ctx context.Context, dst *Store, src store.CopySource, 
 			e.status = 500 // as the SDK treats it: retryable
 			return 0, e
 		}
+		store.NoteWritten(ctx, resp.Header.Get("X-Amz-Version-Id"))
 		return resp.StatusCode, nil
 	}
 	return 0, parseErrorBody(body, resp)

@@ -349,6 +349,9 @@ func (r *rawClient) putObject(ctx context.Context, s *Store, key string, size in
 		}
 		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 		resp.Body.Close()
+		if err == nil {
+			store.NoteWritten(ctx, resp.Header.Get("X-Amz-Version-Id"))
+		}
 		return 0, err
 	})
 	switch {

@@ -261,8 +261,12 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 	in.ACL = s3types.ObjectCannedACL(s.opts.ACL)
 	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
-	_, err = s.c.s3.PutObject(ctx, in, s.optFns...)
-	return wrap(err, "put", s.URL(key))
+	out, err := s.c.s3.PutObject(ctx, in, s.optFns...)
+	if err != nil {
+		return wrap(err, "put", s.URL(key))
+	}
+	store.NoteWritten(ctx, aws.ToString(out.VersionId))
+	return nil
 }
 
 // seekable returns body as an io.ReadSeeker holding exactly size bytes from
@@ -377,9 +381,12 @@ func optional(v string) *string {
 // Delete removes one object; a missing object is not an error. A store
 // pinned to a version (AtVersion) deletes that version for good.
 func (s *Store) Delete(ctx context.Context, key string) error {
-	_, err := s.c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer, VersionId: optional(s.version)}, s.optFns...)
+	out, err := s.c.s3.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key), RequestPayer: s.payer, VersionId: optional(s.version)}, s.optFns...)
 	if err := wrap(err, "delete", s.URL(key)); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
+	}
+	if err == nil && s.version == "" && aws.ToBool(out.DeleteMarker) {
+		store.NoteWritten(ctx, aws.ToString(out.VersionId)) // the delete marker it left
 	}
 	return nil
 }
@@ -438,12 +445,13 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 		in.Tagging = taggingHeader(src.Tags)
 	}
 	in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(src.ChecksumAlgorithm)
-	_, err := s.c.s3.CopyObject(transport.WithCopiedBytes(ctx, src.Size), in, s.optFns...)
+	out, err := s.c.s3.CopyObject(transport.WithCopiedBytes(ctx, src.Size), in, s.optFns...)
 	if err != nil {
 		e := wrap(err, "copy", s.URL(key)).(*Error)
 		e.Src = "s3://" + src.Bucket + "/" + src.Key
 		return e
 	}
+	store.NoteWritten(ctx, aws.ToString(out.VersionId))
 	return nil
 }
 
