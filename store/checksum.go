@@ -6,7 +6,8 @@ import (
 	"crypto/sha256"
 	"hash"
 	"hash/crc32"
-	"hash/crc64"
+
+	"github.com/minio/crc64nvme"
 )
 
 // Checksum is a checksum of an object's whole content as S3 writes it in
@@ -57,7 +58,10 @@ func NewChecksumHash(alg string) hash.Hash {
 	case "CRC32C":
 		return crc32.New(crc32cTable)
 	case "CRC64NVME":
-		return crc64.New(crc64NVMETable)
+		// minio/crc64nvme folds with carry-less multiplication
+		// (PCLMULQDQ, AVX-512 VPCLMULQDQ, arm64 PMULL), some twenty times
+		// faster than hash/crc64's table; the same CRC.
+		return crc64nvme.New()
 	case "SHA1":
 		return sha1.New()
 	case "SHA256":
@@ -66,12 +70,8 @@ func NewChecksumHash(alg string) hash.Hash {
 	return nil
 }
 
-// Tables are built once; they are read-only afterwards. CRC-64/NVME's
-// polynomial, bit-reversed as hash/crc64 takes it.
-var (
-	crc32cTable    = crc32.MakeTable(crc32.Castagnoli)
-	crc64NVMETable = crc64.MakeTable(0x9a6c9329ac4bc9b5)
-)
+// The table is built once; it is read-only afterwards.
+var crc32cTable = crc32.MakeTable(crc32.Castagnoli)
 
 // Checksummer is implemented by stores that keep checksums of whole
 // objects (S3's additional checksums).
