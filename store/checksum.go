@@ -18,21 +18,20 @@ type Checksum struct {
 	Value     string
 }
 
-// ChecksumAlgorithms are the full-object checksums S3 keeps, cheapest to
-// compute first.
+// ChecksumAlgorithms are the full-object checksums S3 keeps: the CRCs
+// first, which cost little to compute here, then the SHAs.
 var ChecksumAlgorithms = []string{"CRC32C", "CRC32", "CRC64NVME", "SHA1", "SHA256"}
 
 // Checksums of objects written, and why these ones. An object written
 // from another keeps the algorithm of the source's checksum (a
 // Metadata.Checksum read from it); a server-side CopyObject keeps it by
 // itself. An object written from a local file, or from a source without
-// one, gets CRC32 (one PutObject) or a FULL_OBJECT CRC32C (in parts),
-// computed by this process, which the server checks: a checksum of the
-// whole object like S3's own default CRC64NVME, which Go computes some
-// twenty times slower. A write in parts of a SHA1 or SHA256 gets a
+// one, gets a CRC64NVME of its whole content (FULL_OBJECT in parts),
+// computed by this process, which the server checks: the AWS CLI v2's
+// default and S3's own. A write in parts of a SHA1 or SHA256 gets a
 // COMPOSITE checksum (a checksum of the parts' checksums): S3 takes no
-// full-object SHA for a multipart upload. A write in parts of a
-// CRC64NVME is left to the server, whose default it is.
+// full-object SHA for a multipart upload. A server-side copy in parts of
+// a CRC64NVME is left to the server, whose default it is.
 
 // ChecksumMultipartType is the checksum type a multipart upload of alg
 // gets: "FULL_OBJECT" for the CRCs, "COMPOSITE" for the SHAs (S3 allows
