@@ -14,6 +14,7 @@ require (
 	github.com/google/btree v1.1.3
 	github.com/google/go-cmp v0.7.0
 	github.com/klauspost/compress v1.19.2
+	github.com/minio/crc64nvme v1.1.1
 	github.com/minio/md5-simd v1.1.2
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/prometheus/client_golang v1.23.2

@@ -6,7 +6,8 @@ import (
 	"crypto/sha256"
 	"hash"
 	"hash/crc32"
-	"hash/crc64"
+
+	"github.com/minio/crc64nvme"
 )
 
 // Checksum is a checksum of an object's whole content as S3 writes it in
@@ -17,21 +18,20 @@ type Checksum struct {
 	Value     string
 }
 
-// ChecksumAlgorithms are the full-object checksums S3 keeps, cheapest to
-// compute first.
+// ChecksumAlgorithms are the full-object checksums S3 keeps: the CRCs
+// first, which cost little to compute here, then the SHAs.
 var ChecksumAlgorithms = []string{"CRC32C", "CRC32", "CRC64NVME", "SHA1", "SHA256"}
 
 // Checksums of objects written, and why these ones. An object written
 // from another keeps the algorithm of the source's checksum (a
 // Metadata.Checksum read from it); a server-side CopyObject keeps it by
 // itself. An object written from a local file, or from a source without
-// one, gets CRC32 (one PutObject) or a FULL_OBJECT CRC32C (in parts),
-// computed by this process, which the server checks: a checksum of the
-// whole object like S3's own default CRC64NVME, which Go computes some
-// twenty times slower. A write in parts of a SHA1 or SHA256 gets a
+// one, gets a CRC64NVME of its whole content (FULL_OBJECT in parts),
+// computed by this process, which the server checks: the AWS CLI v2's
+// default and S3's own. A write in parts of a SHA1 or SHA256 gets a
 // COMPOSITE checksum (a checksum of the parts' checksums): S3 takes no
-// full-object SHA for a multipart upload. A write in parts of a
-// CRC64NVME is left to the server, whose default it is.
+// full-object SHA for a multipart upload. A server-side copy in parts of
+// a CRC64NVME is left to the server, whose default it is.
 
 // ChecksumMultipartType is the checksum type a multipart upload of alg
 // gets: "FULL_OBJECT" for the CRCs, "COMPOSITE" for the SHAs (S3 allows
@@ -57,7 +57,10 @@ func NewChecksumHash(alg string) hash.Hash {
 	case "CRC32C":
 		return crc32.New(crc32cTable)
 	case "CRC64NVME":
-		return crc64.New(crc64NVMETable)
+		// minio/crc64nvme folds with carry-less multiplication
+		// (PCLMULQDQ, AVX-512 VPCLMULQDQ, arm64 PMULL), some twenty times
+		// faster than hash/crc64's table; the same CRC.
+		return crc64nvme.New()
 	case "SHA1":
 		return sha1.New()
 	case "SHA256":
@@ -66,12 +69,8 @@ func NewChecksumHash(alg string) hash.Hash {
 	return nil
 }
 
-// Tables are built once; they are read-only afterwards. CRC-64/NVME's
-// polynomial, bit-reversed as hash/crc64 takes it.
-var (
-	crc32cTable    = crc32.MakeTable(crc32.Castagnoli)
-	crc64NVMETable = crc64.MakeTable(0x9a6c9329ac4bc9b5)
-)
+// The table is built once; it is read-only afterwards.
+var crc32cTable = crc32.MakeTable(crc32.Castagnoli)
 
 // Checksummer is implemented by stores that keep checksums of whole
 // objects (S3's additional checksums).

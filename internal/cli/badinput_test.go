@@ -475,7 +475,7 @@ func TestLocalSourceRewrittenWhileUploadedFailsThatFileOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Uploads with the CRC32 they carry by default (engineClient's
+	// Uploads with the CRC64NVME they carry by default (engineClient's
 	// clients send none).
 	c, err := s3store.NewClient(t.Context(), s3store.Config{EndpointURL: srv.Endpoint, Region: srv.Region,
 		AccessKey: srv.AccessKey, SecretKey: srv.SecretKey, Concurrency: 8})

@@ -503,7 +503,7 @@ func aBigObjectInSmallParts(t *testing.T, p *providers) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Uploaded in parts, with the full-object CRC32C the copy checks.
+	// Uploaded in parts, with the full-object CRC64NVME the copy checks.
 	mustRun(t, p.src, "--quiet", "cp", file, "s3://"+src+"/big.bin")
 	_, errOut := p.mustRun(t, []string{"--json"}, "cp", "--part-size", "5MiB", "--max-buffer", "64MiB", "s3://"+src+"/big.bin", "s3://"+dst+"/big.bin")
 	if sum := parseSummary(t, errOut); sum.Requests["UploadPart"] != size/(5*mib) || sum.Requests["CopyObject"] != 0 {
@@ -518,8 +518,8 @@ func aBigObjectInSmallParts(t *testing.T, p *providers) {
 	if !bytes.Equal(sha256Of(t, out.Body, size), sent.Sum(nil)) {
 		t.Errorf("the copy differs from the source")
 	}
-	if out.ChecksumType != s3types.ChecksumTypeFullObject || aws.ToString(out.ChecksumCRC32C) == "" {
-		t.Errorf("the copy has checksum %s %q, want a FULL_OBJECT CRC32C", out.ChecksumType, aws.ToString(out.ChecksumCRC32C))
+	if out.ChecksumType != s3types.ChecksumTypeFullObject || aws.ToString(out.ChecksumCRC64NVME) == "" {
+		t.Errorf("the copy has checksum %s %q, want a FULL_OBJECT CRC64NVME", out.ChecksumType, aws.ToString(out.ChecksumCRC64NVME))
 	}
 	if up := s3test.ListUploads(t, p.dst.Client(t), dst); len(up) != 0 {
 		t.Errorf("unfinished multipart uploads left: %v", up)

@@ -56,7 +56,8 @@ const noPartCopySums = "cannot keep a checksum of its own for parts copied serve
 // parts, by every path that writes S3 objects, with every
 // --checksum-algorithm, and checks the checksum each destination object
 // has with a HEAD of its own: the source's algorithm (and value) unless
-// the flag names another; a SHA of an object in parts is COMPOSITE.
+// the flag names another, and a local file's CRC64NVME (the AWS CLI v2's
+// default); a SHA of an object in parts is COMPOSITE.
 func TestChecksumsOnEveryPath(t *testing.T) {
 	t.Parallel()
 	srv, src, dst := newBucketPair(t)
@@ -116,10 +117,8 @@ func TestChecksumsOnEveryPath(t *testing.T) {
 					case want != "":
 					case !p.upload:
 						want = "CRC32C" // the source's
-					case parts:
-						want = "CRC32C" // an upload's default in parts
 					default:
-						want = "CRC32" // an upload's default in one request
+						want = "CRC64NVME" // an upload's default, in one request or in parts
 					}
 					wantType := "FULL_OBJECT"
 					if parts && strings.HasPrefix(want, "SHA") {

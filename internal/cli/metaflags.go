@@ -27,7 +27,7 @@ func (f *metaFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.m.Directive, "metadata-directive", "COPY", "COPY: keep the source's metadata, changed by the flags above; REPLACE: only the flags above")
 	fl.StringVar(&f.props.CopyProps, "copy-props", "default", "what an S3 to S3 copy keeps of its source: default (content headers, user metadata and tags), metadata-directive (all but the tags), none")
 	fl.Var(&f.props.Tags, "tags", "tag key=value of the objects written, instead of the source's (repeatable, at most 10)")
-	fl.StringVar(&f.props.ChecksumAlgorithm, "checksum-algorithm", "", "checksum of the objects written to S3: CRC32, CRC32C, CRC64NVME, SHA1 or SHA256 (default: the source's; from a local file CRC32, or CRC32C in parts)")
+	fl.StringVar(&f.props.ChecksumAlgorithm, "checksum-algorithm", "", "checksum of the objects written to S3: CRC32, CRC32C, CRC64NVME, SHA1 or SHA256 (default: the source's, else CRC64NVME)")
 }
 
 // apply sets the options of --copy-props, --tags and --checksum-algorithm

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"io"
 	"net/http"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3bulk/s3bulk/store"
+	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
 )
 
 // Checksums, and why these ones.
@@ -26,17 +28,23 @@ import (
 // follows is how, and the default's reasons.
 //
 // Uploads. A multipart upload whose bytes pass through this client
-// (CreateMultipartChecksum) asks by default for a FULL_OBJECT CRC32C (else
-// for the algorithm of the write's store.Metadata.Checksum): every UploadPart
-// sends the part's CRC32C, which the server checks against the bytes it
-// received, and CompleteMultipartUpload sends the CRC32C of the whole
-// object, combined from the parts' (see crcCombine), which the server
-// checks against what it assembled. The object then carries the CRC32C of
-// its whole content, so a later download in parts can check itself against
-// it. CRC32C rather than CRC64NVME because both are accepted as FULL_OBJECT
-// by S3 and versitygw alike, and Go computes CRC32C (SSE4.2) about ten
-// times faster than CRC64NVME (table-driven): on a shared two-core machine
-// that is CPU the transfer itself needs.
+// (CreateMultipartChecksum) asks by default for a FULL_OBJECT CRC64NVME,
+// the AWS CLI v2's and S3's own default (else for the algorithm of the
+// write's store.Metadata.Checksum): every UploadPart sends the part's
+// CRC64NVME, which the server checks against the bytes it received, and
+// CompleteMultipartUpload sends the CRC64NVME of the whole object,
+// combined from the parts' (see crcCombiner), which the server checks
+// against what it assembled. The object then carries the CRC64NVME of its
+// whole content, so a later download in parts can check itself against
+// it.
+//
+// This client computes every CRC64NVME it sends (sendChecksum) rather
+// than leave it to the SDK, whose CRC64NVME is hash/crc64's table (about
+// 0.7 GB/s against some 30 GB/s for store.NewChecksumHash's, and 13 to 25
+// for the SDK's CRC32 and CRC32C; docs/design/0013): the part or body is
+// read once more from where it lies, as the SDK itself does over plain
+// HTTP to put a checksum in a header, and the value goes in its header.
+// Other algorithms the SDK computes, over HTTPS in a trailer as it sends.
 //
 // Server-side copies use CreateMultipart: with no checksum of their own
 // unless the write asks for an algorithm (the source's, or the user's),
@@ -45,13 +53,15 @@ import (
 // match. versitygw v1.8.0 stores the whole source's checksum as the
 // checksum of each copied part when their algorithms match, which would
 // give the copy a wrong full-object checksum: checkCopiedPart sees it and
-// the copy is done again without (the server's default, CRC64NVME).
+// the copy is done again without (the server's default, CRC64NVME). A
+// copy in parts of a CRC64NVME is left to the server's default, which is
+// that algorithm.
 //
-// PutObject keeps the SDK's default, a CRC32 of the body that the server
-// checks, which is a full-object checksum of a single-part object, unless
-// the write names another algorithm or a value (a stream's source's
-// checksum, sent as it is: the server then checks the bytes against the
-// source's own checksum, and this client hashes nothing).
+// PutObject sends a CRC64NVME of the body by default too, which the
+// server checks and keeps as the full-object checksum of a single-part
+// object, unless the write names another algorithm or a value (a stream's
+// source's checksum, sent as it is: the server then checks the bytes
+// against the source's own checksum, and this client hashes nothing).
 //
 // Downloads. A Get of a whole object asks for the stored checksum and hashes
 // the bytes as they are delivered (across resumed requests, which the SDK's
@@ -78,8 +88,14 @@ const (
 	algETagMD5   algorithm = "ETAG-MD5"
 )
 
-// uploadAlgorithm is what multipart uploads of client bytes send.
-const uploadAlgorithm = algCRC32C
+// uploadAlgorithm is the checksum of writes of client bytes that name
+// none: PutObject's and the FULL_OBJECT one of multipart uploads.
+const uploadAlgorithm = algCRC64NVME
+
+// partAlgorithm is what the parts of an upload without an algorithm of its
+// own carry (one started by CreateMultipart, or by another client without
+// one): any upload takes it.
+const partAlgorithm = algCRC32C
 
 // The CRC polynomials, bit-reversed as hash/crc32 and hash/crc64 take them.
 const (
@@ -106,6 +122,35 @@ func (a algorithm) newHash() hash.Hash {
 		return md5.New()
 	}
 	panic("s3store: no hash for checksum " + string(a))
+}
+
+// computedHere reports whether this client computes a's checksum of a
+// request body itself, rather than leave it to the SDK: CRC64NVME, which
+// the SDK computes with hash/crc64's table.
+func (a algorithm) computedHere() bool { return a == algCRC64NVME }
+
+// bodyChecksum is the checksum of alg, formatted for its header, of the
+// size bytes body holds from where it stands; body is left there. A body
+// of another length is an error (the request would fail on it anyway).
+func bodyChecksum(alg algorithm, body io.ReadSeeker, size int64) (string, error) {
+	start, err := body.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return "", err
+	}
+	h := alg.newHash()
+	buf := transport.CopyBuffers.Get().(*[32 << 10]byte)
+	n, err := io.CopyBuffer(h, body, buf[:])
+	transport.CopyBuffers.Put(buf)
+	if err != nil {
+		return "", err
+	}
+	if n != size {
+		return "", fmt.Errorf("%w: the body has %d bytes, not %d", errBodyLength, n, size)
+	}
+	if _, err := body.Seek(start, io.SeekStart); err != nil {
+		return "", err
+	}
+	return alg.format(h.Sum(nil)), nil
 }
 
 // combiner returns the CRC combiner of a, or nil when a is not a CRC.

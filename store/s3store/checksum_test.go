@@ -3,11 +3,13 @@ package s3store
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
-	"hash/crc64"
+	"io"
 	"testing"
 
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/minio/crc64nvme"
 )
 
 // crcOf computes the CRC of b directly, as the reference the combiner must
@@ -79,11 +81,11 @@ func TestChecksumsMatchTheirStandardCheckValues(t *testing.T) {
 	}
 }
 
-// Tables built here from the polynomials, independently of the store's.
-var (
-	tableCRC32C    = crc32.MakeTable(polyCRC32C)
-	tableCRC64NVME = crc64.MakeTable(polyCRC64NVME)
-)
+// The CRC-32C table built here from the polynomial, independently of the
+// store's. CRC64NVME is the library's hash the store uses (its agreement
+// with hash/crc64's table is store's TestCRC64NVMEAgreesWithTheTableCRC),
+// which has no combine of its own.
+var tableCRC32C = crc32.MakeTable(polyCRC32C)
 
 func FuzzCRCCombine(f *testing.F) {
 	f.Add([]byte("hello, world"), uint16(5))
@@ -99,9 +101,9 @@ func FuzzCRCCombine(f *testing.F) {
 		if got, want := combineCRC32C.combine(uint64(a1), uint64(a2), int64(len(b)-at)), uint64(crc32.Checksum(b, tableCRC32C)); got != want {
 			t.Errorf("crc32c: combine at %d of %d = %#x, want %#x", at, len(b), got, want)
 		}
-		c1 := crc64.Checksum(b[:at], tableCRC64NVME)
-		c2 := crc64.Checksum(b[at:], tableCRC64NVME)
-		if got, want := combineCRC64NVME.combine(c1, c2, int64(len(b)-at)), crc64.Checksum(b, tableCRC64NVME); got != want {
+		c1 := crc64nvme.Checksum(b[:at])
+		c2 := crc64nvme.Checksum(b[at:])
+		if got, want := combineCRC64NVME.combine(c1, c2, int64(len(b)-at)), crc64nvme.Checksum(b); got != want {
 			t.Errorf("crc64nvme: combine at %d of %d = %#x, want %#x", at, len(b), got, want)
 		}
 	})
@@ -139,5 +141,43 @@ func BenchmarkCRCCombine(b *testing.B) {
 	a, c := uint64(0x12345678), uint64(0x9abcdef0)
 	for b.Loop() {
 		a = combineCRC32C.combine(a, c, 256<<20)
+	}
+}
+
+// bodyChecksum hashes what a body holds from where it stands, and leaves
+// it there for the request to send; a body of another length than the
+// request says is an error before anything is sent.
+func TestBodyChecksumHashesFromWhereTheBodyStands(t *testing.T) {
+	b := pattern(1<<20 + 5)
+	tests := []struct {
+		name    string
+		at      int64
+		size    int64
+		wantErr bool
+	}{
+		{"a whole body", 0, int64(len(b)), false},
+		{"a body read from its middle", 1000, int64(len(b)) - 1000, false},
+		{"an empty body", int64(len(b)), 0, false},
+		{"a body shorter than its size", 0, int64(len(b)) + 1, true},
+		{"a body longer than its size", 0, int64(len(b)) - 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := bytes.NewReader(b)
+			r.Seek(tt.at, io.SeekStart)
+			got, err := bodyChecksum(algCRC64NVME, r, tt.size)
+			if tt.wantErr {
+				if !errors.Is(err, errBodyLength) {
+					t.Errorf("bodyChecksum = %q, %v; want errBodyLength", got, err)
+				}
+				return
+			}
+			if want := algCRC64NVME.format(binary.BigEndian.AppendUint64(nil, crc64nvme.Checksum(b[tt.at:]))); got != want || err != nil {
+				t.Errorf("bodyChecksum = %q, %v; want %q", got, err, want)
+			}
+			if pos, _ := r.Seek(0, io.SeekCurrent); pos != tt.at {
+				t.Errorf("the body is left at %d, want %d", pos, tt.at)
+			}
+		})
 	}
 }

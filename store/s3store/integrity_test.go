@@ -120,7 +120,7 @@ func TestMultipartUploadWithAFullObjectChecksum(t *testing.T) {
 		return id, parts
 	}
 
-	t.Run("the object keeps the CRC32C of its whole content", func(t *testing.T) {
+	t.Run("the object keeps the CRC64NVME of its whole content", func(t *testing.T) {
 		id, parts := upload(t, "whole", minPart, minPart, 1)
 		if err := s.CompleteMultipart(ctx, "whole", id, parts); err != nil {
 			t.Fatal(err)
@@ -129,8 +129,8 @@ func TestMultipartUploadWithAFullObjectChecksum(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := algCRC32C.format(crcOf(algCRC32C, body))
-		got := []string{aws.ToString(out.ChecksumCRC32C), string(out.ChecksumType)}
+		want := algCRC64NVME.format(crcOf(algCRC64NVME, body))
+		got := []string{aws.ToString(out.ChecksumCRC64NVME), string(out.ChecksumType)}
 		if diff := cmp.Diff([]string{want, "FULL_OBJECT"}, got); diff != "" {
 			t.Errorf("stored checksum and type (-want +got):\n%s", diff)
 		}
@@ -263,15 +263,15 @@ func TestMultipartCompletionChecksWhatTheServerSays(t *testing.T) {
 		}
 		return id, parts
 	}
-	wantCRC32C := func(t *testing.T, key string) {
+	wantCRC64NVME := func(t *testing.T, key string) {
 		t.Helper()
 		out, err := srv.Client(t).HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumMode: s3types.ChecksumModeEnabled})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := algCRC32C.format(crcOf(algCRC32C, body))
-		if got := aws.ToString(out.ChecksumCRC32C); got != want || out.ChecksumType != s3types.ChecksumTypeFullObject {
-			t.Errorf("the object has CRC32C %q (%s), want %q (FULL_OBJECT)", got, out.ChecksumType, want)
+		want := algCRC64NVME.format(crcOf(algCRC64NVME, body))
+		if got := aws.ToString(out.ChecksumCRC64NVME); got != want || out.ChecksumType != s3types.ChecksumTypeFullObject {
+			t.Errorf("the object has CRC64NVME %q (%s), want %q (FULL_OBJECT)", got, out.ChecksumType, want)
 		}
 	}
 	tests := []struct {
@@ -284,12 +284,12 @@ func TestMultipartCompletionChecksWhatTheServerSays(t *testing.T) {
 	for _, tt := range tests {
 		c, _ := faultClient(t, srv, tt.fault, nil)
 		s := c.Bucket(bucket)
-		t.Run(tt.name+" still gets the full-object CRC32C", func(t *testing.T) {
+		t.Run(tt.name+" still gets the full-object CRC64NVME", func(t *testing.T) {
 			id, parts := upload(t, s, "whole")
 			if err := s.CompleteMultipart(ctx, "whole", id, parts); err != nil {
 				t.Fatal(err)
 			}
-			wantCRC32C(t, "whole")
+			wantCRC64NVME(t, "whole")
 		})
 	}
 	t.Run("a ListParts that names no algorithm still gets the part-size check", func(t *testing.T) {
@@ -451,7 +451,7 @@ func TestPartsVerifier(t *testing.T) {
 	s := c.Bucket(bucket)
 	body := pattern(3*minPart + 3)
 	size := int64(len(body))
-	mustPut(t, s, "put", body, store.Metadata{}) // PutObject: a CRC32 of the whole, an MD5 ETag
+	mustPut(t, s, "put", body, store.Metadata{}) // PutObject: a CRC64NVME of the whole, an MD5 ETag
 	// Multipart uploads without a full-object checksum: their ETag is the
 	// MD5 of the parts' MD5s. One in even parts, as clients upload, one in
 	// uneven parts, whose boundaries must be asked for.
@@ -489,7 +489,7 @@ func TestPartsVerifier(t *testing.T) {
 		s    *Store
 		key  string
 	}{
-		{"a stored CRC32", s, "put"},
+		{"a stored CRC64NVME", s, "put"},
 		{"an MD5 ETag", bare, "put"},
 		{"a multipart ETag of even parts", bare, "even"},
 		{"a multipart ETag of uneven parts", bare, "uneven"},
@@ -547,4 +547,74 @@ func TestPartsVerifier(t *testing.T) {
 			t.Errorf("VerifyParts = %v, %v; want nil, nil", v, err)
 		}
 	})
+}
+
+// TestAStreamInPartsEndsWithItsSourcesChecksum: a multipart upload of
+// client bytes whose write names a source's full-object CRC is created
+// with that algorithm, its parts carry it, and the checksum combined from
+// them must be the source's before the upload completes: bytes that are
+// not the source's fail it (store.ErrChecksumMismatch) and nothing is
+// written. CRC64NVME is checked as the other CRCs are, no longer left to
+// the server.
+func TestAStreamInPartsEndsWithItsSourcesChecksum(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Require(t, s3test.Checksums, s3test.ListParts)
+	c := newTestClient(t, srv, nil)
+	s := c.Bucket(srv.NewBucket(t))
+	ctx := t.Context()
+	body := pattern(minPart + 100)
+	other := bytes.Clone(body)
+	other[7] ^= 1
+	for _, alg := range []algorithm{algCRC32C, algCRC32, algCRC64NVME} {
+		for _, tt := range []struct {
+			name     string
+			source   []byte
+			mismatch bool
+		}{
+			{"the source's bytes complete with its checksum", body, false},
+			{"other bytes fail before completing", other, true},
+		} {
+			t.Run(string(alg)+": "+tt.name, func(t *testing.T) {
+				key := string(alg) + "/" + strconv.FormatBool(tt.mismatch)
+				want := alg.format(crcOf(alg, tt.source))
+				id, err := s.CreateMultipartChecksum(ctx, key, store.Metadata{Checksum: store.Checksum{Algorithm: string(alg), Value: want}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.AbortMultipart(context.Background(), key, id) })
+				var parts []store.Part
+				for i, off := range []int{0, minPart} {
+					end := min(off+minPart, len(body))
+					p, err := s.UploadPart(ctx, key, id, int32(i+1), bytes.NewReader(body[off:end]), int64(end-off))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if p.Checksum.Algorithm != string(alg) {
+						t.Errorf("part %d carries %+v; want a %s", i+1, p.Checksum, alg)
+					}
+					parts = append(parts, p)
+				}
+				err = s.CompleteMultipart(ctx, key, id, parts)
+				if tt.mismatch {
+					if !errors.Is(err, store.ErrChecksumMismatch) {
+						t.Errorf("complete: %v; want store.ErrChecksumMismatch", err)
+					}
+					if _, _, err := s.Head(ctx, key); !errors.Is(err, store.ErrNotFound) {
+						t.Errorf("head after the refused completion: %v; want not found", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				sums, err := s.Checksums(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff([]store.Checksum{{Algorithm: string(alg), Value: want}}, sums); diff != "" {
+					t.Errorf("stored checksums (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
 }

@@ -28,17 +28,17 @@ const createGrace = 10 * time.Second
 // server's default). Uploads of bytes that do pass through this client use
 // CreateMultipartChecksum.
 func (s *Store) CreateMultipart(ctx context.Context, key string, meta store.Metadata) (string, error) {
-	return s.createMultipart(ctx, key, meta, s.uploadOf(meta.Checksum, ""))
+	return s.createMultipart(ctx, key, meta, s.uploadOf(meta.Checksum, false))
 }
 
 // CreateMultipartChecksum starts a multipart upload whose content the
 // server verifies: each part's checksum when it arrives and, on
 // completion, the checksum of the whole object (FULL_OBJECT), which the
 // object then keeps for downloads to check against. The algorithm is
-// meta.Checksum's, else CRC32C (checksum.go says why). With
+// meta.Checksum's, else CRC64NVME (checksum.go says how). With
 // Config.ChecksumWhenRequired it is an upload without checksums.
 func (s *Store) CreateMultipartChecksum(ctx context.Context, key string, meta store.Metadata) (string, error) {
-	return s.createMultipart(ctx, key, meta, s.uploadOf(meta.Checksum, uploadAlgorithm))
+	return s.createMultipart(ctx, key, meta, s.uploadOf(meta.Checksum, true))
 }
 
 // upload is what this client knows of a multipart upload it started:
@@ -51,19 +51,20 @@ type upload struct {
 	want string
 }
 
-// uploadOf is the upload a write of want starts: want's algorithm, else
-// def. A CRC64NVME is left to the server (its default for an upload
-// created without one, computed from the parts it stores); the parts of
-// client bytes still carry a CRC32C the server checks as they arrive.
-func (s *Store) uploadOf(want store.Checksum, def algorithm) upload {
+// uploadOf is the upload a write of want starts: want's algorithm, else,
+// when its bytes pass through this client (local), uploadAlgorithm. A
+// server-side copy of a CRC64NVME is left to the server (its default for
+// an upload created without one, computed from the parts it stores), and
+// a copy without an algorithm gets none.
+func (s *Store) uploadOf(want store.Checksum, local bool) upload {
 	if s.c.checksumWhenRequired {
 		return upload{}
 	}
 	alg := algorithm(want.Algorithm)
-	switch alg {
-	case "":
-		alg = def
-	case algCRC64NVME:
+	switch {
+	case alg == "" && local:
+		alg = uploadAlgorithm
+	case alg == algCRC64NVME && !local:
 		return upload{}
 	}
 	if alg == "" {
@@ -130,13 +131,13 @@ func (s *Store) createMultipart(ctx context.Context, key string, meta store.Meta
 
 // uploadAlg is the algorithm of the checksums the parts of uploadID carry:
 // the one it was started with, or, for an upload another run started, the
-// one ListParts names (CRC32C when it names none, which any upload takes).
+// one ListParts names (partAlgorithm when it names none).
 func (s *Store) uploadAlg(ctx context.Context, key, uploadID string) algorithm {
 	if v, ok := s.c.uploads.Load(uploadID); ok {
 		if u := v.(upload); u.alg != "" {
 			return u.alg
 		}
-		return uploadAlgorithm
+		return partAlgorithm
 	}
 	if listed, err := s.listParts(ctx, key, uploadID); err == nil {
 		switch a := algorithm(listed.algorithm); {
@@ -144,12 +145,12 @@ func (s *Store) uploadAlg(ctx context.Context, key, uploadID string) algorithm {
 			return a
 		}
 	}
-	return uploadAlgorithm
+	return partAlgorithm
 }
 
 // UploadPart uploads part number (1-based) of size bytes from body. The
-// part carries the checksum of its upload's algorithm (CRC32C for an
-// upload without one of its own), which the server checks.
+// part carries the checksum of its upload's algorithm (partAlgorithm for
+// an upload without one of its own), which the server checks.
 func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int32, body io.ReadSeeker, size int64) (store.Part, error) {
 	in := &s3.UploadPartInput{
 		Bucket:        aws.String(s.bucket),
@@ -168,6 +169,14 @@ func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int
 		// (payload.go).
 		alg = s.uploadAlg(ctx, key, uploadID)
 		in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(alg)
+		if alg.computedHere() {
+			// In its header, which the SDK then leaves as it is.
+			v, err := bodyChecksum(alg, body, size)
+			if err != nil {
+				return store.Part{}, fmt.Errorf("upload part %d of %s: %w", number, s.URL(key), err)
+			}
+			in.ChecksumCRC64NVME = aws.String(v)
+		}
 	}
 	out, err := s.c.s3.UploadPart(ctx, in, s.optFns...)
 	if err != nil {
@@ -504,8 +513,8 @@ func (s *Store) ListMultipartUploads(ctx context.Context, prefix string, fn func
 }
 
 // ListParts returns the parts uploaded so far, in part order, with the
-// checksum of the upload's algorithm (CRC32C for an upload without one)
-// the server holds of each when it says.
+// checksum of the upload's algorithm (partAlgorithm for an upload without
+// one) the server holds of each when it says.
 func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]store.Part, error) {
 	listed, err := s.listParts(ctx, key, uploadID)
 	if err != nil {
@@ -513,7 +522,7 @@ func (s *Store) ListParts(ctx context.Context, key, uploadID string) ([]store.Pa
 	}
 	alg := algorithm(listed.algorithm)
 	if alg == "" || strings.EqualFold(string(alg), "null") {
-		alg = uploadAlgorithm
+		alg = partAlgorithm
 	}
 	parts := make([]store.Part, len(listed.parts))
 	for i, p := range listed.parts {

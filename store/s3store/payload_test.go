@@ -84,7 +84,7 @@ func TestPayloadsWithAChecksumGoUnsignedOverHTTP(t *testing.T) {
 	t.Run("with a CRC the payload is unsigned", func(t *testing.T) {
 		c, fs := faultClient(t, srv, pass, nil)
 		upload(t, c.Bucket(bucket))
-		want := []string{"PutObject UNSIGNED-PAYLOAD crc32", "UploadPart UNSIGNED-PAYLOAD crc32c"}
+		want := []string{"PutObject UNSIGNED-PAYLOAD crc64nvme", "UploadPart UNSIGNED-PAYLOAD crc64nvme"}
 		if diff := cmp.Diff(want, uploads(fs)); diff != "" {
 			t.Errorf("uploads (-want +got):\n%s", diff)
 		}
@@ -116,7 +116,7 @@ func TestPayloadsWithAChecksumGoUnsignedOverHTTP(t *testing.T) {
 		}, nil)
 		upload(t, c.Bucket(bucket))
 		// The first refusal is resent signed, and the client signs from then on.
-		want := []string{"PutObject UNSIGNED-PAYLOAD crc32", "PutObject sha256 crc32", "UploadPart sha256 crc32c"}
+		want := []string{"PutObject UNSIGNED-PAYLOAD crc64nvme", "PutObject sha256 crc64nvme", "UploadPart sha256 crc64nvme"}
 		if diff := cmp.Diff(want, uploads(fs)); diff != "" {
 			t.Errorf("uploads (-want +got):\n%s", diff)
 		}
@@ -138,7 +138,7 @@ func TestPayloadsWithAChecksumGoUnsignedOverHTTP(t *testing.T) {
 		if err == nil {
 			t.Fatal("a refused put succeeded")
 		}
-		want := []string{"PutObject UNSIGNED-PAYLOAD crc32", "PutObject UNSIGNED-PAYLOAD crc32"}
+		want := []string{"PutObject UNSIGNED-PAYLOAD crc64nvme", "PutObject UNSIGNED-PAYLOAD crc64nvme"}
 		if diff := cmp.Diff(want, uploads(fs)); diff != "" {
 			t.Errorf("uploads (-want +got):\n%s", diff)
 		}
@@ -157,7 +157,7 @@ func TestUnsignedPayloadsStillCatchCorruption(t *testing.T) {
 		mod      func(*Config)
 		put, mpu string
 	}{
-		{"unsigned with a CRC", nil, "PutObject UNSIGNED-PAYLOAD crc32", "UploadPart UNSIGNED-PAYLOAD crc32c"},
+		{"unsigned with a CRC", nil, "PutObject UNSIGNED-PAYLOAD crc64nvme", "UploadPart UNSIGNED-PAYLOAD crc64nvme"},
 		{"signed without a checksum", func(cfg *Config) { cfg.ChecksumWhenRequired = true }, "PutObject sha256", "UploadPart sha256"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,7 +235,7 @@ func TestLargeStreamsCarryAChecksumOverHTTP(t *testing.T) {
 		mod  func(*Config)
 		want string
 	}{
-		{"with a CRC", nil, "PutObject UNSIGNED-PAYLOAD crc32"},
+		{"with a CRC", nil, "PutObject UNSIGNED-PAYLOAD crc64nvme"},
 		{"without a checksum", func(cfg *Config) { cfg.ChecksumWhenRequired = true }, "PutObject sha256"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

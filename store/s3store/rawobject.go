@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math/bits"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/minio/crc64nvme"
 
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store/internal/transport"
@@ -34,10 +34,10 @@ import (
 // on it unchanged.
 //
 // A PutObject is sent raw when its body is small and can be read again
-// (retries resend it from the start): it carries the body's CRC32 in
-// x-amz-checksum-crc32 (or the checksum the write names, checksum.go),
+// (retries resend it from the start): it carries the body's CRC64NVME in
+// x-amz-checksum-crc64nvme (or the checksum the write names, checksum.go),
 // which the server checks and stores as the object's full-object
-// checksum, exactly what the SDK sends, and goes as
+// checksum, exactly what the SDK's path sends, and goes as
 // UNSIGNED-PAYLOAD for the reason and with the fallback of payload.go: a
 // server that refuses the first unsigned upload, raw or not, gets that
 // upload again through the SDK, signed, and every later one too.
@@ -190,14 +190,14 @@ func (s *Store) rawPut(size int64) bool {
 
 // putAt writes key from the size bytes of body at off with one PutObject.
 // They are read once, with one ReadAt, into a buffer of the client's
-// sendPool, hashed there for the CRC32 (or the write's algorithm, as for
-// every checksum below) and sent from there; the buffer
+// sendPool, hashed there for the CRC64NVME (or the write's algorithm, as
+// for every checksum below) and sent from there; the buffer
 // goes back to the pool as soon as the transport is done with the request
 // body, not when the answer arrives. A retry reads the bytes again and
-// sends them only if they have the same CRC32: a body that changed fails.
-// When the pool is at its bound, the bytes are read twice, once for the
-// CRC32 and once by every attempt to send them (should they change in
-// between, the server's check of the CRC fails the upload).
+// sends them only if they have the same CRC64NVME: a body that changed
+// fails. When the pool is at its bound, the bytes are read twice, once for
+// the CRC64NVME and once by every attempt to send them (should they change
+// in between, the server's check of the CRC fails the upload).
 //
 // A body that can tell (store.ChangeChecker: a local file) is asked,
 // after the bytes are read, whether its source changed meanwhile.
@@ -265,19 +265,19 @@ func (r *rawClient) putAt(ctx context.Context, s *Store, key string, body io.Rea
 }
 
 // putAlgorithm is the algorithm of the checksum a PutObject of a write of
-// meta sends: meta.Checksum's, else CRC32 (the SDK's default).
+// meta sends: meta.Checksum's, else uploadAlgorithm.
 func putAlgorithm(meta store.Metadata) algorithm {
 	if a := algorithm(meta.Checksum.Algorithm); a != "" {
 		return a
 	}
-	return algCRC32
+	return uploadAlgorithm
 }
 
 // bodySum is the checksum of alg of b.
 func bodySum(alg algorithm, b []byte) store.Checksum {
-	if alg == algCRC32 {
+	if alg == algCRC64NVME {
 		// The common case, without a hash.Hash.
-		return store.Checksum{Algorithm: string(alg), Value: alg.format(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(b)))}
+		return store.Checksum{Algorithm: string(alg), Value: alg.format(binary.BigEndian.AppendUint64(nil, crc64nvme.Checksum(b)))}
 	}
 	h := alg.newHash()
 	h.Write(b)

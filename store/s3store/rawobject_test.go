@@ -7,7 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"hash/crc64"
 	"io"
 	"net/http"
 	"strings"
@@ -160,7 +160,7 @@ func TestRawGetReadsAGzipObjectAsStored(t *testing.T) {
 	}
 }
 
-// TestRawPut: small uploads go without the SDK, with a CRC32 the server
+// TestRawPut: small uploads go without the SDK, with a CRC64NVME the server
 // checks and keeps, unsigned, and fall back to signed ones through the SDK
 // when the server refuses unsigned payloads; a retry sends the same bytes
 // again. Bodies that can be read at offsets (a file) and bodies in memory
@@ -183,8 +183,9 @@ func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 	bucket := srv.NewBucket(t)
 	ctx := t.Context()
 	body := pattern(100 << 10)
-	crc := crc32.ChecksumIEEE(body)
-	wantCRC := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc))
+	// By hash/crc64's table, independently of the store's CRC64NVME.
+	crc := crc64.Checksum(body, crc64.MakeTable(polyCRC64NVME))
+	wantCRC := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, crc))
 	pass := func(_ int64, w http.ResponseWriter, r *http.Request, next http.Handler) { next.ServeHTTP(w, r) }
 	mustPut := func(t *testing.T, s *Store, key string, body []byte, meta store.Metadata) {
 		t.Helper()
@@ -201,14 +202,14 @@ func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 		return got
 	}
 
-	t.Run("a small put is raw, unsigned, with a CRC32 the object keeps", func(t *testing.T) {
+	t.Run("a small put is raw, unsigned, with a CRC64NVME the object keeps", func(t *testing.T) {
 		c, fs := faultClient(t, srv, pass, nil)
 		s := c.Bucket(bucket)
 		meta := store.Metadata{ContentType: "application/x-test", CacheControl: "no-cache", User: map[string]string{"a-key": "v"}}
 		mustPut(t, s, "small", body, meta)
 		big := pattern(rawPutMax + 1)
 		mustPut(t, s, "big", big, store.Metadata{})
-		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 sdk"}, puts(fs)); diff != "" {
+		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc64nvme raw", "PutObject UNSIGNED-PAYLOAD crc64nvme sdk"}, puts(fs)); diff != "" {
 			t.Errorf("puts (-want +got):\n%s", diff)
 		}
 		if got := mustGet(t, s, "small"); !bytes.Equal(got, body) {
@@ -221,7 +222,7 @@ func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff([]store.Checksum{{Algorithm: "CRC32", Value: wantCRC}}, sums); diff != "" {
+		if diff := cmp.Diff([]store.Checksum{{Algorithm: "CRC64NVME", Value: wantCRC}}, sums); diff != "" {
 			t.Errorf("stored checksums (-want +got):\n%s", diff)
 		}
 	})
@@ -258,7 +259,7 @@ func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		want := []string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 raw"}
+		want := []string{"PutObject UNSIGNED-PAYLOAD crc64nvme raw", "PutObject UNSIGNED-PAYLOAD crc64nvme raw"}
 		if diff := cmp.Diff(want, seen); diff != "" {
 			t.Errorf("corrupted puts, each tried twice (-want +got):\n%s", diff)
 		}
@@ -281,7 +282,7 @@ func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 		mustPut(t, s, "second", body, store.Metadata{})
 		// The first refusal is resent signed through the SDK, which signs
 		// from then on.
-		want := []string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject sha256 crc32 sdk", "PutObject sha256 crc32 sdk"}
+		want := []string{"PutObject UNSIGNED-PAYLOAD crc64nvme raw", "PutObject sha256 crc64nvme sdk", "PutObject sha256 crc64nvme sdk"}
 		if diff := cmp.Diff(want, puts(fs)); diff != "" {
 			t.Errorf("puts (-want +got):\n%s", diff)
 		}
@@ -305,7 +306,7 @@ func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 		if err := s.Put(ctx, "denied", newBody(body), int64(len(body)), store.Metadata{}); !errors.Is(err, store.ErrAccessDenied) {
 			t.Fatalf("a refused put: %v; want access denied", err)
 		}
-		want := []string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 raw"}
+		want := []string{"PutObject UNSIGNED-PAYLOAD crc64nvme raw", "PutObject UNSIGNED-PAYLOAD crc64nvme raw"}
 		if diff := cmp.Diff(want, puts(fs)); diff != "" {
 			t.Errorf("puts (-want +got):\n%s", diff)
 		}
@@ -343,7 +344,7 @@ func testRawPut(t *testing.T, newBody func([]byte) io.Reader) {
 		}, nil)
 		s := c.Bucket(bucket)
 		mustPut(t, s, "retried", body, store.Metadata{})
-		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 raw"}, puts(fs)); diff != "" {
+		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc64nvme raw", "PutObject UNSIGNED-PAYLOAD crc64nvme raw"}, puts(fs)); diff != "" {
 			t.Errorf("puts (-want +got):\n%s", diff)
 		}
 		mu.Lock()
@@ -425,7 +426,7 @@ func TestRawPutFromAReaderAt(t *testing.T) {
 				got = append(got, payloadOf(r)+" "+via(r))
 			}
 		}
-		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc32 raw", "PutObject UNSIGNED-PAYLOAD crc32 raw"}, got); diff != "" {
+		if diff := cmp.Diff([]string{"PutObject UNSIGNED-PAYLOAD crc64nvme raw", "PutObject UNSIGNED-PAYLOAD crc64nvme raw"}, got); diff != "" {
 			t.Errorf("puts (-want +got):\n%s", diff)
 		}
 	})

@@ -249,11 +249,20 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		in.Body = &exactReader{r: body, left: size}
 	}
 	applyPutMetadata(in, meta)
-	if c := meta.Checksum; c.Algorithm != "" && !s.c.checksumWhenRequired {
-		if c.Full() {
-			setChecksumField(in, algorithm(c.Algorithm), c.Value)
-		} else {
-			in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(c.Algorithm)
+	if !s.c.checksumWhenRequired {
+		switch alg := putAlgorithm(meta); {
+		case meta.Checksum.Full():
+			setChecksumField(in, alg, meta.Checksum.Value)
+		case alg.computedHere() && rs != nil:
+			v, err := bodyChecksum(alg, rs, size)
+			if err != nil {
+				return fmt.Errorf("put %s: %w", s.URL(key), err)
+			}
+			setChecksumField(in, alg, v)
+		default:
+			// Computed by the SDK: in a header, or as the body goes
+			// over HTTPS, in a trailer (a stream that cannot seek).
+			in.ChecksumAlgorithm = s3types.ChecksumAlgorithm(alg)
 		}
 	}
 	in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(meta))
