@@ -22,7 +22,7 @@ func BenchmarkDigest(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			buf := new([readBuffer]byte)
 			for pb.Next() {
-				if _, _, _, err := h.digest(bytes.NewReader(body), buf[:]); err != nil {
+				if _, _, _, _, err := h.digest(bytes.NewReader(body), buf[:]); err != nil {
 					b.Error(err)
 				}
 			}

@@ -17,14 +17,14 @@
 //     (sorted Config.Keys, each Config.Size bytes of a fixed pattern, so
 //     the ETag, the MD5 of that body, is correct and computed once).
 //     Objects written (PutObject, CopyObject) and deleted are remembered
-//     as descriptions: size, ETag, CRC32, content type; bodies are not
+//     as descriptions: size, ETag, CRC32, CRC64NVME, content type; bodies are not
 //     kept. HeadObject answers for every object; GetObject (ranges,
 //     If-Match) only for the data set and copies of it, whose bodies it can
 //     make; for a body written to it, 501.
 //   - Checks what S3 checks: with Config.Auth, Signature Version 4 (header
 //     or presigned query: key, region, clock skew, expiry, the signature
 //     over the canonical request, and a signed payload's SHA-256 against
-//     the body); Content-MD5 and CRC32 of PutObject (aws-chunked bodies
+//     the body); Content-MD5, CRC32 and CRC64NVME of PutObject (aws-chunked bodies
 //     and trailers included); DeleteObjects' Content-MD5 or checksum; copy
 //     sources (existence, x-amz-copy-source-if-match, a copy onto itself
 //     without REPLACE, 5 GiB); NoSuchBucket when Config.Buckets names the

@@ -13,6 +13,7 @@ type object struct {
 	size        int64
 	etag        string // quoted
 	crc32       string // base64, "" when none was sent
+	crc64nvme   string // base64, "" when none was sent
 	contentType string
 	// described: the body is the data set's pattern of size bytes (an
 	// object of the set the region started with, or a copy of one), which

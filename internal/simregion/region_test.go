@@ -170,6 +170,8 @@ func TestChecksumsAreCheckedAsS3ChecksThem(t *testing.T) {
 		{"a put whose Content-MD5 matches is stored", http.MethodPut, "/dst/k", []byte("x"), map[string]string{"Content-MD5": md5Of([]byte("x"))}, 200, ""},
 		{"a put whose Content-MD5 does not match is refused", http.MethodPut, "/dst/k", []byte("x"), map[string]string{"Content-MD5": md5Of([]byte("y"))}, 400, "BadDigest"},
 		{"a put whose CRC32 does not match is refused", http.MethodPut, "/dst/k", []byte("x"), map[string]string{"x-amz-checksum-crc32": "AAAAAA=="}, 400, "BadDigest"},
+		{"a put whose CRC64NVME matches is stored", http.MethodPut, "/dst/k", []byte("x"), map[string]string{"x-amz-checksum-crc64nvme": crc64Of([]byte("x"))}, 200, ""},
+		{"a put whose CRC64NVME does not match is refused", http.MethodPut, "/dst/k", []byte("x"), map[string]string{"x-amz-checksum-crc64nvme": crc64Of([]byte("y"))}, 400, "BadDigest"},
 		{"a DeleteObjects without Content-MD5 or checksum is refused", http.MethodPost, "/src?delete", del, nil, 400, "InvalidRequest"},
 		{"a DeleteObjects whose Content-MD5 does not match is refused", http.MethodPost, "/src?delete", del, map[string]string{"Content-MD5": md5Of([]byte("y"))}, 400, "BadDigest"},
 		{"a DeleteObjects with its Content-MD5 is done", http.MethodPost, "/src?delete", del, map[string]string{"Content-MD5": md5Of(del)}, 200, ""},

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/minio/crc64nvme"
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/retry"
@@ -243,6 +244,7 @@ func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
 		header map[string]string
 	}{
 		{"a wrong CRC32", map[string]string{"x-amz-checksum-crc32": crc(b[1:])}},
+		{"a wrong CRC64NVME", map[string]string{"x-amz-checksum-crc64nvme": crc64Of(b[1:])}},
 		{"a wrong Content-MD5", map[string]string{"Content-MD5": base64.StdEncoding.EncodeToString(sum[1:])}},
 	} {
 		t.Run(tt.name+" is refused", func(t *testing.T) {
@@ -255,6 +257,21 @@ func TestPutsAreCheckedAsS3ChecksThem(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a body longer than a read is checked against its CRC64NVME", func(t *testing.T) {
+		long := bytes.Repeat([]byte("0123456789abcdef"), 20000) // 320,000 bytes: streamed through the hashes
+		for _, tc := range []struct {
+			crc    string
+			status int
+		}{{crc64Of(long), http.StatusOK}, {crc64Of(long[1:]), http.StatusBadRequest}} {
+			resp, err := put(long, map[string]string{"x-amz-checksum-crc64nvme": tc.crc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status {
+				t.Errorf("CRC64NVME %s: %s, want %d", tc.crc, resp.Status, tc.status)
+			}
+		}
+	})
 	t.Run("a body shorter than its length is refused", func(t *testing.T) {
 		// By hand: an HTTP client refuses to send a short body at all.
 		resp, err := putRaw(srv.URL(), fmt.Sprintf("PUT /dst/k HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", len(b)+1, b))
@@ -388,6 +405,11 @@ func TestBadBodiesAreRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crc64Of is b's CRC64NVME as the x-amz-checksum-crc64nvme header has it.
+func crc64Of(b []byte) string {
+	return base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, crc64nvme.Checksum(b)))
 }
 
 func crc32Of(b []byte) string {
