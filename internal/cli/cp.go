@@ -59,8 +59,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 }
 
 func (a *app) cpCmd() *cobra.Command {
-	var f transferFlags
-	cmd := &cobra.Command{
+	return a.transferCmd(&cobra.Command{
 		Use:   "cp SRC DST",
 		Short: "Copy objects: S3 to S3 (server-side), local to S3, S3 to local",
 		Long: `Copy one object, a prefix (--recursive) or a wildcard match.
@@ -118,13 +117,23 @@ memory bounded by --max-buffer) or standard output.`,
       --source-profile other s3://theirs/data/ s3://mine/data/
   tar c dir | s3bulk cp - s3://bucket/dir.tar         standard input
   s3bulk cp s3://bucket/dir.tar - | tar x              standard output`,
-		Args: usageArgs(cobra.ExactArgs(2)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
-		},
+	}, false)
+}
+
+// transferCmd is cmd (cp, or mv when move) with the flags the two share,
+// run by runTransfer; mv takes --version-id but not --all-versions.
+func (a *app) transferCmd(cmd *cobra.Command, move bool) *cobra.Command {
+	var f transferFlags
+	cmd.Args = usageArgs(cobra.ExactArgs(2))
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return a.runTransfer(cmd.Context(), args[0], args[1], f, move)
 	}
 	f.register(cmd)
-	f.versions.register(cmd, "copy", true)
+	if move {
+		f.versions.register(cmd, "move", false)
+	} else {
+		f.versions.register(cmd, "copy", true)
+	}
 	return cmd
 }
 
@@ -541,15 +550,10 @@ func jobCommand(job engine.Job) string {
 	return "cp"
 }
 
-// summaryVerb names what a job does with the objects it does not delete.
+// summaryVerb names what a job does with the objects it does not delete:
+// a sync copies them, an rm deletes them all.
 func summaryVerb(job engine.Job) string {
-	switch {
-	case job.Remove:
-		return ""
-	case job.Move:
-		return "moved"
-	}
-	return "copied"
+	return map[string]string{"rm": "", "mv": "moved", "sync": "copied", "cp": "copied"}[jobCommand(job)]
 }
 
 // showProgress: a bar only when stderr is a terminal and nobody asked for
