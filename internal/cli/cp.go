@@ -233,9 +233,9 @@ func (a *app) runTransferRequest(ctx context.Context, s *session, bf batchFlags,
 		enc := progress.NewJSON(a.stdio.Out)
 		r.Plan = func(t engine.Task) error { return enc.Encode(t) }
 	case q.Choice.Engine != engineBatchOps:
-		var run *localRun
-		q.Options, run = a.startRun(s, q.Job, q.Options)
-		r.Ended = func(sum engine.Summary, _ error) { run.end(sum) }
+		var end func(engine.Summary) engine.Summary
+		q.Options, end = a.startRun(s, q.Job, q.Options)
+		r.Ended = func(sum engine.Summary, _ error) { end(sum) }
 	}
 	sum, err := r.Run(ctx, q)
 	return sum, flagHints(err)
@@ -465,22 +465,16 @@ func (a *app) runLocal(ctx context.Context, s *session, job engine.Job, opts eng
 	if a.planOnly {
 		return engine.Summary{}, a.writePlan(ctx, s, job, opts)
 	}
-	opts, run := a.startRun(s, job, opts)
+	opts, end := a.startRun(s, job, opts)
 	sum, err := s.eng.Run(ctx, job, opts)
-	return run.end(sum), flagHints(err)
-}
-
-// localRun is a run of the session's engine being rendered.
-type localRun struct {
-	a   *app
-	s   *session
-	job engine.Job
-	out *progress.Run
+	return end(sum), flagHints(err)
 }
 
 // startRun starts rendering a run of job: the options returned carry the
-// renderers (Observer, Progress) and the metrics.
-func (a *app) startRun(s *session, job engine.Job, opts engine.Options) (engine.Options, *localRun) {
+// renderers (Observer, Progress) and the metrics. end stops them once the
+// run has ended with sum, prints the summary (a run file collects it
+// instead) and returns sum with the session's requests counted.
+func (a *app) startRun(s *session, job engine.Job, opts engine.Options) (_ engine.Options, end func(sum engine.Summary) engine.Summary) {
 	if opts.Progress == nil {
 		opts.Progress = &engine.Progress{}
 	}
@@ -494,22 +488,16 @@ func (a *app) startRun(s *session, job engine.Job, opts engine.Options) (engine.
 		render := opts.Observer
 		opts.Observer = func(r engine.Result) { m.Observe(r); render(r) }
 	}
-	return opts, &localRun{a: a, s: s, job: job, out: out}
-}
-
-// end stops the rendering of a run that ended with sum and prints its
-// summary (a run file collects it instead); it returns sum with the
-// session's requests counted.
-func (r *localRun) end(sum engine.Summary) engine.Summary {
-	r.out.Stop()
-	sum.Requests = r.s.requests.Counts()
-	a := r.a
-	if a.collect != nil {
-		a.collect(sum)
-	} else if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, sum, a.g.json, r.s.eng.Concurrency(), summaryVerb(r.job))
+	return opts, func(sum engine.Summary) engine.Summary {
+		out.Stop()
+		sum.Requests = s.requests.Counts()
+		if a.collect != nil {
+			a.collect(sum)
+		} else if !a.g.quiet || a.g.json {
+			progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.eng.Concurrency(), summaryVerb(job))
+		}
+		return sum
 	}
-	return sum
 }
 
 // warnEmpty tells on stderr that a recursive run found nothing to do: the
