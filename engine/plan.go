@@ -174,7 +174,11 @@ func (e *executor) plan(ctx context.Context, out chan<- Task) error {
 	}
 
 	loc, base := listing(src.Loc)
-	wild, match := loc.HasWildcard(), loc.Matcher()
+	wild := loc.HasWildcard()
+	var match func(string) bool
+	if wild {
+		match = loc.Matcher() // without one, every key under the prefix
+	}
 	matched := false
 	pageDone := func(o store.Object) error {
 		if o.IsPrefix {
@@ -238,9 +242,10 @@ func (e *executor) planObject(loc s3url.Location, rel string, o store.Object, se
 // relative to base) for fn: with a shard, only the shard's part of it where
 // the split allows (shardlist.go); else the whole of it.
 func (e *executor) listShard(ctx context.Context, st store.Store, prefix, base string, fn func(store.Object) error) error {
-	if e.job.Move {
-		// A move empties its source as it goes: a rerun's discovery would
-		// not find the split of the first run (docs/shards.md).
+	if e.opts.Shard.Count <= 1 || e.job.Move {
+		// No shard: the whole listing. A move empties its source as it
+		// goes: a rerun's discovery would not find the split of the first
+		// run (docs/shards.md).
 		return e.list(ctx, st, prefix, false, fn)
 	}
 	split, err := e.discoverShards(ctx, st, prefix, base)

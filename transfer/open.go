@@ -3,10 +3,10 @@ package transfer
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/journal"
-	"github.com/s3bulk/s3bulk/internal/objopts"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store/s3store"
 )
@@ -70,11 +70,15 @@ func (e Endpoints) bucket(ctx context.Context, client func(context.Context) (*s3
 	if err != nil {
 		return engine.Endpoint{}, err
 	}
-	ep, err := objopts.Apply(engine.Endpoint{Store: c.Bucket(loc.Bucket), Loc: loc}, o)
-	if err != nil {
-		return ep, &OptionsError{err}
+	st := c.Bucket(loc.Bucket)
+	if !reflect.ValueOf(o).IsZero() { // without options, the client's bucket as it is
+		withOpts, err := st.WithOptions(o)
+		if err != nil {
+			return engine.Endpoint{Store: st, Loc: loc}, &OptionsError{err}
+		}
+		st = withOpts
 	}
-	return ep, nil
+	return engine.Endpoint{Store: st, Loc: loc}, nil
 }
 
 // JournalID is what names a copy for its journal: a journal written for

@@ -48,12 +48,20 @@ type JobRequest struct {
 
 // Runner carries out copies on the engine chosen for each.
 type Runner struct {
-	// Engine runs the local copies and plans auto's count of the source;
-	// nil: engine.New with the default budgets.
+	// Engine runs the local copies (Engine.Run, with the request's
+	// Options: its Observer and Progress are a caller's renderers) and
+	// plans auto's count of the source; nil: engine.New with the default
+	// budgets.
 	Engine *engine.Engine
-	// Local, when set, runs the local copies instead of Engine.Run: a
-	// caller's renderers around the run. It returns what Engine.Run does.
-	Local func(ctx context.Context, job engine.Job, opts engine.Options) (engine.Summary, error)
+	// Ended, when set, is called once the copies made here have ended,
+	// with their summary and error, before a job copies the rest (auto):
+	// where a caller stops its progress display and prints the summary.
+	Ended func(engine.Summary, error)
+	// Plan, when set, makes the copies that would be made here planned
+	// instead: each task of their plan (Engine.Plan) is passed to Plan,
+	// nothing is run and Ended is not called. A job's part is planned by
+	// Jobs.Copy in a dry run (Options.DryRun).
+	Plan func(engine.Task) error
 	// Jobs carries out what is given to S3 Batch Operations; a Runner
 	// without one refuses BatchOps and lets Auto only say what it would do.
 	Jobs Jobs
@@ -104,11 +112,16 @@ func (r *Runner) engine() *engine.Engine {
 	return r.Engine
 }
 
+// local runs job here (or plans it, with Plan).
 func (r *Runner) local(ctx context.Context, job engine.Job, opts engine.Options) (engine.Summary, error) {
-	if r.Local != nil {
-		return r.Local(ctx, job, opts)
+	if r.Plan != nil {
+		return engine.Summary{}, r.engine().Plan(ctx, job, opts).Each(r.Plan)
 	}
-	return r.engine().Run(ctx, job, opts)
+	sum, err := r.engine().Run(ctx, job, opts)
+	if r.Ended != nil {
+		r.Ended(sum, err)
+	}
+	return sum, err
 }
 
 // job hands the objects after startAfter to a job.
@@ -144,6 +157,7 @@ func (r *Runner) auto(ctx context.Context, q Request, asks Asks, refusals []Refu
 	auto := batchops.StartAuto(ctx, q.Job, batchops.AutoOptions{
 		Prefer: c.Prefer, JobStartup: c.JobStartup, JobRate: c.JobRate, Window: c.Window,
 		CanHandOver: c.RoleArn != "" && r.Jobs != nil, Out: out, Engine: r.engine(),
+		Progress: q.Options.Progress,
 	})
 	defer auto.Close()
 	opts := q.Options

@@ -42,6 +42,9 @@ type AutoOptions struct {
 	// Out receives auto's lines: the estimates and the choice. Writes come
 	// from the planner's goroutine: Out must be safe for that.
 	Out io.Writer
+	// Progress is the local run's counters, which auto measures (nil: its
+	// own).
+	Progress *engine.Progress
 }
 
 // ErrHandOver ends the local part of an auto run that hands the rest to a
@@ -91,8 +94,11 @@ func StartAuto(ctx context.Context, job engine.Job, o AutoOptions) *Auto {
 	if o.WindowTime <= 0 {
 		o.WindowTime = DefaultAutoWindowTime
 	}
+	if o.Progress == nil {
+		o.Progress = &engine.Progress{}
+	}
 	runCtx, cancel := context.WithCancelCause(ctx)
-	r := &Auto{o: o, prog: &engine.Progress{}, start: time.Now(), counts: make(chan autoCount, 1), ctx: runCtx, cancel: cancel}
+	r := &Auto{o: o, prog: o.Progress, start: time.Now(), counts: make(chan autoCount, 1), ctx: runCtx, cancel: cancel}
 	r.wg.Add(1)
 	go r.countSource(runCtx, job)
 	return r

@@ -480,13 +480,9 @@ func jobFrom(d *types.JobDescriptor) Job {
 		StatusReason: aws.ToString(d.StatusUpdateReason),
 		RoleArn:      aws.ToString(d.RoleArn),
 	}
-	if p := d.ProgressSummary; p != nil {
-		j.Total = aws.ToInt64(p.TotalNumberOfTasks)
-		j.Succeeded = aws.ToInt64(p.NumberOfTasksSucceeded)
-		j.Failed = aws.ToInt64(p.NumberOfTasksFailed)
-		if p.Timers != nil {
-			j.Active = time.Duration(aws.ToInt64(p.Timers.ElapsedTimeInActiveSeconds)) * time.Second
-		}
+	j.Total, j.Succeeded, j.Failed = taskCounts(d.ProgressSummary)
+	if p := d.ProgressSummary; p != nil && p.Timers != nil {
+		j.Active = time.Duration(aws.ToInt64(p.Timers.ElapsedTimeInActiveSeconds)) * time.Second
 	}
 	for _, f := range d.FailureReasons {
 		j.FailureReasons = append(j.FailureReasons, strings.TrimSpace(aws.ToString(f.FailureCode)+" "+aws.ToString(f.FailureReason)))
@@ -724,17 +720,22 @@ func (c *Client) List(ctx context.Context, statuses []string, fn func(JobSummary
 				Created:     aws.ToTime(d.CreationTime),
 				Terminated:  aws.ToTime(d.TerminationDate),
 			}
-			if ps := d.ProgressSummary; ps != nil {
-				s.Total = aws.ToInt64(ps.TotalNumberOfTasks)
-				s.Succeeded = aws.ToInt64(ps.NumberOfTasksSucceeded)
-				s.Failed = aws.ToInt64(ps.NumberOfTasksFailed)
-			}
+			s.Total, s.Succeeded, s.Failed = taskCounts(d.ProgressSummary)
 			if err := fn(s); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// taskCounts are a job's tasks in all, succeeded and failed, as DescribeJob
+// and ListJobs report them (none before the job has counted them).
+func taskCounts(p *types.JobProgressSummary) (total, succeeded, failed int64) {
+	if p == nil {
+		return 0, 0, 0
+	}
+	return aws.ToInt64(p.TotalNumberOfTasks), aws.ToInt64(p.NumberOfTasksSucceeded), aws.ToInt64(p.NumberOfTasksFailed)
 }
 
 func optString(s string) *string {

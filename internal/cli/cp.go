@@ -11,6 +11,7 @@ import (
 	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/engine/journal"
 	"github.com/s3bulk/s3bulk/engine/parts"
+	"github.com/s3bulk/s3bulk/internal/objopts"
 	"github.com/s3bulk/s3bulk/internal/progress"
 	"github.com/s3bulk/s3bulk/internal/units"
 	"github.com/s3bulk/s3bulk/s3url"
@@ -58,8 +59,7 @@ func (f *transferFlags) register(cmd *cobra.Command) {
 }
 
 func (a *app) cpCmd() *cobra.Command {
-	var f transferFlags
-	cmd := &cobra.Command{
+	return a.transferCmd(&cobra.Command{
 		Use:   "cp SRC DST",
 		Short: "Copy objects: S3 to S3 (server-side), local to S3, S3 to local",
 		Long: `Copy one object, a prefix (--recursive) or a wildcard match.
@@ -117,13 +117,23 @@ memory bounded by --max-buffer) or standard output.`,
       --source-profile other s3://theirs/data/ s3://mine/data/
   tar c dir | s3bulk cp - s3://bucket/dir.tar         standard input
   s3bulk cp s3://bucket/dir.tar - | tar x              standard output`,
-		Args: usageArgs(cobra.ExactArgs(2)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runTransfer(cmd.Context(), args[0], args[1], f, false)
-		},
+	}, false)
+}
+
+// transferCmd is cmd (cp, or mv when move) with the flags the two share,
+// run by runTransfer; mv takes --version-id but not --all-versions.
+func (a *app) transferCmd(cmd *cobra.Command, move bool) *cobra.Command {
+	var f transferFlags
+	cmd.Args = usageArgs(cobra.ExactArgs(2))
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return a.runTransfer(cmd.Context(), args[0], args[1], f, move)
 	}
 	f.register(cmd)
-	f.versions.register(cmd, "copy", true)
+	if move {
+		f.versions.register(cmd, "move", false)
+	} else {
+		f.versions.register(cmd, "copy", true)
+	}
 	return cmd
 }
 
@@ -150,22 +160,10 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	if err != nil {
 		return err
 	}
-	if err := f.checkPair(src, dst); err != nil {
-		return err
-	}
-	opts, metaSet, err := f.options(a.env, dst)
+	t, err := f.check(a.env, src, dst)
 	if err != nil {
 		return err
 	}
-	srcOpts, dstOpts, side, err := f.obj.stores(src, dst, a.env)
-	if err != nil {
-		return err
-	}
-	lock, err := f.lock.plan(src, dst)
-	if err != nil {
-		return err
-	}
-	dstOpts.ObjectLock, opts.CopyLock = lock.Fixed, lock.Copy
 	s, err := a.linkSession(f.followSymlinks)
 	if err != nil {
 		return err
@@ -176,13 +174,15 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	}
 	// A job sets one Object Lock value and one checksum algorithm on every
 	// copy; it cannot copy each source's Object Lock settings.
-	q := transfer.Request{Choice: f.engine.choice(), Options: opts, ObjectLock: lock.Fixed,
-		Asks: f.asks(src, dst, move, metaSet, lock.Copy != (engine.LockCopy{}))}
-	q.Choice.Engine, err = pickEngine(q.Choice, q.Asks)
+	q := transfer.Request{Choice: f.engine.choice(), Options: t.opts, ObjectLock: t.lock.Fixed}
+	if q.Choice.Engine != engineLocal { // a copy here has nothing to weigh
+		q.Asks = f.asks(src, dst, move, t.metaSet, t.lock.Copy != (engine.LockCopy{}))
+		q.Choice.Engine, err = pickEngine(q.Choice, q.Asks)
+	}
 	if err == nil && q.Choice.Engine == engineBatchOps && f.lock.active() {
 		// Refused before a job is made, as a local run refuses it.
 		var dstEP engine.Endpoint
-		if dstEP, err = s.openDest(ctx, dst, true, dstOpts); err == nil {
+		if dstEP, err = s.openDest(ctx, dst, true, t.dstOpts); err == nil {
 			err = f.lock.checkObjectLock(ctx, dstEP)
 		}
 	}
@@ -197,7 +197,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	var j *journal.Writer
 	if q.Choice.Engine != engineBatchOps { // a job lists the source itself
 		var closeFrom func()
-		q.Job, closeFrom, err = a.openTransfer(ctx, s, f, src, dst, side, srcOpts, dstOpts, move)
+		q.Job, closeFrom, err = a.openTransfer(ctx, s, f, src, dst, t, move)
 		defer closeFrom()
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 		if !q.Job.Recursive && !src.HasWildcard() {
 			q.Options.Workers = 1
 		}
-		if j, err = a.openJournal(f.journal, f.journalID(a.env, verb, src, dst, side)); err != nil {
+		if j, err = a.openJournal(f.journal, f.journalID(a.env, verb, src, dst, t.side)); err != nil {
 			return err
 		}
 		if j != nil {
@@ -215,29 +215,76 @@ func (a *app) runTransfer(ctx context.Context, srcArg, dstArg string, f transfer
 	q.Options.DryRun = a.g.dryRun
 	sum, err := a.runTransferRequest(ctx, s, f.engine.batch, q)
 	if err == nil && q.Choice.Engine == engineLocal && f.recursive && !src.HasWildcard() {
-		a.warnEmpty(src.String(), sum, opts.Filter != nil)
+		a.warnEmpty(src.String(), sum, t.opts.Filter != nil)
 	}
 	return a.closeJournal(j, transferOutcome(sum, err))
 }
 
-// runTransferRequest is the one run of a cp or mv; auto's lines come from
-// the planner's goroutine and meet the workers' result lines on stderr.
+// runTransferRequest is the one run of a cp or mv, rendered as every local
+// run is (or, for `plan`, its plan printed); auto's lines come from the
+// planner's goroutine and meet the workers' result lines on stderr.
 func (a *app) runTransferRequest(ctx context.Context, s *session, bf batchFlags, q transfer.Request) (engine.Summary, error) {
 	if q.Choice.Engine == engineAuto {
 		defer a.lockStderr()()
 	}
-	return a.transferRunner(s, bf).Run(ctx, q)
+	r := a.transferRunner(s, bf)
+	switch {
+	case a.planOnly:
+		enc := progress.NewJSON(a.stdio.Out)
+		r.Plan = func(t engine.Task) error { return enc.Encode(t) }
+	case q.Choice.Engine != engineBatchOps:
+		var end func(engine.Summary) engine.Summary
+		q.Options, end = a.startRun(s, q.Job, q.Options)
+		r.Ended = func(sum engine.Summary, _ error) { end(sum) }
+	}
+	sum, err := r.Run(ctx, q)
+	return sum, flagHints(err)
 }
 
-// checkPair checks a cp or mv's locations and part flags.
-func (f *transferFlags) checkPair(src, dst s3url.Location) error {
+// transferChecks is what a cp or mv's flags ask for, checked against its
+// locations before anything is opened.
+type transferChecks struct {
+	// opts are the engine options of the flags (all but the journal and
+	// the workers); metaSet says whether they change what a copy writes.
+	opts    engine.Options
+	metaSet bool
+	// srcOpts and dstOpts are the stores' options, side where the source
+	// lives, lock the Object Lock of the copies.
+	srcOpts, dstOpts s3store.Options
+	side             sourceSide
+	lock             objopts.LockPlan
+}
+
+// check checks a cp or mv's locations and flags, in one place: the flags
+// of a key list, of the stores' options and of Object Lock are checked
+// (each in its own file) only when given.
+func (f *transferFlags) check(env environ, src, dst s3url.Location) (t transferChecks, err error) {
 	if err := s3url.CheckDest(src, dst); err != nil {
-		return usageError{err}
+		return t, usageError{err}
 	}
 	if err := checkPartFlags(f.partSize, f.partConcurrency); err != nil {
-		return err
+		return t, err
 	}
-	return f.from.check(src)
+	if f.from.given() {
+		if err := f.from.check(src); err != nil {
+			return t, err
+		}
+	}
+	if t.opts, t.metaSet, err = f.options(env, dst); err != nil {
+		return t, err
+	}
+	if f.obj.active() {
+		if t.srcOpts, t.dstOpts, t.side, err = f.obj.stores(src, dst, env); err != nil {
+			return t, err
+		}
+	}
+	if f.lock.active() {
+		if t.lock, err = f.lock.plan(src, dst); err != nil {
+			return t, err
+		}
+		t.dstOpts.ObjectLock, t.opts.CopyLock = t.lock.Fixed, t.lock.Copy
+	}
+	return t, nil
 }
 
 // options are a cp or mv's engine options from its flags (all but the
@@ -277,14 +324,16 @@ func (f *transferFlags) options(env environ, dst s3url.Location) (engine.Options
 
 // checkVersions checks the version flags of a cp or mv against the rest.
 func (f *transferFlags) checkVersions(verb string, src s3url.Location) error {
-	if err := f.versions.check(verb, src, f.recursive); err != nil {
-		return err
-	}
-	if f.versions.all && f.noClobber {
-		return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
-	}
-	if f.versions.active() && f.from.given() {
-		return usagef("--version-id and --all-versions: not with --files-from or --from-inventory, whose entries name their versions")
+	if f.versions.active() {
+		if err := f.versions.check(verb, src, f.recursive); err != nil {
+			return err
+		}
+		switch {
+		case f.versions.all && f.noClobber:
+			return usagef("cp --all-versions --no-clobber: a copy of every version writes each key many times; drop --no-clobber")
+		case f.from.given():
+			return usagef("--version-id and --all-versions: not with --files-from or --from-inventory, whose entries name their versions")
+		}
 	}
 	if src.IsS3() && src.IsDirLike() && !src.HasWildcard() && !f.recursive && !f.from.given() {
 		return usagef("copy %s: is a prefix: use --recursive or a wildcard", src)
@@ -294,9 +343,9 @@ func (f *transferFlags) checkVersions(verb string, src s3url.Location) error {
 
 // openTransfer opens a cp or mv's endpoints (and its list of objects) and
 // checks what only the stores can say; closeFrom closes the list.
-func (a *app) openTransfer(ctx context.Context, s *session, f transferFlags, src, dst s3url.Location, side sourceSide, srcOpts, dstOpts s3store.Options, move bool) (job engine.Job, closeFrom func(), err error) {
+func (a *app) openTransfer(ctx context.Context, s *session, f transferFlags, src, dst s3url.Location, t transferChecks, move bool) (job engine.Job, closeFrom func(), err error) {
 	closeFrom = func() {}
-	srcEP, err := s.openSource(ctx, src, f.recursive, side, srcOpts)
+	srcEP, err := s.openSource(ctx, src, f.recursive, t.side, t.srcOpts)
 	if err != nil {
 		return job, closeFrom, err
 	}
@@ -305,16 +354,18 @@ func (a *app) openTransfer(ctx context.Context, s *session, f transferFlags, src
 			return job, closeFrom, err
 		}
 	}
-	from, closeFrom, err := f.from.open(ctx, a, s, src, srcEP, side, srcOpts)
-	if err != nil {
-		return job, func() {}, err
+	var from engine.Objects
+	if f.from.given() {
+		if from, closeFrom, err = f.from.open(ctx, a, s, src, srcEP, t.side, t.srcOpts); err != nil {
+			return job, func() {}, err
+		}
 	}
 	many := f.recursive || src.HasWildcard() || from != nil
-	dstEP, err := s.openDest(ctx, dst, many, dstOpts)
+	dstEP, err := s.openDest(ctx, dst, many, t.dstOpts)
 	if err == nil && f.versions.all {
 		err = checkVersioned(ctx, dstEP)
 	}
-	if err == nil {
+	if err == nil && f.lock.active() {
 		err = f.lock.checkObjectLock(ctx, dstEP)
 	}
 	job = engine.Job{Src: srcEP, Dst: dstEP, Recursive: f.recursive || from != nil, Move: move, VersionID: f.versions.id, AllVersions: f.versions.all, From: from}
@@ -414,6 +465,16 @@ func (a *app) runLocal(ctx context.Context, s *session, job engine.Job, opts eng
 	if a.planOnly {
 		return engine.Summary{}, a.writePlan(ctx, s, job, opts)
 	}
+	opts, end := a.startRun(s, job, opts)
+	sum, err := s.eng.Run(ctx, job, opts)
+	return end(sum), flagHints(err)
+}
+
+// startRun starts rendering a run of job: the options returned carry the
+// renderers (Observer, Progress) and the metrics. end stops them once the
+// run has ended with sum, prints the summary (a run file collects it
+// instead) and returns sum with the session's requests counted.
+func (a *app) startRun(s *session, job engine.Job, opts engine.Options) (_ engine.Options, end func(sum engine.Summary) engine.Summary) {
 	if opts.Progress == nil {
 		opts.Progress = &engine.Progress{}
 	}
@@ -427,24 +488,29 @@ func (a *app) runLocal(ctx context.Context, s *session, job engine.Job, opts eng
 		render := opts.Observer
 		opts.Observer = func(r engine.Result) { m.Observe(r); render(r) }
 	}
-	sum, err := s.eng.Run(ctx, job, opts)
-	err = flagHints(err)
-	out.Stop()
-	sum.Requests = s.requests.Counts()
-	if a.collect != nil {
-		a.collect(sum)
-	} else if !a.g.quiet || a.g.json {
-		progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.eng.Concurrency(), summaryVerb(job))
+	return opts, func(sum engine.Summary) engine.Summary {
+		out.Stop()
+		sum.Requests = s.requests.Counts()
+		if a.collect != nil {
+			a.collect(sum)
+		} else if !a.g.quiet || a.g.json {
+			progress.PrintSummary(a.stdio.Err, sum, a.g.json, s.eng.Concurrency(), summaryVerb(job))
+		}
+		return sum
 	}
-	return sum, err
 }
 
 // warnEmpty tells on stderr that a recursive run found nothing to do: the
 // AWS CLI exits 0 then, and so does s3bulk, but silence would hide a
-// mistyped prefix.
+// mistyped prefix. It says nothing when the run planned or failed
+// anything, nor for `plan`.
 func (a *app) warnEmpty(loc string, sum engine.Summary, filtered bool) {
-	if !a.planOnly {
-		progress.WarnEmpty(a.stdio.Err, loc, sum, filtered)
+	switch {
+	case a.planOnly, sum.Planned > 0 || sum.Failed > 0:
+	case filtered:
+		fmt.Fprintf(a.stdio.Err, "warning: no object under %s is kept by the filters\n", loc)
+	default:
+		fmt.Fprintf(a.stdio.Err, "warning: no object under %s\n", loc)
 	}
 }
 
@@ -472,15 +538,10 @@ func jobCommand(job engine.Job) string {
 	return "cp"
 }
 
-// summaryVerb names what a job does with the objects it does not delete.
+// summaryVerb names what a job does with the objects it does not delete:
+// a sync copies them, an rm deletes them all.
 func summaryVerb(job engine.Job) string {
-	switch {
-	case job.Remove:
-		return ""
-	case job.Move:
-		return "moved"
-	}
-	return "copied"
+	return map[string]string{"rm": "", "mv": "moved", "sync": "copied", "cp": "copied"}[jobCommand(job)]
 }
 
 // showProgress: a bar only when stderr is a terminal and nobody asked for

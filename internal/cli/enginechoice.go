@@ -112,19 +112,11 @@ func refusalWords(r transfer.Refusal) string {
 	return r.Why
 }
 
-// transferRunner is the runner of a cp or mv: local runs rendered as
-// every run is, jobs through `batch cp`'s workflow, auto's lines and the
+// transferRunner is the runner of a cp or mv: local runs on the session's
+// engine, jobs through `batch cp`'s workflow, auto's lines and the
 // refusals in cp's words on stderr.
 func (a *app) transferRunner(s *session, bf batchFlags) *transfer.Runner {
-	return &transfer.Runner{
-		Engine: s.eng,
-		Local: func(ctx context.Context, job engine.Job, opts engine.Options) (engine.Summary, error) {
-			return a.runLocal(ctx, s, job, opts)
-		},
-		Jobs:  cpJobs{a: a, bf: bf},
-		Out:   a.stdio.Err,
-		Words: refusalWords,
-	}
+	return &transfer.Runner{Engine: s.eng, Jobs: cpJobs{a: a, bf: bf}, Out: a.stdio.Err, Words: refusalWords}
 }
 
 // cpJobs hands a cp to an S3 Batch Operations job, as `batch cp --wait`

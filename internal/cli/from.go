@@ -56,13 +56,13 @@ func (f *fromFlags) check(src s3url.Location) error {
 }
 
 // open reads and checks the key list or inventory for a run from src
-// (opened as srcEP): bad input is a usage error, before anything is
-// copied. It returns nil without either flag; close releases what the
-// list holds (a copy of standard input).
+// (opened as srcEP; check has passed): bad input is a usage error, before
+// anything is copied. It returns nil without either flag; close releases
+// what the list holds (a copy of standard input).
 func (f *fromFlags) open(ctx context.Context, a *app, s *session, src s3url.Location, srcEP engine.Endpoint, side sourceSide, srcOpts s3store.Options) (from engine.Objects, close func(), err error) {
 	close = func() {}
-	if err := f.check(src); err != nil || !f.given() {
-		return nil, close, err
+	if !f.given() {
+		return nil, close, nil
 	}
 	base := srcEP.Base()
 	if f.filesFrom != "" {

@@ -3,8 +3,7 @@ package cli
 import "github.com/spf13/cobra"
 
 func (a *app) mvCmd() *cobra.Command {
-	var f transferFlags
-	cmd := &cobra.Command{
+	return a.transferCmd(&cobra.Command{
 		Use:   "mv SRC DST",
 		Short: "Move objects: copy, then delete each source only once its copy succeeded",
 		Long: `Move one object, a prefix (--recursive) or a wildcard match: S3 to S3
@@ -20,12 +19,5 @@ delete marker).`,
 		Example: `  s3bulk mv s3://bucket/incoming/a.json s3://bucket/done/
   s3bulk mv --recursive s3://bucket/incoming/ s3://archive/2026/
   s3bulk mv 's3://bucket/tmp/*.csv' ./csv/`,
-		Args: usageArgs(cobra.ExactArgs(2)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runTransfer(cmd.Context(), args[0], args[1], f, true)
-		},
-	}
-	f.register(cmd)
-	f.versions.register(cmd, "move", false)
-	return cmd
+	}, true)
 }

@@ -2,6 +2,7 @@ package objopts
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -55,27 +56,41 @@ func (m Metadata) Options() (*engine.MetadataOptions, error) {
 // are lowercased, as S3 keeps them.
 type UserMetadata map[string]string
 
-func (m *UserMetadata) String() string {
-	var kv []string
-	for k, v := range *m {
-		kv = append(kv, k+"="+v)
-	}
-	slices.Sort(kv)
-	return strings.Join(kv, ",")
-}
+func (m *UserMetadata) String() string { return pairsText(*m) }
 
 // Type names the value in help.
 func (m *UserMetadata) Type() string { return "key=value" }
 
 // Set adds one key=value.
 func (m *UserMetadata) Set(v string) error {
-	k, val, ok := strings.Cut(v, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want key=value, got %q", v)
+	k, val, err := keyValue(v)
+	if err != nil {
+		return err
 	}
 	if *m == nil {
 		*m = UserMetadata{}
 	}
 	(*m)[strings.ToLower(k)] = val
 	return nil
+}
+
+// pairsText is the value of a key=value flag as a text: its pairs in the
+// order of their keys, comma-separated.
+func pairsText(m map[string]string) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, k+"="+m[k])
+	}
+	return strings.Join(kv, ",")
+}
+
+// keyValue reads one value of a repeatable key=value flag (--metadata,
+// --tags): the key is what comes before the first '=', and may not be
+// empty; the value may hold '='.
+func keyValue(v string) (k, val string, err error) {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return "", "", fmt.Errorf("want key=value, got %q", v)
+	}
+	return k, val, nil
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/s3url"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -168,19 +167,4 @@ func customerKey(algFlag, alg, keyFlag, ref string, lookup func(string) (string,
 	}
 	return nil, fmt.Errorf("%s %s: the key has %d bytes, want %d (raw, or base64 of %d bytes)",
 		keyFlag, ref, len(raw), s3store.SSECustomerKeySize, s3store.SSECustomerKeySize)
-}
-
-// Apply gives an endpoint's S3 store its options; local endpoints are
-// returned as they are.
-func Apply(ep engine.Endpoint, o s3store.Options) (engine.Endpoint, error) {
-	st, ok := ep.Store.(*s3store.Store)
-	if !ok {
-		return ep, nil
-	}
-	ns, err := st.WithOptions(o)
-	if err != nil {
-		return ep, err
-	}
-	ep.Store = ns
-	return ep, nil
 }

@@ -2,7 +2,6 @@ package objopts
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -60,22 +59,16 @@ func (p Props) Options() (engine.CopyProps, store.Tags, error) {
 // repeatable; the value may hold '='.
 type TagsFlag struct{ tags store.Tags }
 
-func (f *TagsFlag) String() string {
-	var kv []string
-	for _, k := range slices.Sorted(maps.Keys(f.tags)) {
-		kv = append(kv, k+"="+f.tags[k])
-	}
-	return strings.Join(kv, ",")
-}
+func (f *TagsFlag) String() string { return pairsText(f.tags) }
 
 // Type names the value in help.
 func (f *TagsFlag) Type() string { return "key=value" }
 
 // Set adds one key=value.
 func (f *TagsFlag) Set(v string) error {
-	k, val, ok := strings.Cut(v, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want key=value, got %q", v)
+	k, val, err := keyValue(v)
+	if err != nil {
+		return err
 	}
 	if f.tags == nil {
 		f.tags = store.Tags{}

@@ -1,11 +1,9 @@
 package progress
 
 import (
-	"fmt"
 	"io"
 	"sort"
 
-	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -51,20 +49,6 @@ func (u *Usage) Records() []UsageRecord {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].StorageClass < out[j].StorageClass })
 	return out
-}
-
-// WarnEmpty tells on w that a recursive run found nothing to do: the AWS
-// CLI exits 0 then, and so does s3bulk, but silence would hide a mistyped
-// prefix. It says nothing when the run planned or failed anything.
-func WarnEmpty(w io.Writer, loc string, sum engine.Summary, filtered bool) {
-	if sum.Planned > 0 || sum.Failed > 0 {
-		return
-	}
-	if filtered {
-		fmt.Fprintf(w, "warning: no object under %s is kept by the filters\n", loc)
-		return
-	}
-	fmt.Fprintf(w, "warning: no object under %s\n", loc)
 }
 
 // LockedTerminal is Locked for one writer, which stays a terminal (its Fd)

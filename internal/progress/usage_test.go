@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/s3bulk/s3bulk/engine"
 	"github.com/s3bulk/s3bulk/store"
 )
 
@@ -39,28 +38,6 @@ func TestUsageAddsUpATotalOrOneLinePerClass(t *testing.T) {
 				t.Errorf("records (-want +got):\n%s", d)
 			}
 		})
-	}
-}
-
-func TestWarnEmpty(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		sum      engine.Summary
-		filtered bool
-		want     string
-	}{
-		{"nothing under the prefix", engine.Summary{}, false, "warning: no object under s3://b/p/\n"},
-		{"nothing kept by the filters", engine.Summary{Skipped: 3}, true, "warning: no object under s3://b/p/ is kept by the filters\n"},
-		{"something planned", engine.Summary{Planned: 1}, false, ""},
-		{"something failed", engine.Summary{Failed: 1}, false, ""},
-	}
-	for _, tt := range tests {
-		var b bytes.Buffer
-		WarnEmpty(&b, "s3://b/p/", tt.sum, tt.filtered)
-		if b.String() != tt.want {
-			t.Errorf("%s: %q, want %q", tt.name, b.String(), tt.want)
-		}
 	}
 }
 

@@ -199,6 +199,18 @@ func wantNotFound(t *testing.T, s store.Store, key string) {
 	}
 }
 
+// wantGetNotFound checks that a Get of key fails with store.ErrNotFound.
+func wantGetNotFound(t *testing.T, s store.Store, key string) {
+	t.Helper()
+	rc, err := s.Get(t.Context(), key, 0, -1, "")
+	if err == nil {
+		rc.Close()
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("get %s: %v; want an error wrapping store.ErrNotFound", key, err)
+	}
+}
+
 func testRoundTrip(t *testing.T, s store.Store) {
 	// Every byte value, so no layer may treat the body as text.
 	body := make([]byte, 3*256+7)
@@ -272,26 +284,14 @@ func testMissing(t *testing.T, s store.Store) {
 	put(t, s, "present", "x")
 	wantNotFound(t, s, "absent")
 	wantNotFound(t, s, "present/child")
-	rc, err := s.Get(t.Context(), "absent", 0, -1, "")
-	if err == nil {
-		rc.Close()
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("get absent: %v; want an error wrapping store.ErrNotFound", err)
-	}
+	wantGetNotFound(t, s, "absent")
 }
 
 func testPrefixIsNotAnObject(t *testing.T, s store.Store) {
 	put(t, s, "dir/sub/file", "x")
 	wantNotFound(t, s, "dir")
 	wantNotFound(t, s, "dir/sub")
-	rc, err := s.Get(t.Context(), "dir/sub", 0, -1, "")
-	if err == nil {
-		rc.Close()
-	}
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("get dir/sub: %v; want an error wrapping store.ErrNotFound", err)
-	}
+	wantGetNotFound(t, s, "dir/sub")
 	// Deleting what is only a prefix deletes nothing.
 	if err := s.Delete(t.Context(), "dir/sub"); err != nil {
 		t.Errorf("delete dir/sub: %v; want nil", err)
