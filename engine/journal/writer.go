@@ -174,11 +174,7 @@ func (w *Writer) Uploads() []Upload { return w.state.Uploads() }
 
 // Done records that src was copied to dstKey.
 func (w *Writer) Done(src store.Object, dstKey string) error {
-	r := record{T: kindDone, Size: src.Size, ETag: src.ETag, MTime: unixNano(src.ModTime)}
-	r.setSrc(src.Key)
-	r.setDst(dstKey)
-	r.Version = src.VersionID
-	return w.append(&r)
+	return w.Written(src, dstKey, "")
 }
 
 // Failed records that copying src to dstKey failed, so that a rerun tries
@@ -225,8 +221,8 @@ func (w *Writer) Intent(v engine.VersionWrite) error {
 }
 
 // Written records that version src was copied to dstKey, where the
-// destination gave it the version dstVersion: a done record, which closes
-// the key's intent.
+// destination gave it the version dstVersion ("" for none, as Done): a
+// done record, which closes the key's intent.
 func (w *Writer) Written(src store.Object, dstKey, dstVersion string) error {
 	r := record{T: kindDone, Size: src.Size, ETag: src.ETag, MTime: unixNano(src.ModTime), DstVersion: dstVersion}
 	r.setSrc(src.Key)
