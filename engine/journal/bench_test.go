@@ -14,27 +14,10 @@ import (
 // BenchmarkAppend appends done records from hundreds of goroutines, as the
 // engine's workers do.
 func BenchmarkAppend(b *testing.B) {
-	w, err := Open(filepath.Join(b.TempDir(), "j"), fp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetParallelism(100) // times GOMAXPROCS goroutines
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		i := 0
-		for pb.Next() {
-			i++
-			o := store.Object{Key: fmt.Sprintf("some/prefix/of/a/key/%08d.json", i), Size: 1234, ETag: "0123456789abcdef0123456789abcdef"}
-			if err := w.Done(o, "dst/"+o.Key); err != nil {
-				b.Error(err)
-				return
-			}
-		}
+	benchParallel(b, "records/s", func(w *Writer, i int) error {
+		o := store.Object{Key: fmt.Sprintf("some/prefix/of/a/key/%08d.json", i), Size: 1234, ETag: "0123456789abcdef0123456789abcdef"}
+		return w.Done(o, "dst/"+o.Key)
 	})
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
 
 // BenchmarkIntentWritten journals version copies from hundreds of
@@ -42,6 +25,19 @@ func BenchmarkAppend(b *testing.B) {
 // until it is in the file, then the done record. It is what each version
 // pays the journal before its write may start.
 func BenchmarkIntentWritten(b *testing.B) {
+	benchParallel(b, "versions/s", func(w *Writer, i int) error {
+		o := store.Object{Key: fmt.Sprintf("some/prefix/of/a/key/%08d.json", i), VersionID: "3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY", Size: 1234, ETag: "0123456789abcdef0123456789abcdef"}
+		if err := w.Intent(engine.VersionWrite{Src: o, DstKey: "dst/" + o.Key, After: "Wt8Mm.OuLx1F3eG3rTTJv.hZ0yU7O2Rp", At: time.Now()}); err != nil {
+			return err
+		}
+		return w.Written(o, "dst/"+o.Key, "kLx1F3eG3rTTJvWt8Mm.OuhZ0yU7O2Rp")
+	})
+}
+
+// benchParallel runs journal(w, i) from 100 x GOMAXPROCS goroutines on one
+// Writer, i counting each goroutine's calls, and reports calls per second
+// as unit.
+func benchParallel(b *testing.B, unit string, journal func(w *Writer, i int) error) {
 	w, err := Open(filepath.Join(b.TempDir(), "j"), fp)
 	if err != nil {
 		b.Fatal(err)
@@ -52,12 +48,7 @@ func BenchmarkIntentWritten(b *testing.B) {
 		i := 0
 		for pb.Next() {
 			i++
-			o := store.Object{Key: fmt.Sprintf("some/prefix/of/a/key/%08d.json", i), VersionID: "3HL4kqtJlcpXroDTDmJ.rmSpXd3dIbrHY", Size: 1234, ETag: "0123456789abcdef0123456789abcdef"}
-			if err := w.Intent(engine.VersionWrite{Src: o, DstKey: "dst/" + o.Key, After: "Wt8Mm.OuLx1F3eG3rTTJv.hZ0yU7O2Rp", At: time.Now()}); err != nil {
-				b.Error(err)
-				return
-			}
-			if err := w.Written(o, "dst/"+o.Key, "kLx1F3eG3rTTJvWt8Mm.OuhZ0yU7O2Rp"); err != nil {
+			if err := journal(w, i); err != nil {
 				b.Error(err)
 				return
 			}
@@ -66,7 +57,7 @@ func BenchmarkIntentWritten(b *testing.B) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "versions/s")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
 }
 
 // BenchmarkLoad reads a journal of a million finished objects and reports

@@ -9,15 +9,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// reportGroups are the report's 5,000 objects by company.
+func reportGroups() []Group {
+	l := DefaultLayout()
+	var es []Entry
+	for i := range l.Objects {
+		es = append(es, Entry{Key: l.Key(i), Size: l.Size})
+	}
+	return groupByCompany(es)
+}
+
 func TestSampleKeepsEveryCompanyInProportion(t *testing.T) {
-	groups := groupByCompany(func() []Entry {
-		l := DefaultLayout()
-		var es []Entry
-		for i := range l.Objects {
-			es = append(es, Entry{Key: l.Key(i), Size: l.Size})
-		}
-		return es
-	}())
+	groups := reportGroups()
 	var sizes []int
 	for _, g := range sampleGroups(groups, SimSample) {
 		sizes = append(sizes, len(g.Objects))
@@ -74,14 +77,7 @@ func TestCalibrationComparesWithTheReport(t *testing.T) {
 }
 
 func TestScheduleIsTheReportsFourSlots(t *testing.T) {
-	groups := groupByCompany(func() []Entry {
-		l := DefaultLayout()
-		var es []Entry
-		for i := range l.Objects {
-			es = append(es, Entry{Key: l.Key(i), Size: l.Size})
-		}
-		return es
-	}())
+	groups := reportGroups()
 	// 12 companies of 400 and one of 200 on 4 slots: three rounds of 400,
 	// then the last company alone.
 	for _, tc := range []struct {
