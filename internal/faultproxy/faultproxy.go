@@ -176,9 +176,14 @@ type Proxy struct {
 	closing   chan struct{} // closed when Close starts
 	closed    chan struct{} // closed once every connection is closed
 	closeOnce sync.Once
-	handlers  sync.WaitGroup
-	served    chan struct{} // closed when Serve returns
-	serveErr  error
+	// handlers counts the requests being served. admit guards it with
+	// shut, so that no request is added once Close has begun to wait
+	// (the server may still hand over a request it read before Close).
+	admit    sync.Mutex
+	shut     bool
+	handlers sync.WaitGroup
+	served   chan struct{} // closed when Serve returns
+	serveErr error
 
 	// onStallEnd, when set by a test, runs as each stalled request ends.
 	onStallEnd func()
@@ -321,6 +326,9 @@ func (p *Proxy) Close() error {
 		_ = p.server.Close()
 		close(p.closed)
 		<-p.served
+		p.admit.Lock()
+		p.shut = true
+		p.admit.Unlock()
 		p.handlers.Wait()
 		if p.transport != nil {
 			p.transport.CloseIdleConnections()
@@ -333,7 +341,10 @@ func (p *Proxy) Close() error {
 }
 
 func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	p.handlers.Add(1)
+	if !p.enter() {
+		http.Error(w, "fault proxy closed", http.StatusServiceUnavailable)
+		return
+	}
 	defer p.handlers.Done()
 	p.requests.Add(1)
 	st := p.state.Load()
@@ -424,6 +435,17 @@ func (p *Proxy) stall(r *http.Request) {
 	// Every way out of the select closes the connection (the client's
 	// hang-up, or server.Close), so the read ends.
 	<-drained
+}
+
+// enter counts a request in, unless Close has begun waiting for them.
+func (p *Proxy) enter() bool {
+	p.admit.Lock()
+	defer p.admit.Unlock()
+	if p.shut {
+		return false
+	}
+	p.handlers.Add(1)
+	return true
 }
 
 // abandon waits until Close has closed every connection, so that a handler

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -344,6 +346,26 @@ func TestCloseEndsStalledRequests(t *testing.T) {
 	<-stalled
 	if err := <-started; err == nil {
 		t.Error("get through a closed proxy succeeded, want an error")
+	}
+}
+
+// The server may hand over a request it read just before Close; Close
+// then waits for the handlers, so one that arrives after it has begun must
+// be turned away, not counted in (a WaitGroup must not grow while waited
+// on) and not forwarded.
+func TestARequestHandedOverAfterCloseIsRefused(t *testing.T) {
+	var forwarded atomic.Int32
+	p, err := NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { forwarded.Add(1) }), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	p.serveHTTP(rec, httptest.NewRequest(http.MethodGet, "/b/k", nil))
+	if rec.Code != http.StatusServiceUnavailable || forwarded.Load() != 0 {
+		t.Errorf("after Close: status %d, %d forwarded; want 503 and none", rec.Code, forwarded.Load())
 	}
 }
 
