@@ -787,6 +787,33 @@ func (e *budgets) do(ctx context.Context, req func(context.Context) error) error
 	return do(ctx, e.lim, req)
 }
 
+// listHeld runs list, a listing by callback, as one request of the budget
+// that gives its slot back while pass runs: pass is for what a listed
+// entry leads to, such as a task sent to the executor, which waits for
+// slots of its own (at --concurrency 1 a slot kept through that send
+// would stop the run). The listing's length is no request's latency:
+// the search is told nothing of it.
+func (e *budgets) listHeld(ctx context.Context, list func(pass func(func() error) error) error) error {
+	if err := e.lim.Acquire(ctx); err != nil {
+		return err
+	}
+	held := true
+	err := list(func(f func() error) error {
+		e.lim.Release()
+		held = false
+		err := f()
+		if aerr := e.lim.Acquire(ctx); aerr != nil {
+			return aerr
+		}
+		held = true
+		return err
+	})
+	if held {
+		e.lim.Release()
+	}
+	return err
+}
+
 func do(ctx context.Context, lim *limiter.Limiter, req func(context.Context) error) error {
 	if err := lim.Acquire(ctx); err != nil {
 		return err

@@ -79,7 +79,7 @@ func (e *executor) walkVersions(ctx context.Context, fn func(base string, histor
 		history = history[:0]
 		return fnErr
 	}
-	err := e.do(ctx, func(ctx context.Context) error {
+	err := e.listHeld(ctx, func(pass func(func() error) error) error {
 		return vl.ListVersions(ctx, prefix, func(v store.Version) error {
 			switch {
 			case single && v.Key != src.Loc.Key,
@@ -92,7 +92,7 @@ func (e *executor) walkVersions(ctx context.Context, fn func(base string, histor
 				return nil
 			}
 			if len(history) > 0 && history[0].Key != v.Key {
-				if err := flush(); err != nil {
+				if err := pass(flush); err != nil {
 					return err
 				}
 			}

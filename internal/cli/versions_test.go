@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -10,11 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
 )
@@ -353,4 +356,77 @@ func TestVersionFlagsBadInput(t *testing.T) {
 	if diff := cmp.Diff(history{"dir/k": {"v"}}, historyOf(t, c, src)); diff != "" {
 		t.Errorf("bad input changed the source (-want +got):\n%s", diff)
 	}
+}
+
+// The version listing is one request of the budget while it lists, not
+// while the executor takes what it listed: at --concurrency 1, a listing
+// that kept its slot through a full queue of tasks (about a thousand)
+// would wait for the executor, and the executor for the slot.
+func TestAllVersionsAtConcurrencyOne(t *testing.T) {
+	t.Parallel()
+	srv := s3test.StartVersioned(t)
+	c := srv.Client(t)
+	src := srv.NewVersionedBucket(t, s3test.BucketOptions{Versioning: types.BucketVersioningStatusEnabled})
+	dst := srv.NewVersionedBucket(t, s3test.BucketOptions{Versioning: types.BucketVersioningStatusEnabled})
+	const n = 1500
+	var g errgroup.Group
+	g.SetLimit(16)
+	for i := range n {
+		g.Go(func() error {
+			key := fmt.Sprintf("k/%04d", i)
+			_, err := c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(src), Key: aws.String(key),
+				Body: strings.NewReader(key), ContentLength: aws.Int64(int64(len(key)))})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// A page of versitygw's starts with the last entry of the one before:
+	// listed once all the same.
+	if lines := strings.Count(mustRun(t, srv, "ls", "--all-versions", "--recursive", "s3://"+src+"/"), "\n"); lines != n {
+		t.Errorf("ls --all-versions printed %d lines, want %d", lines, n)
+	}
+	for _, tc := range []struct {
+		name, bucket string
+		args         []string
+		want         int
+	}{
+		{"cp", dst, []string{"cp", "--all-versions", "--recursive", "s3://" + src + "/", "s3://" + dst + "/"}, n},
+		{"rm", src, []string{"rm", "--all-versions", "--recursive", "s3://" + src + "/"}, 0},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		var out, errOut bytes.Buffer
+		code := Run(ctx, append([]string{"--no-progress", "--concurrency", "1"}, tc.args...), Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut, Env: srv.Env()})
+		stopped := ctx.Err()
+		cancel()
+		if stopped != nil || code != 0 {
+			t.Fatalf("%s --all-versions at --concurrency 1: exit %d, %v (want 0 well within the deadline): %s", tc.name, code, stopped, strings.TrimSpace(errOut.String()))
+		}
+		if got := countVersions(t, c, tc.bucket); got != tc.want {
+			t.Errorf("%s: %d versions in s3://%s, want %d", tc.name, got, tc.bucket, tc.want)
+		}
+	}
+}
+
+// countVersions counts the versions and delete markers in bucket, each
+// once: versitygw 1.8 starts a page with the entry the markers name, the
+// last of the page before.
+func countVersions(t *testing.T, c *s3.Client, bucket string) int {
+	t.Helper()
+	seen := map[[2]string]bool{}
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range page.Versions {
+			seen[[2]string{aws.ToString(v.Key), aws.ToString(v.VersionId)}] = true
+		}
+		for _, m := range page.DeleteMarkers {
+			seen[[2]string{aws.ToString(m.Key), aws.ToString(m.VersionId)}] = true
+		}
+	}
+	return len(seen)
 }

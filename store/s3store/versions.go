@@ -68,11 +68,15 @@ func (s *Store) ListCurrentVersions(ctx context.Context, prefix string, fn func(
 // in byte order, each key's entries newest first. A page carries its
 // versions and its delete markers apart; they are merged back into that
 // order (by key, the current entry first, then by time, newest first).
+// Each entry is passed once: a server that starts a page with the entry
+// its markers name (versitygw 1.8 does), which S3 lists only before them,
+// does not pass it twice.
 func (s *Store) ListVersions(ctx context.Context, prefix string, fn func(store.Version) error) error {
 	in := &s3.ListObjectVersionsInput{Bucket: aws.String(s.bucket), MaxKeys: aws.Int32(pageSize)}
 	if prefix != "" {
 		in.Prefix = aws.String(prefix)
 	}
+	var lastKey, lastID string
 	for {
 		out, err := s.c.s3.ListObjectVersions(ctx, in, s.optFns...)
 		if err != nil {
@@ -91,6 +95,10 @@ func (s *Store) ListVersions(ctx context.Context, prefix string, fn func(store.V
 				v = markerOf(ms[0])
 				ms = ms[1:]
 			}
+			if v.Key == lastKey && v.VersionID == lastID {
+				continue
+			}
+			lastKey, lastID = v.Key, v.VersionID
 			if err := fn(v); err != nil {
 				return err
 			}
