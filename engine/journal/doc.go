@@ -11,7 +11,7 @@
 // rather than silently skipping objects of a different copy. Every further
 // line is one record:
 //
-//	{"format":"s3bulk-journal","version":1,"job":"…","crc":"…"}
+//	{"format":"s3bulk-journal","version":2,"job":"…","crc":"…"}
 //	{"t":"done","src":"a/k","dst":"b/k","size":12,"etag":"…","crc":"…"}
 //	{"t":"failed","src":"a/j","dst":"b/j","size":3,"etag":"…","err":"…","crc":"…"}
 //	{"t":"intent","src":"a/v","dst":"b/v","version":"…","size":5,"etag":"…","after":"…","at":…,"crc":"…"}

@@ -12,9 +12,13 @@ import (
 )
 
 // Format and Version are what a journal's header line says it is.
+// Version 2 added intent records (cp --all-versions); a version 1 journal
+// reads as before, and an s3bulk that reads only version 1 refuses a
+// version 2 journal as newer rather than as damaged. A version 1 journal
+// that a run of this s3bulk resumes keeps its header.
 const (
 	Format  = "s3bulk-journal"
-	Version = 1
+	Version = 2
 )
 
 // Errors callers can test with errors.Is.

@@ -302,6 +302,15 @@ func line(t testing.TB, v any) []byte {
 	return b
 }
 
+// A journal says version 2, the version that added intent records: an
+// s3bulk that reads version 1 only refuses it as newer, not as damaged.
+func TestHeaderSaysTheVersionOfIntentRecords(t *testing.T) {
+	first := lines(journalBytes(t))[0]
+	if !bytes.Contains(first, []byte(`"version":2,`)) {
+		t.Errorf("header %s, want version 2", first)
+	}
+}
+
 func TestLoadDamaged(t *testing.T) {
 	good := journalBytes(t)
 	ls := lines(good) // header and three records
@@ -333,6 +342,7 @@ func TestLoadDamaged(t *testing.T) {
 		{"an empty file loads as an empty journal", nil, nil, 0, 0},
 		{"a torn header loads as an empty journal with a note", ls[0][:15], nil, 0, 1},
 		{"a header with a flipped bit is an error", join(flip(ls[0]), ls[1]), ErrCorrupt, 0, 0},
+		{"a version 1 journal, from before intent records, loads", join(line(t, header{Format: Format, Version: 1, Job: fp}), ls[1], ls[2], ls[3]), nil, 3, 0},
 		{"a newer version is refused", join(line(t, header{Format: Format, Version: Version + 1, Job: fp}), ls[1]), ErrVersion, 0, 0},
 		{"version zero is refused", join(line(t, header{Format: Format, Job: fp}), ls[1]), ErrCorrupt, 0, 0},
 		{"a text file is not a journal", []byte("hello\nworld\n"), ErrNotJournal, 0, 0},
