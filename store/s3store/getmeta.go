@@ -37,6 +37,6 @@ func getMetadata(out *s3.GetObjectOutput) store.Metadata {
 		User:               out.Metadata,
 		TagCount:           int(aws.ToInt32(out.TagCount)),
 		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
-		Checksum:           objectChecksum(out.ChecksumType, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256),
+		Checksum:           objectChecksum(out.ChecksumType, checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C, crc64nvme: &out.ChecksumCRC64NVME, sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256}),
 	}
 }

@@ -113,7 +113,7 @@ func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metad
 		User:               out.Metadata,
 		TagCount:           int(aws.ToInt32(out.TagCount)),
 		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
-		Checksum:           objectChecksum(out.ChecksumType, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256),
+		Checksum:           objectChecksum(out.ChecksumType, checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C, crc64nvme: &out.ChecksumCRC64NVME, sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256}),
 	}
 	return o, m, nil
 }
@@ -250,15 +250,17 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 	}
 	applyPutMetadata(in, meta)
 	if !s.c.checksumWhenRequired {
+		sums := checksumFields{crc32: &in.ChecksumCRC32, crc32c: &in.ChecksumCRC32C, crc64nvme: &in.ChecksumCRC64NVME,
+			sha1: &in.ChecksumSHA1, sha256: &in.ChecksumSHA256}
 		switch alg := putAlgorithm(meta); {
 		case meta.Checksum.Full():
-			setChecksumField(in, alg, meta.Checksum.Value)
+			sums.set(alg, meta.Checksum.Value)
 		case alg.computedHere() && rs != nil:
 			v, err := bodyChecksum(alg, rs, size)
 			if err != nil {
 				return fmt.Errorf("put %s: %w", s.URL(key), err)
 			}
-			setChecksumField(in, alg, v)
+			sums.set(alg, v)
 		default:
 			// Computed by the SDK: in a header, or as the body goes
 			// over HTTPS, in a trailer (a stream that cannot seek).
