@@ -21,18 +21,11 @@ func List(ctx context.Context, st store.Lister, loc s3url.Location, all bool, ke
 	if all || loc.HasWildcard() {
 		delim = ""
 	}
-	match, base := loc.Matcher(), loc.Base()
+	shows := lsFilter(loc, keep)
 	listed := false
 	err := st.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
-		if loc.HasWildcard() && !match(o.Key) {
+		if !shows(o) {
 			return nil
-		}
-		if keep != nil && !o.IsPrefix {
-			rel := o
-			rel.Key = strings.TrimPrefix(o.Key, base)
-			if !keep(rel) {
-				return nil
-			}
 		}
 		listed = true
 		return fn(o)
@@ -41,4 +34,23 @@ func List(ctx context.Context, st store.Lister, loc s3url.Location, all bool, ke
 		return &NoMatchError{URL: loc.String()}
 	}
 	return err
+}
+
+// lsFilter is what List and ListVersions ask of each object listed for
+// loc: that loc's wildcard, if it has one, matches its key, and that keep,
+// when set, takes it with its key relative to loc's base. Prefixes are
+// not put to keep.
+func lsFilter(loc s3url.Location, keep func(store.Object) bool) func(store.Object) bool {
+	wild, match, base := loc.HasWildcard(), loc.Matcher(), loc.Base()
+	return func(o store.Object) bool {
+		if wild && !match(o.Key) {
+			return false
+		}
+		if keep == nil || o.IsPrefix {
+			return true
+		}
+		rel := o
+		rel.Key = strings.TrimPrefix(o.Key, base)
+		return keep(rel)
+	}
 }
