@@ -83,19 +83,14 @@ func (s *Store) uploadOf(want store.Checksum, local bool) upload {
 
 func (s *Store) createMultipart(ctx context.Context, key string, meta store.Metadata, u upload) (string, error) {
 	in := &s3.CreateMultipartUploadInput{
-		Bucket:             aws.String(s.bucket),
-		Key:                aws.String(key),
-		ContentType:        optional(meta.ContentType),
-		ContentEncoding:    optional(meta.ContentEncoding),
-		ContentLanguage:    optional(meta.ContentLanguage),
-		CacheControl:       optional(meta.CacheControl),
-		ContentDisposition: optional(meta.ContentDisposition),
-		StorageClass:       s3types.StorageClass(meta.StorageClass),
-		Metadata:           meta.User,
-		Tagging:            taggingHeader(meta.Tags),
-		RequestPayer:       s.payer,
-		ACL:                s3types.ObjectCannedACL(s.opts.ACL),
+		Bucket:       aws.String(s.bucket),
+		Key:          aws.String(key),
+		Tagging:      taggingHeader(meta.Tags),
+		RequestPayer: s.payer,
+		ACL:          s3types.ObjectCannedACL(s.opts.ACL),
 	}
+	metadataFields{contentType: &in.ContentType, contentEncoding: &in.ContentEncoding, contentLanguage: &in.ContentLanguage,
+		cacheControl: &in.CacheControl, contentDisposition: &in.ContentDisposition, storageClass: &in.StorageClass, user: &in.Metadata}.set(meta)
 	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(meta))
