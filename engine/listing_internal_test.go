@@ -345,8 +345,25 @@ func TestLsFilterMatchesTheWildcardAndAsksKeepTheRelativeKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := lsFilter(loc, tc.keep)(tc.o); got != tc.want {
-			t.Errorf("lsFilter(%s)(%s, prefix %v) = %v, want %v", tc.loc, tc.o.Key, tc.o.IsPrefix, got, tc.want)
+		f := newLsFilter(loc, tc.keep)
+		if got := f.shows(tc.o); got != tc.want {
+			t.Errorf("shows(%s) of %s (prefix %v) = %v, want %v", tc.o.Key, tc.loc, tc.o.IsPrefix, got, tc.want)
 		}
+		// A listing that showed nothing of a key or prefix matched nothing.
+		var nm *NoMatchError
+		if err := f.end(nil); errors.As(err, &nm) == tc.want {
+			t.Errorf("end after shows(%s) of %s = %v", tc.o.Key, tc.loc, err)
+		}
+	}
+	root, err := s3url.Parse("s3://bkt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := newLsFilter(root, nil).end(nil); err != nil {
+		t.Errorf("an empty bucket's root: %v, want nil", err)
+	}
+	boom := errors.New("boom")
+	if err := newLsFilter(root, nil).end(boom); err != boom {
+		t.Errorf("a failed listing: %v, want %v", err, boom)
 	}
 }

@@ -294,17 +294,11 @@ func ListVersions(ctx context.Context, st store.Store, loc s3url.Location, keep 
 	if !ok {
 		return &FatalError{Op: "list versions", URL: loc.String(), Err: ErrNoVersions}
 	}
-	shows := lsFilter(loc, keep)
-	listed := false
-	err := vl.ListVersions(ctx, loc.Prefix(), func(v store.Version) error {
-		if !shows(v.Object) {
+	f := newLsFilter(loc, keep)
+	return f.end(vl.ListVersions(ctx, loc.Prefix(), func(v store.Version) error {
+		if !f.shows(v.Object) {
 			return nil
 		}
-		listed = true
 		return fn(v)
-	})
-	if err == nil && !listed && loc.Key != "" {
-		return &NoMatchError{URL: loc.String()}
-	}
-	return err
+	}))
 }
