@@ -105,17 +105,10 @@ func (e *executor) walk(ctx context.Context, head bool, fn func(store.Object) er
 		fnErr = fn(o)
 		return fnErr
 	})
-	switch {
-	case err == nil && wild && !matched:
+	if err == nil && wild && !matched {
 		return &NoMatchError{URL: src.Loc.String()}
-	case err == nil:
-		return nil
-	case fnErr != nil:
-		return fnErr
-	case ctx.Err() != nil:
-		return ctx.Err()
 	}
-	return &FatalError{Op: "list", URL: src.Store.URL(loc.Prefix()), Err: err}
+	return listEnd(ctx, err, fnErr, "list", src.Store.URL(loc.Prefix()))
 }
 
 // sender returns the function planners send tasks with: it counts the task

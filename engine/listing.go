@@ -69,6 +69,22 @@ const (
 	listMaxPrefixes      = 100_000
 )
 
+// listEnd is what a planner returns for its listing (op of url) that
+// ended with err: nil when the listing finished, fnErr when the planner's
+// own function stopped it with fnErr, the run's cancellation, else a
+// FatalError.
+func listEnd(ctx context.Context, err, fnErr error, op, url string) error {
+	switch {
+	case err == nil:
+		return nil
+	case fnErr != nil:
+		return fnErr
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return &FatalError{Op: op, URL: url, Err: err}
+}
+
 // list calls fn for every object under prefix of st, on the caller's
 // goroutine, as Lister.List without a delimiter does; ordered keeps S3's
 // byte order. Each page is a request of the run's budget.

@@ -290,3 +290,80 @@ func TestOrderedParallelListingListsSideBySide(t *testing.T) {
 		t.Errorf("%d requests, want at most %d (one chain: %d)", got, most, pages)
 	}
 }
+
+func TestListEndSaysWhyAListingStopped(t *testing.T) {
+	live := context.Background()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	errList, errFn := errors.New("slow down"), errors.New("send failed")
+	for _, tc := range []struct {
+		name       string
+		ctx        context.Context
+		err, fnErr error
+		want       error // nil, or an error the answer must be
+		fatal      bool
+	}{
+		{"finished", live, nil, nil, nil, false},
+		{"finished, though cancelled after", cancelled, nil, nil, nil, false},
+		{"the planner's function stopped it", cancelled, errFn, errFn, errFn, false},
+		{"cancelled", cancelled, errList, nil, context.Canceled, false},
+		{"the listing failed", live, errList, nil, errList, true},
+	} {
+		got := listEnd(tc.ctx, tc.err, tc.fnErr, "list", "s3://b/p")
+		var fe *FatalError
+		switch {
+		case tc.want == nil && got != nil:
+			t.Errorf("%s: %v, want nil", tc.name, got)
+		case tc.want != nil && !errors.Is(got, tc.want):
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		case errors.As(got, &fe) != tc.fatal:
+			t.Errorf("%s: %T, fatal %v", tc.name, got, tc.fatal)
+		case tc.fatal && (fe.Op != "list" || fe.URL != "s3://b/p"):
+			t.Errorf("%s: %+v, want op list of s3://b/p", tc.name, fe)
+		}
+	}
+}
+
+func TestLsFilterMatchesTheWildcardAndAsksKeepTheRelativeKey(t *testing.T) {
+	noLogs := func(o store.Object) bool { return !strings.HasPrefix(o.Key, "logs") }
+	for _, tc := range []struct {
+		loc  string
+		keep func(store.Object) bool
+		o    store.Object
+		want bool
+	}{
+		{"s3://bkt/dir/", nil, store.Object{Key: "dir/a"}, true},
+		{"s3://bkt/dir/*.txt", nil, store.Object{Key: "dir/a.txt"}, true},
+		{"s3://bkt/dir/*.txt", nil, store.Object{Key: "dir/a.csv"}, false},
+		{"s3://bkt/dir/", noLogs, store.Object{Key: "dir/logs/x"}, false}, // relative to dir/
+		{"s3://bkt/dir/", noLogs, store.Object{Key: "dir/data/x"}, true},
+		{"s3://bkt/logs/", noLogs, store.Object{Key: "logs/x"}, true},                   // "x" relative
+		{"s3://bkt/dir/", noLogs, store.Object{Key: "dir/logs/", IsPrefix: true}, true}, // prefixes are not filtered
+		{"s3://bkt/dir/*", noLogs, store.Object{Key: "dir/logs.txt"}, false},
+	} {
+		loc, err := s3url.Parse(tc.loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newLsFilter(loc, tc.keep)
+		if got := f.shows(tc.o); got != tc.want {
+			t.Errorf("shows(%s) of %s (prefix %v) = %v, want %v", tc.o.Key, tc.loc, tc.o.IsPrefix, got, tc.want)
+		}
+		// A listing that showed nothing of a key or prefix matched nothing.
+		var nm *NoMatchError
+		if err := f.end(nil); errors.As(err, &nm) == tc.want {
+			t.Errorf("end after shows(%s) of %s = %v", tc.o.Key, tc.loc, err)
+		}
+	}
+	root, err := s3url.Parse("s3://bkt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := newLsFilter(root, nil).end(nil); err != nil {
+		t.Errorf("an empty bucket's root: %v, want nil", err)
+	}
+	boom := errors.New("boom")
+	if err := newLsFilter(root, nil).end(boom); err != boom {
+		t.Errorf("a failed listing: %v, want %v", err, boom)
+	}
+}

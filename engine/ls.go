@@ -21,24 +21,53 @@ func List(ctx context.Context, st store.Lister, loc s3url.Location, all bool, ke
 	if all || loc.HasWildcard() {
 		delim = ""
 	}
-	match, base := loc.Matcher(), loc.Base()
-	listed := false
-	err := st.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
-		if loc.HasWildcard() && !match(o.Key) {
+	f := newLsFilter(loc, keep)
+	return f.end(st.List(ctx, loc.Prefix(), delim, func(o store.Object) error {
+		if !f.shows(o) {
 			return nil
 		}
-		if keep != nil && !o.IsPrefix {
-			rel := o
-			rel.Key = strings.TrimPrefix(o.Key, base)
-			if !keep(rel) {
-				return nil
-			}
-		}
-		listed = true
 		return fn(o)
-	})
-	if err == nil && !listed && loc.Key != "" {
-		return &NoMatchError{URL: loc.String()}
+	}))
+}
+
+// lsFilter is what List and ListVersions ask of each object listed for
+// loc, and how their listing ends.
+type lsFilter struct {
+	loc    s3url.Location
+	wild   bool
+	match  func(string) bool
+	base   string
+	keep   func(store.Object) bool
+	listed bool // shows took an object
+}
+
+func newLsFilter(loc s3url.Location, keep func(store.Object) bool) *lsFilter {
+	return &lsFilter{loc: loc, wild: loc.HasWildcard(), match: loc.Matcher(), base: loc.Base(), keep: keep}
+}
+
+// shows reports whether ls shows o: loc's wildcard, if it has one,
+// matches its key, and keep, when set, takes it with its key relative to
+// loc's base. Prefixes are not put to keep.
+func (f *lsFilter) shows(o store.Object) bool {
+	if f.wild && !f.match(o.Key) {
+		return false
+	}
+	if f.keep != nil && !o.IsPrefix {
+		rel := o
+		rel.Key = strings.TrimPrefix(o.Key, f.base)
+		if !f.keep(rel) {
+			return false
+		}
+	}
+	f.listed = true
+	return true
+}
+
+// end is what a listing that ended with err returns: a *NoMatchError for a
+// key or prefix (not a bucket's root) of which shows took nothing.
+func (f *lsFilter) end(err error) error {
+	if err == nil && !f.listed && f.loc.Key != "" {
+		return &NoMatchError{URL: f.loc.String()}
 	}
 	return err
 }

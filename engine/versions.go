@@ -103,17 +103,10 @@ func (e *executor) walkVersions(ctx context.Context, fn func(base string, histor
 	if err == nil {
 		err = flush()
 	}
-	switch {
-	case err == nil && (wild || single && !e.job.Remove) && !matched:
+	if err == nil && (wild || single && !e.job.Remove) && !matched {
 		return &NoMatchError{URL: src.Loc.String(), Exact: single}
-	case err == nil:
-		return nil
-	case fnErr != nil:
-		return fnErr
-	case ctx.Err() != nil:
-		return ctx.Err()
 	}
-	return &FatalError{Op: "list versions", URL: src.Store.URL(prefix), Err: err}
+	return listEnd(ctx, err, fnErr, "list versions", src.Store.URL(prefix))
 }
 
 // planVersions sends the tasks of a copy of every version (Job.AllVersions):
@@ -301,24 +294,11 @@ func ListVersions(ctx context.Context, st store.Store, loc s3url.Location, keep 
 	if !ok {
 		return &FatalError{Op: "list versions", URL: loc.String(), Err: ErrNoVersions}
 	}
-	wild, match, base := loc.HasWildcard(), loc.Matcher(), loc.Base()
-	listed := false
-	err := vl.ListVersions(ctx, loc.Prefix(), func(v store.Version) error {
-		if wild && !match(v.Key) {
+	f := newLsFilter(loc, keep)
+	return f.end(vl.ListVersions(ctx, loc.Prefix(), func(v store.Version) error {
+		if !f.shows(v.Object) {
 			return nil
 		}
-		if keep != nil {
-			rel := v.Object
-			rel.Key = strings.TrimPrefix(v.Key, base)
-			if !keep(rel) {
-				return nil
-			}
-		}
-		listed = true
 		return fn(v)
-	})
-	if err == nil && !listed && loc.Key != "" {
-		return &NoMatchError{URL: loc.String()}
-	}
-	return err
+	}))
 }

@@ -26,29 +26,20 @@ type csvFormat struct {
 }
 
 func newCSVFormat(schema string) (*csvFormat, error) {
-	c := &csvFormat{bucket: -1, key: -1, version: -1, latest: -1, deleteMarker: -1, size: -1, modified: -1, etag: -1, class: -1}
+	c := &csvFormat{}
+	columns := map[string]*int{
+		"Bucket": &c.bucket, "Key": &c.key, "VersionId": &c.version, "IsLatest": &c.latest,
+		"IsDeleteMarker": &c.deleteMarker, "Size": &c.size, "LastModifiedDate": &c.modified,
+		"ETag": &c.etag, "StorageClass": &c.class,
+	}
+	for _, p := range columns {
+		*p = -1
+	}
 	cols := strings.Split(schema, ",")
 	c.width = len(cols)
 	for i, col := range cols {
-		switch strings.TrimSpace(col) {
-		case "Bucket":
-			c.bucket = i
-		case "Key":
-			c.key = i
-		case "VersionId":
-			c.version = i
-		case "IsLatest":
-			c.latest = i
-		case "IsDeleteMarker":
-			c.deleteMarker = i
-		case "Size":
-			c.size = i
-		case "LastModifiedDate":
-			c.modified = i
-		case "ETag":
-			c.etag = i
-		case "StorageClass":
-			c.class = i
+		if p, ok := columns[strings.TrimSpace(col)]; ok {
+			*p = i
 		}
 	}
 	if c.key < 0 {

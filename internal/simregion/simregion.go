@@ -601,21 +601,24 @@ func (h *handler) put(w http.ResponseWriter, r *http.Request, bucket, key string
 		return
 	}
 	obj := &object{size: n, etag: `"` + hex.EncodeToString(digest[:]) + `"`, contentType: r.Header.Get("Content-Type")}
-	if c := r.Header.Get("x-amz-checksum-crc32"); c != "" {
-		if c != base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc)) {
-			writeError(w, r, http.StatusBadRequest, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
+	for _, sum := range []struct {
+		name, header string
+		got          []byte
+		kept         *string
+	}{
+		{"CRC32", "x-amz-checksum-crc32", binary.BigEndian.AppendUint32(nil, crc), &obj.crc32},
+		{"CRC64NVME", "x-amz-checksum-crc64nvme", binary.BigEndian.AppendUint64(nil, crc64), &obj.crc64nvme},
+	} {
+		c := r.Header.Get(sum.header)
+		if c == "" {
+			continue
+		}
+		if c != base64.StdEncoding.EncodeToString(sum.got) {
+			writeError(w, r, http.StatusBadRequest, "BadDigest", "The "+sum.name+" you specified did not match the calculated checksum.")
 			return
 		}
-		w.Header().Set("x-amz-checksum-crc32", c)
-		obj.crc32 = c
-	}
-	if c := r.Header.Get("x-amz-checksum-crc64nvme"); c != "" {
-		if c != base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, crc64)) {
-			writeError(w, r, http.StatusBadRequest, "BadDigest", "The CRC64NVME you specified did not match the calculated checksum.")
-			return
-		}
-		w.Header().Set("x-amz-checksum-crc64nvme", c)
-		obj.crc64nvme = c
+		w.Header().Set(sum.header, c)
+		*sum.kept = c
 	}
 	if !h.objs.put(bucket, key, obj) {
 		writeError(w, r, http.StatusNotFound, "NoSuchBucket", "The specified bucket does not exist")

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/s3bulk/s3bulk/store"
@@ -300,12 +299,12 @@ type expected struct {
 // cheapest one that covers the whole object. Composite checksums (a
 // checksum of the parts' checksums, written "value-N") cannot be checked
 // against the bytes and are ignored.
-func fullObjectChecksum(typ s3types.ChecksumType, values map[algorithm]*string) (expected, bool) {
+func fullObjectChecksum(typ s3types.ChecksumType, f checksumFields) (expected, bool) {
 	if typ == s3types.ChecksumTypeComposite {
 		return expected{}, false
 	}
 	for _, a := range []algorithm{algCRC32C, algCRC32, algCRC64NVME, algMD5, algSHA1, algSHA256, algSHA512} {
-		v := aws.ToString(values[a])
+		v := aws.ToString(f.get(a))
 		if v == "" || strings.Contains(v, "-") {
 			continue
 		}
@@ -386,9 +385,9 @@ func mismatch(op, url string, alg algorithm, size int64, got, want []byte) error
 // objectChecksum is the checksum an answer reports of an object
 // (store.Metadata.Checksum): the first of store.ChecksumAlgorithms it
 // names, with its value when that covers the whole object.
-func objectChecksum(typ s3types.ChecksumType, crc32, crc32c, crc64nvme, sha1, sha256 *string) store.Checksum {
+func objectChecksum(typ s3types.ChecksumType, f checksumFields) store.Checksum {
 	for _, alg := range store.ChecksumAlgorithms {
-		v := aws.ToString(checksumField(algorithm(alg), crc32, crc32c, crc64nvme, sha1, sha256))
+		v := aws.ToString(f.get(algorithm(alg)))
 		if v == "" {
 			continue
 		}
@@ -406,19 +405,46 @@ func checksumHeader(alg algorithm) string {
 	return http.CanonicalHeaderKey("x-amz-checksum-" + strings.ToLower(string(alg)))
 }
 
-// setChecksumField sets alg's field of a PutObject to v.
-func setChecksumField(in *s3.PutObjectInput, alg algorithm, v string) {
+// checksumFields points at the checksum fields of one request or answer
+// of the SDK (a PutObjectInput, a CompletedPart, a HeadObjectOutput, ...),
+// one an algorithm; nil where the caller leaves an algorithm out.
+type checksumFields struct {
+	crc32, crc32c, crc64nvme, sha1, sha256, sha512, md5 **string
+}
+
+// field is alg's field, nil when f has none for it.
+func (f checksumFields) field(alg algorithm) **string {
 	switch alg {
 	case algCRC32:
-		in.ChecksumCRC32 = aws.String(v)
+		return f.crc32
 	case algCRC32C:
-		in.ChecksumCRC32C = aws.String(v)
+		return f.crc32c
 	case algCRC64NVME:
-		in.ChecksumCRC64NVME = aws.String(v)
+		return f.crc64nvme
 	case algSHA1:
-		in.ChecksumSHA1 = aws.String(v)
+		return f.sha1
 	case algSHA256:
-		in.ChecksumSHA256 = aws.String(v)
+		return f.sha256
+	case algSHA512:
+		return f.sha512
+	case algMD5:
+		return f.md5
+	}
+	return nil
+}
+
+// get is the value of alg's field: nil when it is unset or f has none.
+func (f checksumFields) get(alg algorithm) *string {
+	if p := f.field(alg); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// set sets alg's field to v; an algorithm f has no field for is left out.
+func (f checksumFields) set(alg algorithm, v string) {
+	if p := f.field(alg); p != nil {
+		*p = aws.String(v)
 	}
 }
 
@@ -434,13 +460,11 @@ func (s *Store) Checksums(ctx context.Context, key string) ([]store.Checksum, er
 	if out.ChecksumType == s3types.ChecksumTypeComposite {
 		return nil, nil
 	}
-	values := map[string]*string{
-		"CRC32C": out.ChecksumCRC32C, "CRC32": out.ChecksumCRC32, "CRC64NVME": out.ChecksumCRC64NVME,
-		"SHA1": out.ChecksumSHA1, "SHA256": out.ChecksumSHA256,
-	}
+	f := checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C, crc64nvme: &out.ChecksumCRC64NVME,
+		sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256}
 	var sums []store.Checksum
 	for _, alg := range store.ChecksumAlgorithms {
-		v := aws.ToString(values[alg])
+		v := aws.ToString(f.get(algorithm(alg)))
 		if v == "" || strings.Contains(v, "-") {
 			continue // absent, or composite ("value-N")
 		}

@@ -181,3 +181,49 @@ func TestBodyChecksumHashesFromWhereTheBodyStands(t *testing.T) {
 		})
 	}
 }
+
+func TestChecksumFieldsSetAndGetTheAlgorithmsField(t *testing.T) {
+	for _, tc := range []struct {
+		alg  algorithm
+		want func(p *s3types.CompletedPart) *string
+	}{
+		{algCRC32, func(p *s3types.CompletedPart) *string { return p.ChecksumCRC32 }},
+		{algCRC32C, func(p *s3types.CompletedPart) *string { return p.ChecksumCRC32C }},
+		{algCRC64NVME, func(p *s3types.CompletedPart) *string { return p.ChecksumCRC64NVME }},
+		{algSHA1, func(p *s3types.CompletedPart) *string { return p.ChecksumSHA1 }},
+		{algSHA256, func(p *s3types.CompletedPart) *string { return p.ChecksumSHA256 }},
+		{algSHA512, func(p *s3types.CompletedPart) *string { return p.ChecksumSHA512 }},
+		{algMD5, func(p *s3types.CompletedPart) *string { return p.ChecksumMD5 }},
+	} {
+		var p s3types.CompletedPart
+		f := checksumFields{crc32: &p.ChecksumCRC32, crc32c: &p.ChecksumCRC32C, crc64nvme: &p.ChecksumCRC64NVME,
+			sha1: &p.ChecksumSHA1, sha256: &p.ChecksumSHA256, sha512: &p.ChecksumSHA512, md5: &p.ChecksumMD5}
+		if f.get(tc.alg) != nil {
+			t.Errorf("%s: get of an unset field is %q, want nil", tc.alg, *f.get(tc.alg))
+		}
+		f.set(tc.alg, "v")
+		if got := tc.want(&p); got == nil || *got != "v" {
+			t.Errorf("%s: set did not set its field", tc.alg)
+		}
+		if got := f.get(tc.alg); got == nil || *got != "v" {
+			t.Errorf("%s: get does not read the field set", tc.alg)
+		}
+		set := 0
+		for _, v := range []*string{p.ChecksumCRC32, p.ChecksumCRC32C, p.ChecksumCRC64NVME, p.ChecksumSHA1, p.ChecksumSHA256, p.ChecksumSHA512, p.ChecksumMD5} {
+			if v != nil {
+				set++
+			}
+		}
+		if set != 1 {
+			t.Errorf("%s: set set %d fields, want 1", tc.alg, set)
+		}
+	}
+	// An algorithm without a field is left out, not a panic.
+	var in struct{ crc32 *string }
+	f := checksumFields{crc32: &in.crc32}
+	f.set(algSHA256, "v")
+	f.set(algETagMD5, "v")
+	if f.get(algSHA256) != nil || f.get(algETagMD5) != nil || in.crc32 != nil {
+		t.Error("an algorithm without a field was set")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/s3bulk/s3bulk/store"
@@ -27,16 +26,18 @@ func (s *Store) GetWithMetadata(ctx context.Context, key, ifMatch string) (io.Re
 // getMetadata is the metadata a GetObject response carries, as Head
 // reports it.
 func getMetadata(out *s3.GetObjectOutput) store.Metadata {
-	return store.Metadata{
-		ContentType:        aws.ToString(out.ContentType),
-		ContentEncoding:    aws.ToString(out.ContentEncoding),
-		ContentLanguage:    aws.ToString(out.ContentLanguage),
-		CacheControl:       aws.ToString(out.CacheControl),
-		ContentDisposition: aws.ToString(out.ContentDisposition),
-		StorageClass:       metadataClass(out.StorageClass),
-		User:               out.Metadata,
-		TagCount:           int(aws.ToInt32(out.TagCount)),
-		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
-		Checksum:           objectChecksum(out.ChecksumType, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256),
-	}
+	return answeredMetadata{contentType: out.ContentType, contentEncoding: out.ContentEncoding, contentLanguage: out.ContentLanguage,
+		cacheControl: out.CacheControl, contentDisposition: out.ContentDisposition, storageClass: out.StorageClass, user: out.Metadata,
+		tagCount: out.TagCount, lockMode: out.ObjectLockMode, retainUntil: out.ObjectLockRetainUntilDate, legalHold: out.ObjectLockLegalHoldStatus,
+		checksumType: out.ChecksumType, checksums: checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C,
+			crc64nvme: &out.ChecksumCRC64NVME, sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256}}.metadata()
+}
+
+// headMetadata is the metadata a HeadObject response carries.
+func headMetadata(out *s3.HeadObjectOutput) store.Metadata {
+	return answeredMetadata{contentType: out.ContentType, contentEncoding: out.ContentEncoding, contentLanguage: out.ContentLanguage,
+		cacheControl: out.CacheControl, contentDisposition: out.ContentDisposition, storageClass: out.StorageClass, user: out.Metadata,
+		tagCount: out.TagCount, lockMode: out.ObjectLockMode, retainUntil: out.ObjectLockRetainUntilDate, legalHold: out.ObjectLockLegalHoldStatus,
+		checksumType: out.ChecksumType, checksums: checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C,
+			crc64nvme: &out.ChecksumCRC64NVME, sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256}}.metadata()
 }

@@ -83,19 +83,14 @@ func (s *Store) uploadOf(want store.Checksum, local bool) upload {
 
 func (s *Store) createMultipart(ctx context.Context, key string, meta store.Metadata, u upload) (string, error) {
 	in := &s3.CreateMultipartUploadInput{
-		Bucket:             aws.String(s.bucket),
-		Key:                aws.String(key),
-		ContentType:        optional(meta.ContentType),
-		ContentEncoding:    optional(meta.ContentEncoding),
-		ContentLanguage:    optional(meta.ContentLanguage),
-		CacheControl:       optional(meta.CacheControl),
-		ContentDisposition: optional(meta.ContentDisposition),
-		StorageClass:       s3types.StorageClass(meta.StorageClass),
-		Metadata:           meta.User,
-		Tagging:            taggingHeader(meta.Tags),
-		RequestPayer:       s.payer,
-		ACL:                s3types.ObjectCannedACL(s.opts.ACL),
+		Bucket:       aws.String(s.bucket),
+		Key:          aws.String(key),
+		Tagging:      taggingHeader(meta.Tags),
+		RequestPayer: s.payer,
+		ACL:          s3types.ObjectCannedACL(s.opts.ACL),
 	}
+	metadataFields{contentType: &in.ContentType, contentEncoding: &in.ContentEncoding, contentLanguage: &in.ContentLanguage,
+		cacheControl: &in.CacheControl, contentDisposition: &in.ContentDisposition, storageClass: &in.StorageClass, user: &in.Metadata}.set(meta)
 	in.ServerSideEncryption, in.SSEKMSKeyId = s.encryption()
 	in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = s.ssec.fields()
 	in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(meta))
@@ -183,7 +178,9 @@ func (s *Store) UploadPart(ctx context.Context, key, uploadID string, number int
 		return store.Part{}, wrap(err, fmt.Sprintf("upload part %d of", number), s.URL(key))
 	}
 	part := store.Part{Number: number, ETag: store.TrimETag(aws.ToString(out.ETag)), Size: size}
-	if v := aws.ToString(checksumField(alg, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256)); v != "" {
+	sums := checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C, crc64nvme: &out.ChecksumCRC64NVME,
+		sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256}
+	if v := aws.ToString(sums.get(alg)); v != "" {
 		part.Checksum = store.Checksum{Algorithm: string(alg), Value: v}
 	}
 	return part, nil
@@ -226,7 +223,9 @@ func (s *Store) UploadPartCopy(ctx context.Context, key, uploadID string, number
 		part.ETag = store.TrimETag(aws.ToString(r.ETag))
 		if v, ok := s.c.uploads.Load(uploadID); ok && v.(upload).alg != "" {
 			u := v.(upload)
-			sum := aws.ToString(checksumField(u.alg, r.ChecksumCRC32, r.ChecksumCRC32C, r.ChecksumCRC64NVME, r.ChecksumSHA1, r.ChecksumSHA256))
+			sums := checksumFields{crc32: &r.ChecksumCRC32, crc32c: &r.ChecksumCRC32C, crc64nvme: &r.ChecksumCRC64NVME,
+				sha1: &r.ChecksumSHA1, sha256: &r.ChecksumSHA256}
+			sum := aws.ToString(sums.get(u.alg))
 			if err := s.checkCopiedPart(key, number, u, sum, part.Size, src.Size); err != nil {
 				return store.Part{}, err
 			}
@@ -252,23 +251,6 @@ func (s *Store) checkCopiedPart(key string, number int32, u upload, sum string, 
 	}
 	return &Error{Op: fmt.Sprintf("copy part %d of", number), URL: s.URL(key), Sentinel: store.ErrChecksumsUnsupported,
 		Err: fmt.Errorf("the server gave the part of %d bytes the %s of the whole %d-byte source (%s)", size, u.alg, srcSize, sum)}
-}
-
-// checksumField picks alg's from an answer's checksum fields.
-func checksumField(alg algorithm, crc32, crc32c, crc64nvme, sha1, sha256 *string) *string {
-	switch alg {
-	case algCRC32:
-		return crc32
-	case algCRC32C:
-		return crc32c
-	case algCRC64NVME:
-		return crc64nvme
-	case algSHA1:
-		return sha1
-	case algSHA256:
-		return sha256
-	}
-	return nil
 }
 
 // CompleteMultipart assembles parts, which must be in ascending part order.
@@ -389,7 +371,9 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 		if sum == "" {
 			return fmt.Errorf("complete multipart upload %s: the server gave no %s of part %d: %w", s.URL(key), alg, p.Number, store.ErrChecksumsUnsupported)
 		}
-		setPartChecksum(&in.MultipartUpload.Parts[i], alg, sum)
+		cp := &in.MultipartUpload.Parts[i]
+		checksumFields{crc32: &cp.ChecksumCRC32, crc32c: &cp.ChecksumCRC32C, crc64nvme: &cp.ChecksumCRC64NVME,
+			sha1: &cp.ChecksumSHA1, sha256: &cp.ChecksumSHA256, sha512: &cp.ChecksumSHA512, md5: &cp.ChecksumMD5}.set(alg, sum)
 		b, err := alg.parse(sum)
 		if err != nil {
 			return fail("%s of part %d: %v", alg, p.Number, err)
@@ -418,15 +402,7 @@ func (s *Store) addChecksums(ctx context.Context, key, uploadID string, parts []
 func setFullObjectChecksum(in *s3.CompleteMultipartUploadInput, alg algorithm, sum string, size int64) {
 	in.ChecksumType = s3types.ChecksumTypeFullObject
 	in.MpuObjectSize = aws.Int64(size)
-	v := aws.String(sum)
-	switch alg {
-	case algCRC32:
-		in.ChecksumCRC32 = v
-	case algCRC32C:
-		in.ChecksumCRC32C = v
-	case algCRC64NVME:
-		in.ChecksumCRC64NVME = v
-	}
+	checksumFields{crc32: &in.ChecksumCRC32, crc32c: &in.ChecksumCRC32C, crc64nvme: &in.ChecksumCRC64NVME}.set(alg, sum)
 }
 
 // anyPartChecksum reports whether the server said alg of any part, in its
@@ -443,25 +419,6 @@ func anyPartChecksum(parts []store.Part, listed listedParts, alg algorithm) bool
 		}
 	}
 	return false
-}
-
-func setPartChecksum(p *s3types.CompletedPart, alg algorithm, v string) {
-	switch alg {
-	case algCRC32:
-		p.ChecksumCRC32 = aws.String(v)
-	case algCRC32C:
-		p.ChecksumCRC32C = aws.String(v)
-	case algCRC64NVME:
-		p.ChecksumCRC64NVME = aws.String(v)
-	case algSHA1:
-		p.ChecksumSHA1 = aws.String(v)
-	case algSHA256:
-		p.ChecksumSHA256 = aws.String(v)
-	case algSHA512:
-		p.ChecksumSHA512 = aws.String(v)
-	case algMD5:
-		p.ChecksumMD5 = aws.String(v)
-	}
 }
 
 // AbortMultipart aborts an upload and frees its parts. An upload that no
@@ -572,11 +529,10 @@ func (s *Store) listParts(ctx context.Context, key, uploadID string) (listedPart
 				},
 				checksums: map[algorithm]string{},
 			}
-			for a, v := range map[algorithm]*string{
-				algCRC32: part.ChecksumCRC32, algCRC32C: part.ChecksumCRC32C, algCRC64NVME: part.ChecksumCRC64NVME,
-				algSHA1: part.ChecksumSHA1, algSHA256: part.ChecksumSHA256, algSHA512: part.ChecksumSHA512, algMD5: part.ChecksumMD5,
-			} {
-				if v != nil {
+			sums := checksumFields{crc32: &part.ChecksumCRC32, crc32c: &part.ChecksumCRC32C, crc64nvme: &part.ChecksumCRC64NVME,
+				sha1: &part.ChecksumSHA1, sha256: &part.ChecksumSHA256, sha512: &part.ChecksumSHA512, md5: &part.ChecksumMD5}
+			for _, a := range []algorithm{algCRC32, algCRC32C, algCRC64NVME, algSHA1, algSHA256, algSHA512, algMD5} {
+				if v := sums.get(a); v != nil {
 					lp.checksums[a] = *v
 				}
 			}

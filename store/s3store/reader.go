@@ -100,10 +100,8 @@ func objectSize(out *s3.GetObjectOutput) int64 {
 // expectedOf is what the bytes of a whole-object response must hash to:
 // a stored full-object checksum, else an ETag that is an MD5.
 func expectedOf(out *s3.GetObjectOutput) (expected, bool) {
-	exp, ok := fullObjectChecksum(out.ChecksumType, map[algorithm]*string{
-		algCRC32: out.ChecksumCRC32, algCRC32C: out.ChecksumCRC32C, algCRC64NVME: out.ChecksumCRC64NVME,
-		algMD5: out.ChecksumMD5, algSHA1: out.ChecksumSHA1, algSHA256: out.ChecksumSHA256, algSHA512: out.ChecksumSHA512,
-	})
+	exp, ok := fullObjectChecksum(out.ChecksumType, checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C,
+		crc64nvme: &out.ChecksumCRC64NVME, sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256, sha512: &out.ChecksumSHA512, md5: &out.ChecksumMD5})
 	if ok {
 		return exp, true
 	}

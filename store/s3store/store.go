@@ -103,19 +103,7 @@ func (s *Store) Head(ctx context.Context, key string) (store.Object, store.Metad
 		ETag:         store.TrimETag(aws.ToString(out.ETag)),
 		StorageClass: string(out.StorageClass),
 	}
-	m := store.Metadata{
-		ContentType:        aws.ToString(out.ContentType),
-		ContentEncoding:    aws.ToString(out.ContentEncoding),
-		ContentLanguage:    aws.ToString(out.ContentLanguage),
-		CacheControl:       aws.ToString(out.CacheControl),
-		ContentDisposition: aws.ToString(out.ContentDisposition),
-		StorageClass:       metadataClass(out.StorageClass),
-		User:               out.Metadata,
-		TagCount:           int(aws.ToInt32(out.TagCount)),
-		Lock:               answeredLock(out.ObjectLockMode, out.ObjectLockRetainUntilDate, out.ObjectLockLegalHoldStatus),
-		Checksum:           objectChecksum(out.ChecksumType, out.ChecksumCRC32, out.ChecksumCRC32C, out.ChecksumCRC64NVME, out.ChecksumSHA1, out.ChecksumSHA256),
-	}
-	return o, m, nil
+	return o, headMetadata(out), nil
 }
 
 // Get opens the object from off for length bytes (to the end when length <
@@ -248,17 +236,21 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, size int64,
 		// must fail rather than store a truncated object.
 		in.Body = &exactReader{r: body, left: size}
 	}
-	applyPutMetadata(in, meta)
+	metadataFields{contentType: &in.ContentType, contentEncoding: &in.ContentEncoding, contentLanguage: &in.ContentLanguage,
+		cacheControl: &in.CacheControl, contentDisposition: &in.ContentDisposition, storageClass: &in.StorageClass, user: &in.Metadata}.set(meta)
+	in.Tagging = taggingHeader(meta.Tags)
 	if !s.c.checksumWhenRequired {
+		sums := checksumFields{crc32: &in.ChecksumCRC32, crc32c: &in.ChecksumCRC32C, crc64nvme: &in.ChecksumCRC64NVME,
+			sha1: &in.ChecksumSHA1, sha256: &in.ChecksumSHA256}
 		switch alg := putAlgorithm(meta); {
 		case meta.Checksum.Full():
-			setChecksumField(in, alg, meta.Checksum.Value)
+			sums.set(alg, meta.Checksum.Value)
 		case alg.computedHere() && rs != nil:
 			v, err := bodyChecksum(alg, rs, size)
 			if err != nil {
 				return fmt.Errorf("put %s: %w", s.URL(key), err)
 			}
-			setChecksumField(in, alg, v)
+			sums.set(alg, v)
 		default:
 			// Computed by the SDK: in a header, or as the body goes
 			// over HTTPS, in a trailer (a stream that cannot seek).
@@ -369,24 +361,6 @@ func (e *exactReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func applyPutMetadata(in *s3.PutObjectInput, m store.Metadata) {
-	in.ContentType = optional(m.ContentType)
-	in.ContentEncoding = optional(m.ContentEncoding)
-	in.ContentLanguage = optional(m.ContentLanguage)
-	in.CacheControl = optional(m.CacheControl)
-	in.ContentDisposition = optional(m.ContentDisposition)
-	in.StorageClass = s3types.StorageClass(m.StorageClass)
-	in.Metadata = m.User
-	in.Tagging = taggingHeader(m.Tags)
-}
-
-func optional(v string) *string {
-	if v == "" {
-		return nil
-	}
-	return aws.String(v)
-}
-
 // Delete removes one object; a missing object is not an error. A store
 // pinned to a version (AtVersion) deletes that version for good.
 func (s *Store) Delete(ctx context.Context, key string) error {
@@ -441,13 +415,8 @@ func (s *Store) Copy(ctx context.Context, src store.CopySource, key string, meta
 	} else {
 		in.ObjectLockMode, in.ObjectLockRetainUntilDate, in.ObjectLockLegalHoldStatus = lockFields(s.lockOf(*meta))
 		in.MetadataDirective = s3types.MetadataDirectiveReplace
-		in.ContentType = optional(meta.ContentType)
-		in.ContentEncoding = optional(meta.ContentEncoding)
-		in.ContentLanguage = optional(meta.ContentLanguage)
-		in.CacheControl = optional(meta.CacheControl)
-		in.ContentDisposition = optional(meta.ContentDisposition)
-		in.StorageClass = s3types.StorageClass(meta.StorageClass)
-		in.Metadata = meta.User
+		metadataFields{contentType: &in.ContentType, contentEncoding: &in.ContentEncoding, contentLanguage: &in.ContentLanguage,
+			cacheControl: &in.CacheControl, contentDisposition: &in.ContentDisposition, storageClass: &in.StorageClass, user: &in.Metadata}.set(*meta)
 	}
 	if src.Tags != nil {
 		in.TaggingDirective = s3types.TaggingDirectiveReplace

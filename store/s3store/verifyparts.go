@@ -100,10 +100,8 @@ func (s *Store) VerifyParts(ctx context.Context, key, ifMatch string, size int64
 			Err: fmt.Errorf("the object has %d bytes, want %d", got, size)}
 	}
 	v := &PartsVerifier{s: s, key: key, url: s.URL(key), size: size, pieces: map[int64]*partHash{}}
-	exp, ok := fullObjectChecksum(out.ChecksumType, map[algorithm]*string{
-		algCRC32: out.ChecksumCRC32, algCRC32C: out.ChecksumCRC32C, algCRC64NVME: out.ChecksumCRC64NVME,
-		algSHA1: out.ChecksumSHA1, algSHA256: out.ChecksumSHA256,
-	})
+	exp, ok := fullObjectChecksum(out.ChecksumType, checksumFields{crc32: &out.ChecksumCRC32, crc32c: &out.ChecksumCRC32C,
+		crc64nvme: &out.ChecksumCRC64NVME, sha1: &out.ChecksumSHA1, sha256: &out.ChecksumSHA256})
 	if ok {
 		v.exp, v.comb = exp, exp.alg.combiner()
 		return v, nil
