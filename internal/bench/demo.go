@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/s3bulk/s3bulk/internal/faultproxy"
 	"github.com/s3bulk/s3bulk/internal/gateway"
+	"github.com/s3bulk/s3bulk/internal/netdelay"
 	"github.com/s3bulk/s3bulk/internal/simregion"
 	"github.com/s3bulk/s3bulk/store"
 	"github.com/s3bulk/s3bulk/store/s3store"
@@ -46,11 +49,11 @@ const DefaultDemoLatency = 10 * time.Millisecond
 
 // DemoOptions say how StartDemo starts its processes.
 type DemoOptions struct {
-	// Latency, above 0, puts a proxy adding it to every request in front
-	// of the server.
+	// Latency, above 0, puts a relay adding it to every round trip in
+	// front of the server (ServeLatencyProxy).
 	Latency time.Duration
 	// ServerCmd makes the command that serves S3 on dir, announcing its
-	// endpoint as gateway.Spawn expects; ProxyCmd the one that forwards to
+	// endpoint as gateway.Spawn expects; ProxyCmd the one that relays to
 	// target adding latency (ServeLatencyProxy). Each runs in a process of
 	// its own, so that its CPU time never counts as the client's.
 	ServerCmd func(dir string) (*exec.Cmd, error)
@@ -170,17 +173,26 @@ func (d *Demo) Close() error {
 	return errors.Join(errs...)
 }
 
-// ServeLatencyProxy forwards to target, delaying every request by latency,
-// until ctx is done. It announces its endpoint on out the way the gateway
-// does, so that gateway.Spawn can start it.
+// ServeLatencyProxy relays connections to target (an http or https URL),
+// adding latency to every round trip as a network would
+// (internal/netdelay), until ctx is done. It announces its endpoint on out
+// the way the gateway does, so that gateway.Spawn can start it.
 func ServeLatencyProxy(ctx context.Context, target string, latency time.Duration, out io.Writer) error {
-	p, err := faultproxy.New(target, faultproxy.Config{Latency: latency})
-	if err != nil {
-		return err
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("latency proxy: target %q is not an http or https URL", target)
 	}
-	fmt.Fprintf(out, "%s%s\n", gateway.EndpointPrefix, p.URL())
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), map[string]string{"http": "80", "https": "443"}[u.Scheme])
+	}
+	r, err := netdelay.Listen("127.0.0.1:0", host, latency)
+	if err != nil {
+		return fmt.Errorf("latency proxy: %w", err)
+	}
+	fmt.Fprintf(out, "%s%s://%s\n", gateway.EndpointPrefix, u.Scheme, r.Addr())
 	<-ctx.Done()
-	return p.Close()
+	return r.Close()
 }
 
 // modulePath is s3bulk's Go module.

@@ -471,15 +471,15 @@ func (a *app) latencyProxyCmd() *cobra.Command {
 	var latency time.Duration
 	cmd := &cobra.Command{
 		Use:    "latency-proxy --target URL --latency D",
-		Short:  "Forward to an S3 endpoint, delaying every request (used by demo)",
+		Short:  "Relay connections to an S3 endpoint, adding a network's round trip (used by demo)",
 		Hidden: true,
 		Args:   usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return bench.ServeLatencyProxy(cmd.Context(), target, latency, a.stdio.Out)
 		},
 	}
-	cmd.Flags().StringVar(&target, "target", "", "endpoint to forward to")
-	cmd.Flags().DurationVar(&latency, "latency", 0, "delay added to every request")
+	cmd.Flags().StringVar(&target, "target", "", "endpoint to relay to (an http or https URL)")
+	cmd.Flags().DurationVar(&latency, "latency", 0, "round trip added to every request, and to every new connection's handshake")
 	return cmd
 }
 

@@ -2,7 +2,6 @@ package s3store
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/s3bulk/s3bulk/internal/s3test"
@@ -10,18 +9,12 @@ import (
 
 func TestMain(m *testing.M) {
 	// NewClient reads the shared AWS config like the CLI does; a developer's
-	// ~/.aws must not change what these tests see.
-	dir, err := os.MkdirTemp("", "s3store-test-")
-	if err != nil {
-		panic(err)
-	}
-	empty := filepath.Join(dir, "empty")
-	if err := os.WriteFile(empty, nil, 0o600); err != nil {
-		panic(err)
-	}
+	// ~/.aws must not change what these tests see. The empty files are
+	// os.DevNull: a temporary file would outlive the binary, since
+	// s3test.Main ends it with os.Exit (deferred calls never run).
 	for k, v := range map[string]string{
-		"AWS_CONFIG_FILE":             empty,
-		"AWS_SHARED_CREDENTIALS_FILE": empty,
+		"AWS_CONFIG_FILE":             os.DevNull,
+		"AWS_SHARED_CREDENTIALS_FILE": os.DevNull,
 		"AWS_EC2_METADATA_DISABLED":   "true",
 	} {
 		os.Setenv(k, v)
@@ -30,6 +23,5 @@ func TestMain(m *testing.M) {
 		"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_MAX_ATTEMPTS"} {
 		os.Unsetenv(k)
 	}
-	defer os.RemoveAll(dir)
 	s3test.Main(m)
 }
