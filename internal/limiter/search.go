@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -33,7 +34,12 @@ import (
 //     tries fewer instead (a quarter fewer, half when the queue is deep),
 //     kept when two windows lost less than 1-SearchKneeKeep of the rate:
 //     past its knee a server's rate stays, its memory and CPU per
-//     request do not.
+//     request do not. A probe down that was kept tries fewer again at
+//     once while the requests still queue, and the growth never doubles
+//     a limit whose requests queue so: where the start's windows (or a
+//     doubling's) already queue in the server, it probes down from them
+//     instead, so that a run of a few seconds reaches the knee in its
+//     first second rather than after the settled windows.
 //   - throttled (hold): a window in which a share f of the attempts was
 //     throttled drops the limit at once to (1-f) x limit, what the
 //     server accepted (never below half). The first throttle says the
@@ -153,6 +159,23 @@ const (
 	SearchKneeQueue = 4
 	SearchKneeRoom  = 2
 	SearchKneeKeep  = 0.95
+	// SearchDescentQueue is how many times the fastest answers seen (the
+	// least of the windows' 5th percentiles of latency) a window's mean
+	// latency must be for the search to go down from the start when the
+	// start's requests queued (its first window failed SearchOpenSpread),
+	// and to go down again after a probe down that kept the rate. A
+	// server that works on all its requests at once spreads even the
+	// start's first answers over its queue: they are no measure of the
+	// link (0.4 of the mean latency behind 30 ms at 256 in flight, where
+	// the knee is near 96), but the fastest answers of the windows that
+	// follow are. Each step goes to SearchKneeRoom times what the rate
+	// needs at those latencies, at most half, as a congestion window of
+	// twice the bandwidth-delay product does; it is kept unless the rate
+	// fell below SearchDescentKeep of the best (a server warming up in a
+	// run's first second moves its rate by more than the SearchKneeKeep
+	// a settled probe must keep). docs/design/0016-knee-early.md.
+	SearchDescentQueue = 2
+	SearchDescentKeep  = 0.85
 	// SearchOpenSpread is the least share of the first window's median
 	// latency that its 5th percentile must be for the search to double
 	// the start at once (a percentile: one request of the start, such as
@@ -194,10 +217,10 @@ type search struct {
 	// warmup is set when the limit just changed: the next window is not
 	// judged, except for throttles after an increase (they answer it).
 	warmup bool
-	// opening is set during the run's first window, whose latencies are
-	// kept in opened.
+	// opening is set during the run's first window. lats holds the
+	// current window's latencies.
 	opening   bool
-	opened    []time.Duration
+	lats      []time.Duration
 	decreased bool // the last change was a decrease
 
 	// The current window.
@@ -233,8 +256,21 @@ type search struct {
 	step              float64
 	// roundTrip is the start's first answers' latency, before anything
 	// queued; down is set while a probe tries fewer requests in flight.
-	roundTrip  time.Duration
-	down       bool
+	roundTrip time.Duration
+	down      bool
+	// queuedStart is set when the start's requests queued (its first
+	// window failed SearchOpenSpread); descent is set while a probe down
+	// of the descent is judged.
+	queuedStart bool
+	descent     bool
+	// lowest is the least of the windows' fastest answers' latencies
+	// (window.low, over windows of 20 answers or more): the round trip
+	// with the least queue seen, as TCP keeps its least round trip.
+	lowest time.Duration
+	// downAt is when a probe down last lowered the limit; before is set
+	// when the window holds an answer to a request started before then.
+	downAt     time.Time
+	before     bool
 	sinceCut   int      // windows since the last throttle acted on
 	recentHold [][2]int // attempts and throttles of the last windows at the hold
 }
@@ -280,11 +316,12 @@ func (l *Limiter) Completed(latency time.Duration) {
 	defer l.mu.Unlock()
 	s := l.search
 	s.begin(l.now())
-	if s.opening {
-		s.opened = append(s.opened, latency)
-	}
+	s.lats = append(s.lats, latency)
 	s.ok++
 	s.latency += latency
+	if !s.downAt.IsZero() && l.now().Add(-latency).Before(s.downAt) {
+		s.before = true
+	}
 	if s.baseLatency > 0 && float64(latency) > SearchLatencyRise*float64(s.baseLatency) {
 		s.slow++
 	}
@@ -315,6 +352,10 @@ type window struct {
 	// answers, from the first to the last, at most limit / mean too: a
 	// window's rate when the requests were not sent in step.
 	accepted float64
+	// low is the window's fastest answers' latency, its 5th percentile
+	// (a percentile: one request, such as a check answered without a
+	// round trip, may take no time).
+	low time.Duration
 }
 
 // judge ends a window and moves the limit. Called with mu held.
@@ -333,9 +374,9 @@ func (l *Limiter) judge() {
 		case !s.demand:
 			// An idle limit says nothing about its throughput.
 		case s.phase == phaseGrow:
-			next = s.grow(w, l.ceiling)
+			next = s.grow(w, l.ceiling, l.floor)
 		case s.phase == phaseProbe:
-			next = s.probe(w)
+			next = s.probe(w, l.floor)
 		case s.phase == phaseHold:
 			next = s.hold(w, s.ok, l.ceiling)
 		case s.phase == phaseSettled:
@@ -352,7 +393,16 @@ func (l *Limiter) judge() {
 	if s.sinceCut++; s.decreased {
 		s.sinceCut = 0
 	}
-	s.start, s.ok, s.throttles, s.latency, s.slow = now, 0, 0, 0, 0
+	if s.decreased && s.down {
+		// A probe down: the requests in flight now started under the
+		// higher limit, queued behind each other, and their answers
+		// say nothing of the lower one (held to limit / their mean
+		// latency, they would look like a loss). No window with one
+		// of their answers is judged.
+		s.downAt = now
+	}
+	s.start, s.ok, s.throttles, s.latency, s.slow, s.before = now, 0, 0, 0, 0, false
+	s.lats = s.lats[:0]
 	s.demand = l.inFlight.Load() >= l.limit.Load() || l.waiters.n > 0
 }
 
@@ -361,11 +411,18 @@ func (s *search) measure(now time.Time, limit int) window {
 	w := window{limit: limit}
 	elapsed := now.Sub(s.start).Seconds()
 	n := s.ok + s.throttles
-	w.judged = (!s.warmup || (s.throttles > 0 && !s.decreased)) && elapsed > 0 && n > 0
+	w.judged = (!s.warmup || (s.throttles > 0 && !s.decreased)) && !s.before && elapsed > 0 && n > 0
 	if n > 0 {
 		w.f = float64(s.throttles) / float64(n)
 	}
 	w.rate = float64(s.ok) / elapsed
+	if len(s.lats) > 0 {
+		slices.Sort(s.lats)
+		w.low = s.lats[len(s.lats)/20]
+		if len(s.lats) >= 20 && (s.lowest == 0 || w.low < s.lowest) {
+			s.lowest = w.low
+		}
+	}
 	if s.ok > 0 {
 		w.mean = s.latency / time.Duration(s.ok)
 		// Little's law: no more than limit requests in flight for mean
@@ -390,15 +447,17 @@ func (s *search) measure(now time.Time, limit int) window {
 // requests, a doubling can only bring more.
 func (s *search) open(w window, ceiling int) int {
 	s.opening = false
-	opened := s.opened
-	s.opened = nil
-	slices.Sort(opened)
+	opened := s.lats // sorted by measure
 	if len(opened) > 0 {
 		// The round trip before anything queued: the start's first
 		// answers (a percentile, as below).
 		s.roundTrip = opened[len(opened)/20]
 	}
-	if !s.demand || s.throttles > 0 || s.ok == 0 || float64(opened[len(opened)/20]) < SearchOpenSpread*float64(opened[len(opened)/2]) {
+	if !s.demand || s.throttles > 0 || s.ok == 0 {
+		return w.limit
+	}
+	if float64(opened[len(opened)/20]) < SearchOpenSpread*float64(opened[len(opened)/2]) {
+		s.queuedStart = true
 		return w.limit
 	}
 	// Judged against what the start would give in its steady state,
@@ -412,7 +471,7 @@ func (s *search) open(w window, ceiling int) int {
 }
 
 // grow judges a window of the growth: doubling while the rate doubles.
-func (s *search) grow(w window, ceiling int) int {
+func (s *search) grow(w window, ceiling, floor int) int {
 	next := w.limit
 	tried := false // a doubling tried after one that paid: judged, even at the ceiling
 	switch {
@@ -423,6 +482,12 @@ func (s *search) grow(w window, ceiling int) int {
 			s.best, s.bestLimit, s.baseLatency = w.rate, w.limit, w.mean
 		}
 		if s.baseOne = !s.baseOne; !s.baseOne {
+			if down := s.kneeDown(w, floor, s.queuedStart); down > 0 {
+				s.descent = true
+				// The start's requests already queue in the server:
+				// twice as many would queue twice as long.
+				return s.probeDownFrom(w.limit, down)
+			}
 			next = 2 * w.limit
 		}
 	case w.rate >= s.best*SearchJumpGain && !w.risen:
@@ -459,7 +524,10 @@ func (s *search) grow(w window, ceiling int) int {
 		// best rate.
 		avg := s.sum / float64(s.wins+s.losses)
 		switch {
-		case avg < s.best*SearchGain:
+		case avg < s.best*SearchGain || s.kneeBelow(w, floor, s.roundTrip, SearchKneeQueue) > 0:
+			// It did not pay, or what it seemed to bring came with a
+			// queue in the server (a run's first seconds warming the
+			// server up): the limit before it.
 			next = s.bestLimit
 			s.phase, s.settled = phaseSettled, 0
 		case w.limit < ceiling:
@@ -478,9 +546,9 @@ func (s *search) grow(w window, ceiling int) int {
 
 // probe judges a window of a probe of a quarter more from the settled
 // limit: kept, and growing again, on two wins; back on two losses.
-func (s *search) probe(w window) int {
+func (s *search) probe(w window, floor int) int {
 	if s.down {
-		return s.probeDown(w)
+		return s.probeDown(w, floor)
 	}
 	if w.rate >= s.best*SearchGain && !w.risen {
 		if s.wins++; s.wins >= 2 {
@@ -625,39 +693,72 @@ func (s *search) hold(w window, attempts, ceiling int) int {
 	return min(ceiling, w.limit+max(1, int(float64(w.limit)*s.step)))
 }
 
+// probeDownFrom starts a probe down from limit to down, judged against
+// the best rate so far.
+func (s *search) probeDownFrom(limit, down int) int {
+	s.probeFrom, s.phase, s.down = limit, phaseProbe, true
+	return down
+}
+
 // probeDown judges a window of a probe below the settled limit: kept
-// when two windows kept SearchKneeKeep of the rate, so that the next one
-// comes soon; back on two that did not.
-func (s *search) probeDown(w window) int {
-	if w.rate >= s.best*SearchKneeKeep {
+// when two windows kept SearchKneeKeep of the rate, and fewer tried at
+// once while the requests still queue (judged against the same rate, so
+// that the steps down never add up to more than its loss); otherwise
+// settled there, so that the next probe comes soon. Back on two windows
+// that did not keep the rate.
+func (s *search) probeDown(w window, floor int) int {
+	keep := SearchKneeKeep
+	if s.descent {
+		keep = SearchDescentKeep
+	}
+	if w.rate >= s.best*keep {
 		if s.wins++; s.wins >= 2 {
+			if down := s.kneeDown(w, floor, true); down > 0 {
+				s.descent = true
+				return s.probeDownFrom(w.limit, down)
+			}
+			s.descent = false
 			s.phase, s.settled, s.down, s.best = phaseSettled, 0, false, 0
 			s.probeEvery = SearchProbeFirst
 		}
 		return w.limit
 	}
 	if s.losses++; s.losses >= 2 {
-		s.phase, s.settled, s.down = phaseSettled, 0, false
+		s.phase, s.settled, s.down, s.descent = phaseSettled, 0, false, false
 		s.probeEvery = min(2*max(s.probeEvery, SearchProbeFirst), SearchProbeEvery)
 		return s.probeFrom
 	}
 	return w.limit
 }
 
-// kneeBelow returns the limit a probe down from a settled limit tries, or
-// 0 when there is no point: only where the requests queue in the server
-// (latency SearchKneeQueue times the start's first round trips and
-// more) and the limit is SearchKneeRoom times what the rate needs
-// without a queue (rate x round trip).
-func (s *search) kneeBelow(w window, floor int) int {
-	if s.roundTrip <= 0 || w.mean < SearchKneeQueue*s.roundTrip {
+// kneeDown returns the limit a probe down from w tries, or 0: by the
+// start's first round trips, or, with queued, by the fastest answers seen.
+func (s *search) kneeDown(w window, floor int, queued bool) int {
+	if down := s.kneeBelow(w, floor, s.roundTrip, SearchKneeQueue); down > 0 || !queued {
+		return down
+	}
+	return s.kneeBelow(w, floor, s.lowest, SearchDescentQueue)
+}
+
+// kneeBelow returns the limit a probe down tries, or 0 when there is no
+// point: only where the requests queue in the server (latency queue times
+// the round trip rt and more) and the limit is SearchKneeRoom times what
+// the rate needs without a queue (rate x rt). The step is a quarter, half
+// where the queue is four times as deep; a descent (queue
+// SearchDescentQueue) steps to that room at once, never below half.
+func (s *search) kneeBelow(w window, floor int, rt time.Duration, queue float64) int {
+	if rt <= 0 || float64(w.mean) < queue*float64(rt) {
 		return 0
 	}
+	room := int(math.Ceil(SearchKneeRoom * w.rate * rt.Seconds()))
 	next := w.limit * 3 / 4
-	if w.mean >= 4*SearchKneeQueue*s.roundTrip {
+	switch {
+	case queue == SearchDescentQueue:
+		next = max(w.limit/2, room)
+	case float64(w.mean) >= 4*queue*float64(rt):
 		next = w.limit / 2
 	}
-	if next < floor || float64(next) < SearchKneeRoom*w.rate*s.roundTrip.Seconds() {
+	if next < floor || next < room || next >= w.limit {
 		return 0
 	}
 	return next
@@ -684,11 +785,10 @@ func (s *search) settle(w window, ceiling, floor int) int {
 	if s.settled < max(s.probeEvery, SearchProbeFirst) {
 		return w.limit
 	}
-	if down := s.kneeBelow(w, floor); down > 0 {
+	if down := s.kneeDown(w, floor, true); down > 0 {
 		// Past the knee: the rate stopped rising and the requests
 		// queue in the server, costing its memory and CPU.
-		s.probeFrom, s.phase, s.down = w.limit, phaseProbe, true
-		return down
+		return s.probeDownFrom(w.limit, down)
 	}
 	if w.limit < ceiling {
 		s.probeFrom = w.limit
