@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/semaphore"
 )
@@ -59,6 +60,19 @@ func BenchmarkLimiter(b *testing.B) {
 			}
 			l.Succeeded()
 			l.Release()
+		})
+	})
+	b.Run("256 goroutines searching", func(b *testing.B) {
+		// Every answer reported with a latency, as the engine does: the
+		// search's own work (windows, their latencies' percentile) per
+		// request.
+		l := NewSearching(benchCeiling, 4096, 16)
+		parallel(b, func() {
+			if err := l.Acquire(ctx); err != nil {
+				b.Fatal(err)
+			}
+			l.Release()
+			l.Completed(time.Millisecond)
 		})
 	})
 	b.Run("256 goroutines on x/sync semaphore", func(b *testing.B) {

@@ -315,11 +315,13 @@ func (l *Limiter) Completed(latency time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.search
-	s.begin(l.now())
+	now := l.now()
+	s.begin(now)
 	s.lats = append(s.lats, latency)
 	s.ok++
 	s.latency += latency
-	if !s.downAt.IsZero() && l.now().Add(-latency).Before(s.downAt) {
+	if now.Add(-latency).Before(s.downAt) {
+		// Sent before the last probe down (never, while downAt is zero).
 		s.before = true
 	}
 	if s.baseLatency > 0 && float64(latency) > SearchLatencyRise*float64(s.baseLatency) {
@@ -524,7 +526,7 @@ func (s *search) grow(w window, ceiling, floor int) int {
 		// best rate.
 		avg := s.sum / float64(s.wins+s.losses)
 		switch {
-		case avg < s.best*SearchGain || s.kneeBelow(w, floor, s.roundTrip, SearchKneeQueue) > 0:
+		case avg < s.best*SearchGain || s.kneeStep(w, floor) > 0:
 			// It did not pay, or what it seemed to bring came with a
 			// queue in the server (a run's first seconds warming the
 			// server up): the limit before it.
@@ -732,33 +734,51 @@ func (s *search) probeDown(w window, floor int) int {
 }
 
 // kneeDown returns the limit a probe down from w tries, or 0: by the
-// start's first round trips, or, with queued, by the fastest answers seen.
+// start's first round trips (kneeStep), or, with queued, by the fastest
+// answers seen (descentStep).
 func (s *search) kneeDown(w window, floor int, queued bool) int {
-	if down := s.kneeBelow(w, floor, s.roundTrip, SearchKneeQueue); down > 0 || !queued {
+	if down := s.kneeStep(w, floor); down > 0 || !queued {
 		return down
 	}
-	return s.kneeBelow(w, floor, s.lowest, SearchDescentQueue)
+	return s.descentStep(w, floor)
 }
 
-// kneeBelow returns the limit a probe down tries, or 0 when there is no
-// point: only where the requests queue in the server (latency queue times
-// the round trip rt and more) and the limit is SearchKneeRoom times what
-// the rate needs without a queue (rate x rt). The step is a quarter, half
-// where the queue is four times as deep; a descent (queue
-// SearchDescentQueue) steps to that room at once, never below half.
-func (s *search) kneeBelow(w window, floor int, rt time.Duration, queue float64) int {
-	if rt <= 0 || float64(w.mean) < queue*float64(rt) {
+// kneeStep is 0011's probe down: where the requests queue in the server
+// (latency SearchKneeQueue times the start's first round trips and more),
+// a quarter fewer, half where the queue is four times as deep.
+func (s *search) kneeStep(w window, floor int) int {
+	rt := s.roundTrip
+	if rt <= 0 || w.mean < SearchKneeQueue*rt {
 		return 0
 	}
-	room := int(math.Ceil(SearchKneeRoom * w.rate * rt.Seconds()))
 	next := w.limit * 3 / 4
-	switch {
-	case queue == SearchDescentQueue:
-		next = max(w.limit/2, room)
-	case float64(w.mean) >= 4*queue*float64(rt):
+	if w.mean >= 4*SearchKneeQueue*rt {
 		next = w.limit / 2
 	}
-	if next < floor || next < room || next >= w.limit {
+	return roomFor(w, floor, rt, next)
+}
+
+// descentStep is 0016's: where the latency is SearchDescentQueue times the
+// fastest answers seen and more, straight to the room the rate needs at
+// them, never below half.
+func (s *search) descentStep(w window, floor int) int {
+	rt := s.lowest
+	if rt <= 0 || w.mean < SearchDescentQueue*rt {
+		return 0
+	}
+	return roomFor(w, floor, rt, max(w.limit/2, room(w, rt)))
+}
+
+// room is SearchKneeRoom times what w's rate needs without a queue at the
+// round trip rt (rate x rt).
+func room(w window, rt time.Duration) int {
+	return int(math.Ceil(SearchKneeRoom * w.rate * rt.Seconds()))
+}
+
+// roomFor returns next when it is a step down that keeps the floor and
+// that room, 0 otherwise.
+func roomFor(w window, floor int, rt time.Duration, next int) int {
+	if next < floor || next < room(w, rt) || next >= w.limit {
 		return 0
 	}
 	return next
