@@ -131,7 +131,8 @@ func (r *Relay) serve(c net.Conn) {
 }
 
 type chunk struct {
-	b   []byte
+	buf *[]byte // from chunks, its first n bytes read
+	n   int
 	due time.Time
 }
 
@@ -149,13 +150,13 @@ func (r *Relay) pipe(dst, src net.Conn, notBefore time.Time) {
 			if d := time.Until(ch.due); d > 0 {
 				time.Sleep(d)
 			}
-			_, err := dst.Write(ch.b)
-			chunks.Put(&ch.b)
+			_, err := dst.Write((*ch.buf)[:ch.n])
+			chunks.Put(ch.buf)
 			if err != nil {
 				src.Close()
 				dst.Close()
 				for ch := range queue {
-					chunks.Put(&ch.b)
+					chunks.Put(ch.buf)
 				}
 				return
 			}
@@ -165,17 +166,16 @@ func (r *Relay) pipe(dst, src net.Conn, notBefore time.Time) {
 		}
 	}()
 	for {
-		bp := chunks.Get().(*[]byte)
-		b := (*bp)[:chunkSize]
-		n, err := src.Read(b)
+		buf := chunks.Get().(*[]byte)
+		n, err := src.Read(*buf)
 		if n > 0 {
 			now := time.Now()
 			if now.Before(notBefore) {
 				now = notBefore
 			}
-			queue <- chunk{b: b[:n], due: now.Add(r.rtt / 2)}
+			queue <- chunk{buf: buf, n: n, due: now.Add(r.rtt / 2)}
 		} else {
-			chunks.Put(bp)
+			chunks.Put(buf)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
